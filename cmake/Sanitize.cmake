@@ -1,0 +1,10 @@
+# Build variant: AddressSanitizer + UndefinedBehaviorSanitizer for everything.
+# Tests get LSAN_OPTIONS with the suppressions for MPICH's own exit-time
+# leaks (cmake/lsan.supp) through gds_add_mpi_test.
+set(GDS_SANITIZER_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+add_compile_options(${GDS_SANITIZER_FLAGS})
+add_link_options(-fsanitize=address,undefined)
+set(GDS_SANITIZER_ENV
+    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0"
+    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/cmake/lsan.supp:print_suppressions=0"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")

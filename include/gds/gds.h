@@ -1,0 +1,17 @@
+/**
+ * \file gds.h
+ * \brief GDS: versioned, global-view distributed arrays over MPI-3 RMA.
+ *
+ * The GVR 1.0 C interface. Programs say `#include <gds.h>` (the include
+ * directory of the installed package holds gds/; pkg-config and the CMake
+ * target GDS::gds put both on the include path).
+ */
+#ifndef GDS_H
+#define GDS_H
+
+#include "gds_types.h"
+#include "gds_runtime.h"
+#include "gds_array.h"
+#include "gds_access.h"
+
+#endif /* GDS_H */

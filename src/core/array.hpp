@@ -1,0 +1,81 @@
+// Arrays, the handles that point at them, and the registry behind GDS_ROOT.
+//
+// An ArrayObject is shared by every handle on it: the one GDS_alloc or
+// GDS_create returned (the primary) and its clones. The registry owns the
+// object; freeing the primary destroys it and invalidates the clones.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "core/datatypes.hpp"
+#include "core/handles.hpp"
+#include "core/layout.hpp"
+#include "rma/window.hpp"
+
+namespace gds::core {
+
+struct ArrayObject;
+
+// A region this process opened with GDS_access.
+struct OpenAccess {
+  ArrayObject *array = nullptr;
+  Dims lo, hi;
+  GDS_access_buffer_t kind = GDS_ACCESS_BUFFER_DIRECT;  // DIRECT or COPY
+  void *buffer = nullptr;                               // what the application got
+  std::unique_ptr<std::byte[]> copy;                    // COPY: the copy
+  Dims ld;                                              // ndims-1 leading dimensions
+};
+
+struct ArrayObject {
+  std::uint64_t id = 0;  // creation sequence: the order of GDS_ROOT operations
+  MPI_Comm comm = MPI_COMM_NULL;  // a duplicate of the users communicator
+  int rank = 0;
+  int nprocs = 0;
+  const ElementType *type = nullptr;
+  GDS_priority_t priority = GDS_PRIORITY_HIGH;
+  std::unique_ptr<Layout> layout;
+  const BlockLayout *blocks = nullptr;  // the layout, for GDS_alloc arrays
+  const UserLayout *user = nullptr;     // the layout, for GDS_create arrays
+  rma::Window window;
+  void *local_base = nullptr;  // this process's memory in the window
+  Index local_count = 0;       // elements in it
+  Dims local_lo, local_ext;    // GDS_alloc: this process's block (ext 0 if none)
+  std::vector<std::uint64_t> accesses;  // open GDS_access handles of this process
+  std::uint64_t ops_since_flush = 0;    // for GDS_OUTSTANDING_RMA_OPS_MAX
+  std::uint64_t primary = 0;            // handle
+  std::vector<std::uint64_t> clones;    // handles
+
+  [[nodiscard]] std::size_t ndims() const { return layout->ndims(); }
+};
+
+// What an array handle refers to.
+struct Cursor {
+  ArrayObject *array = nullptr;
+  bool primary = false;
+};
+
+extern HandleTable<Cursor> g_arrays;
+extern HandleTable<OpenAccess> g_accesses;
+
+inline std::uint64_t handle_value(const void *h) { return reinterpret_cast<std::uintptr_t>(h); }
+inline bool is_root(GDS_gds_t gds) { return handle_value(gds) == make_handle(HandleKind::root, 0, 0); }
+template <class H>
+H to_handle(std::uint64_t value) {
+  return reinterpret_cast<H>(static_cast<std::uintptr_t>(value));
+}
+
+// Resolves an array handle argument; GDS_ROOT is refused (callers that accept
+// it test is_root() first).
+GDS_status_t resolve(const char *func, GDS_gds_t gds, Cursor **cursor, const char *argname = "gds");
+
+// Live arrays, in creation order.
+std::vector<ArrayObject *> arrays_in_creation_order();
+
+// GDS_finalize: frees every array still allocated (collective, creation order).
+GDS_status_t free_all_arrays(const char *func);
+
+}  // namespace gds::core

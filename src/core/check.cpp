@@ -1,0 +1,54 @@
+#include "core/check.hpp"
+
+#include "core/log.hpp"
+
+namespace gds::core {
+
+namespace {
+unsigned long long ull(Index v) { return static_cast<unsigned long long>(v); }
+}  // namespace
+
+GDS_status_t check_box(const char *func, const Layout &layout, const Index *lo, const Index *hi,
+                       const char *lo_name, const char *hi_name) {
+  GDS_CHECK(lo != nullptr, GDS_STATUS_NULL_ARGUMENT, "%s is NULL", lo_name);
+  GDS_CHECK(hi != nullptr, GDS_STATUS_NULL_ARGUMENT, "%s is NULL", hi_name);
+  const Dims &count = layout.count();
+  for (std::size_t d = 0; d < count.size(); ++d) {
+    if (lo[d] > hi[d]) [[unlikely]]
+      return fail(GDS_STATUS_INVALID_BOX, func, "%s[%zu]=%llu > %s[%zu]=%llu", lo_name, d, ull(lo[d]),
+                  hi_name, d, ull(hi[d]));
+    if (hi[d] >= count[d]) [[unlikely]]
+      return fail(GDS_STATUS_RANGE, func, "%s[%zu]=%llu is outside the array (extent %llu)", hi_name,
+                  d, ull(hi[d]), ull(count[d]));
+  }
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t check_index(const char *func, const Layout &layout, const Index *index, const char *name) {
+  GDS_CHECK(index != nullptr, GDS_STATUS_NULL_ARGUMENT, "%s is NULL", name);
+  const Dims &count = layout.count();
+  for (std::size_t d = 0; d < count.size(); ++d)
+    if (index[d] >= count[d]) [[unlikely]]
+      return fail(GDS_STATUS_RANGE, func, "%s[%zu]=%llu is outside the array (extent %llu)", name, d,
+                  ull(index[d]), ull(count[d]));
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t check_ld(const char *func, const Layout &layout, const Index *ld, const Index *lo,
+                      const Index *hi, const char *name, Index *out) {
+  const std::size_t n = layout.ndims();
+  // Row-major: ld[d] is the extent of buffer dimension d+1; column-major: of dimension d.
+  const std::size_t shift = layout.order() == Order::row_major ? 1 : 0;
+  for (std::size_t d = 0; d + 1 < n; ++d) {
+    const std::size_t dim = d + shift;
+    const Index extent = hi[dim] - lo[dim] + 1;
+    const Index v = ld == nullptr || ld[d] == 0 ? extent : ld[d];
+    if (v < extent) [[unlikely]]
+      return fail(GDS_STATUS_INVALID_LD, func, "%s[%zu]=%llu < %llu, the box's extent in dimension %zu",
+                  name, d, ull(v), ull(extent), dim);
+    out[d] = v;
+  }
+  return GDS_STATUS_OK;
+}
+
+}  // namespace gds::core

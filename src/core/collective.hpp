@@ -1,0 +1,38 @@
+// Agreement on the outcome of collective calls.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "gds_types.h"
+
+namespace gds::core {
+
+// One allreduce in which every process contributes its local status and a
+// signature of the arguments that must match. Returns, identically on every
+// process, GDS_STATUS_OK if all succeeded with equal signatures; otherwise
+// each failing process returns its own status (its message is recorded
+// already), and the others GDS_STATUS_REMOTE_ERROR, or
+// GDS_STATUS_COLLECTIVE_MISMATCH everywhere if only the signatures differ.
+GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uint64_t signature = 0);
+
+// FNV-1a, for argument signatures.
+class Signature {
+ public:
+  Signature &add(const void *data, std::size_t bytes) {
+    const auto *p = static_cast<const unsigned char *>(data);
+    for (std::size_t i = 0; i < bytes; ++i) hash_ = (hash_ ^ p[i]) * 0x100000001b3ULL;
+    return *this;
+  }
+  template <class T>
+  Signature &add(const T &value) {
+    return add(&value, sizeof value);
+  }
+  [[nodiscard]] std::uint64_t value() const { return hash_; }
+
+ private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
+
+}  // namespace gds::core

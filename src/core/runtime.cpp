@@ -1,0 +1,203 @@
+// GDS_init, GDS_finalize and the communicator queries.
+#include "core/runtime.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/array.hpp"
+#include "core/datatypes.hpp"
+#include "core/log.hpp"
+#include "core/mpi_args.hpp"
+#include "gds_runtime.h"
+#include "rma/type_cache.hpp"
+
+namespace gds::core {
+
+Runtime g_rt{};
+
+namespace {
+
+int to_mpi_level(GDS_thread_support_t level) {
+  switch (level) {
+    case GDS_THREAD_SINGLE: return MPI_THREAD_SINGLE;
+    case GDS_THREAD_FUNNELED: return MPI_THREAD_FUNNELED;
+    case GDS_THREAD_SERIALIZED: return MPI_THREAD_SERIALIZED;
+    case GDS_THREAD_MULTIPLE: return MPI_THREAD_MULTIPLE;
+  }
+  return MPI_THREAD_SINGLE;
+}
+
+GDS_thread_support_t from_mpi_level(int level) {
+  if (level >= MPI_THREAD_MULTIPLE) return GDS_THREAD_MULTIPLE;
+  if (level >= MPI_THREAD_SERIALIZED) return GDS_THREAD_SERIALIZED;
+  if (level >= MPI_THREAD_FUNNELED) return GDS_THREAD_FUNNELED;
+  return GDS_THREAD_SINGLE;
+}
+
+const char *level_name(GDS_thread_support_t level) {
+  switch (level) {
+    case GDS_THREAD_SINGLE: return "SINGLE";
+    case GDS_THREAD_FUNNELED: return "FUNNELED";
+    case GDS_THREAD_SERIALIZED: return "SERIALIZED";
+    case GDS_THREAD_MULTIPLE: return "MULTIPLE";
+  }
+  return "?";
+}
+
+// Reads an unsigned integer variable; reports and ignores values that are not one.
+template <class T>
+void read_unsigned(const char *name, T max, T *out) {
+  const char *text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || text[0] == '-' || v > static_cast<unsigned long long>(max)) {
+    log(Level::warning, "GDS_init", "%s=\"%s\" is not an integer in [0, %llu]; using %llu", name,
+        text, static_cast<unsigned long long>(max), static_cast<unsigned long long>(*out));
+    return;
+  }
+  *out = static_cast<T>(v);
+}
+
+void show_info(GDS_thread_support_t requested) {
+  char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(mpi_version, &len);
+  char *newline = std::strchr(mpi_version, '\n');
+  if (newline != nullptr) *newline = '\0';
+  const Config &c = g_rt.config;
+  log(Level::info, "GDS_init", "GDS %s, built %s %s with %s", GDS_VERSION_STRING, __DATE__,
+      __TIME__, __VERSION__);
+  log(Level::info, "GDS_init", "MPI: %s; %d processes; MPI %s by %s", mpi_version, g_rt.world_size,
+      g_rt.owns_mpi ? "initialized" : "already initialized", g_rt.owns_mpi ? "GDS" : "the application");
+  log(Level::info, "GDS_init", "threads: requested %s, provided %s", level_name(requested),
+      level_name(g_rt.provided));
+  log(Level::info, "GDS_init",
+      "GDS_DEBUG_LEVEL=%d GDS_SHOW_INFO=1 GDS_SANITY_CHECK=%d GDS_OUTSTANDING_RMA_OPS_MAX=%llu",
+      c.debug_level, c.sanity_check ? 1 : 0,
+      static_cast<unsigned long long>(c.outstanding_rma_ops_max));
+}
+
+}  // namespace
+
+Config read_config() {
+  Config c;
+  read_unsigned<int>("GDS_DEBUG_LEVEL", 2, &c.debug_level);
+  int flag = 0;
+  read_unsigned<int>("GDS_SHOW_INFO", 1, &flag);
+  c.show_info = flag != 0;
+  flag = 0;
+  read_unsigned<int>("GDS_SANITY_CHECK", 1, &flag);
+  c.sanity_check = flag != 0;
+  read_unsigned<std::uint64_t>("GDS_OUTSTANDING_RMA_OPS_MAX", UINT64_MAX, &c.outstanding_rma_ops_max);
+  return c;
+}
+
+GDS_status_t entry_refused(const char *func) {
+  if (!g_rt.initialized)
+    return fail(GDS_STATUS_NOT_INITIALIZED, func, "GDS_init has not been called");
+  if (g_rt.config.sanity_check && g_rt.provided < GDS_THREAD_SERIALIZED &&
+      std::this_thread::get_id() != g_rt.init_thread)
+    return fail(GDS_STATUS_WRONG_THREAD, func,
+                "called from a thread other than the one that called GDS_init "
+                "(thread level %s)",
+                level_name(g_rt.provided));
+  return GDS_STATUS_OK;
+}
+
+}  // namespace gds::core
+
+using namespace gds::core;
+
+extern "C" {
+
+GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requested,
+                              GDS_thread_support_t *provided) {
+  if (g_rt.initialized)
+    return fail(GDS_STATUS_ALREADY_INITIALIZED, __func__, "GDS_init has been called already");
+  GDS_REQUIRE(provided != nullptr, GDS_STATUS_NULL_ARGUMENT, "provided_thread_support is NULL");
+  GDS_REQUIRE(requested >= GDS_THREAD_SINGLE && requested <= GDS_THREAD_MULTIPLE,
+              GDS_STATUS_INVALID, "requested_thread_support=%d is not a GDS_THREAD_* level",
+              static_cast<int>(requested));
+  g_rt.config = read_config();
+
+  // GDS serializes nothing itself, so it never asks MPI for more than SERIALIZED.
+  GDS_thread_support_t wanted = std::min(requested, GDS_THREAD_SERIALIZED);
+  int finalized = 0, initialized = 0, mpi_provided = MPI_THREAD_SINGLE;
+  MPI_Finalized(&finalized);
+  GDS_REQUIRE(!finalized, GDS_STATUS_MPI_ERROR, "MPI has been finalized already");
+  MPI_Initialized(&initialized);
+  bool owns_mpi = false;
+  if (!initialized) {
+    GDS_MPI(MPI_Init_thread(argc, argv, to_mpi_level(wanted), &mpi_provided));
+    owns_mpi = true;
+  } else {
+    GDS_MPI(MPI_Query_thread(&mpi_provided));
+  }
+
+  MPI_Comm world = MPI_COMM_NULL;
+  GDS_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &world));
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  g_rt.world = world;
+  g_rt.owns_mpi = owns_mpi;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rt.world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_rt.world_size);
+  g_rt.provided = std::min(wanted, from_mpi_level(mpi_provided));
+  g_rt.init_thread = std::this_thread::get_id();
+  init_element_types();
+  g_rt.initialized = true;
+  *provided = g_rt.provided;
+
+  if (g_rt.config.show_info && g_rt.world_rank == 0) show_info(requested);
+  GDS_DEBUG("initialized: %d processes, thread level %s", g_rt.world_size, level_name(g_rt.provided));
+  return GDS_STATUS_OK;
+}
+
+GDS_API GDS_status_t GDS_finalize(void) {
+  GDS_ENTER();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  GDS_REQUIRE(!finalized, GDS_STATUS_MPI_ERROR,
+              "MPI was finalized before GDS_finalize; call GDS_finalize first");
+  GDS_status_t status = free_all_arrays(__func__);
+  gds::rma::clear_type_cache();
+  MPI_Comm_free(&g_rt.world);
+  g_rt.initialized = false;
+  if (g_rt.owns_mpi) {
+    int rc = MPI_Finalize();
+    g_rt.owns_mpi = false;
+    if (rc != MPI_SUCCESS && status == GDS_STATUS_OK) status = mpi_fail(__func__, "MPI_Finalize", rc);
+  }
+  g_rt.world_rank = -1;
+  g_rt.world_size = 0;
+  return status;
+}
+
+GDS_API GDS_status_t GDS_initialized(int *flag) {
+  GDS_REQUIRE(flag != nullptr, GDS_STATUS_NULL_ARGUMENT, "flag is NULL");
+  *flag = g_rt.initialized ? 1 : 0;
+  return GDS_STATUS_OK;
+}
+
+GDS_API GDS_comm_t GDS_comm_world(void) { return g_rt.world; }
+
+GDS_API GDS_status_t GDS_comm_rank(GDS_comm_t comm, int *rank) {
+  GDS_ENTER();
+  GDS_REQUIRE(rank != nullptr, GDS_STATUS_NULL_ARGUMENT, "rank is NULL");
+  if (comm != g_rt.world) GDS_TRY(check_comm(__func__, comm, "comm"));
+  GDS_MPI(MPI_Comm_rank(comm, rank));
+  return GDS_STATUS_OK;
+}
+
+GDS_API GDS_status_t GDS_comm_size(GDS_comm_t comm, int *size) {
+  GDS_ENTER();
+  GDS_REQUIRE(size != nullptr, GDS_STATUS_NULL_ARGUMENT, "size is NULL");
+  if (comm != g_rt.world) GDS_TRY(check_comm(__func__, comm, "comm"));
+  GDS_MPI(MPI_Comm_size(comm, size));
+  return GDS_STATUS_OK;
+}
+
+}  // extern "C"

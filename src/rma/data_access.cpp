@@ -1,0 +1,192 @@
+// C entry points of one-sided data access and synchronization.
+#include <algorithm>
+#include <cstring>
+
+#include "core/array.hpp"
+#include "core/check.hpp"
+#include "core/collective.hpp"
+#include "core/log.hpp"
+#include "core/runtime.hpp"
+#include "gds_access.h"
+#include "rma/local_access.hpp"
+#include "rma/transfer.hpp"
+
+using namespace gds::core;
+using gds::rma::Kind;
+using gds::rma::Request;
+
+namespace {
+
+// Checks shared by put, get and acc; on success *array is the target array
+// and ld holds the effective leading dimensions.
+GDS_status_t check_request(const char *func, GDS_gds_t gds, const void *buffer, const char *buffer_name,
+                           const GDS_size_t *ld_arg, const char *ld_name, const GDS_size_t *lo,
+                           const GDS_size_t *hi, ArrayObject **array, Index *ld) {
+  Cursor *cursor = nullptr;
+  GDS_TRY(resolve(func, gds, &cursor));
+  ArrayObject &a = *cursor->array;
+  GDS_TRY(check_box(func, *a.layout, lo, hi));
+  GDS_CHECK(buffer != nullptr, GDS_STATUS_NULL_ARGUMENT, "%s is NULL", buffer_name);
+  GDS_TRY(check_ld(func, *a.layout, ld_arg, lo, hi, ld_name, ld));
+  if (!a.accesses.empty()) [[unlikely]] GDS_TRY(gds::rma::check_no_open_access(func, a, lo, hi));
+  *array = &a;
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t check_op(const char *func, const ArrayObject &a, MPI_Op op) {
+  const char *name = op_name(op);
+  GDS_CHECK(name != nullptr, GDS_STATUS_INVALID_OP,
+              "accumulate_op is not a predefined MPI reduction op, MPI_REPLACE or MPI_NO_OP");
+  GDS_CHECK(op_applies(op, *a.type), GDS_STATUS_TYPE_MISMATCH, "%s is not defined for %s elements",
+              name, a.type->name);
+  return GDS_STATUS_OK;
+}
+
+// Bytes spanned by a buffer holding box [lo, hi] with leading dimensions ld.
+std::size_t span_bytes(const ArrayObject &a, const Index *lo, const Index *hi, const Index *ld) {
+  const Layout &layout = *a.layout;
+  const std::size_t n = layout.ndims();
+  const bool row = layout.order() == Order::row_major;
+  Index last = 0, stride = 1;
+  for (std::size_t k = n; k-- > 0;) {
+    const std::size_t d = layout.storage_dim(k);
+    last += (hi[d] - lo[d]) * stride;
+    if (k > 0) stride *= row ? ld[d - 1] : ld[d];
+  }
+  return static_cast<std::size_t>((last + 1) * a.type->extent);
+}
+
+bool overlap(const void *a, std::size_t an, const void *b, std::size_t bn) {
+  const auto *pa = static_cast<const std::byte *>(a);
+  const auto *pb = static_cast<const std::byte *>(b);
+  return pa < pb + bn && pb < pa + an;
+}
+
+// Applies fn to one array, or to every array for GDS_ROOT. With GDS_ROOT a
+// failure does not stop the others: processes that share a later array must
+// still meet in its collectives. Returns the first failure.
+template <class F>
+GDS_status_t for_target(const char *func, GDS_gds_t gds, F &&fn) {
+  if (is_root(gds)) {
+    GDS_status_t first = GDS_STATUS_OK;
+    for (ArrayObject *a : arrays_in_creation_order()) {
+      const GDS_status_t s = fn(*a);
+      if (first == GDS_STATUS_OK) first = s;
+    }
+    return first;
+  }
+  Cursor *cursor = nullptr;
+  GDS_TRY(resolve(func, gds, &cursor));
+  return fn(*cursor->array);
+}
+
+}  // namespace
+
+extern "C" {
+
+GDS_API GDS_status_t GDS_put(const void *origin_addr, const GDS_size_t origin_ld[],
+                             const GDS_size_t lo_index[], const GDS_size_t hi_index[], GDS_gds_t gds) {
+  GDS_ENTER();
+  ArrayObject *a = nullptr;
+  Index ld[kMaxDims];
+  GDS_TRY(check_request(__func__, gds, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
+                        hi_index, &a, ld));
+  return gds::rma::transfer(__func__, *a,
+                  Request{Kind::put, const_cast<void *>(origin_addr), ld, nullptr, nullptr, lo_index, hi_index});
+}
+
+GDS_API GDS_status_t GDS_get(void *origin_addr, const GDS_size_t origin_ld[], const GDS_size_t lo_index[],
+                             const GDS_size_t hi_index[], GDS_gds_t gds) {
+  GDS_ENTER();
+  ArrayObject *a = nullptr;
+  Index ld[kMaxDims];
+  GDS_TRY(check_request(__func__, gds, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
+                        hi_index, &a, ld));
+  return gds::rma::transfer(__func__, *a, Request{Kind::get, origin_addr, ld, nullptr, nullptr, lo_index, hi_index});
+}
+
+GDS_API GDS_status_t GDS_acc(const void *origin_addr, const GDS_size_t origin_ld[],
+                             const GDS_size_t lo_index[], const GDS_size_t hi_index[],
+                             GDS_op_t accumulate_op, GDS_gds_t gds) {
+  GDS_ENTER();
+  ArrayObject *a = nullptr;
+  Index ld[kMaxDims];
+  GDS_TRY(check_request(__func__, gds, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
+                        hi_index, &a, ld));
+  GDS_TRY(check_op(__func__, *a, accumulate_op));
+  return gds::rma::transfer(__func__, *a,
+                  Request{Kind::acc, const_cast<void *>(origin_addr), ld, nullptr, nullptr, lo_index,
+                          hi_index, accumulate_op});
+}
+
+GDS_API GDS_status_t GDS_get_acc(const void *origin_addr, const GDS_size_t origin_ld[], void *result_addr,
+                                 const GDS_size_t result_ld[], const GDS_size_t lo_index[],
+                                 const GDS_size_t hi_index[], GDS_op_t accumulate_op, GDS_gds_t gds) {
+  GDS_ENTER();
+  ArrayObject *a = nullptr;
+  Index rld[kMaxDims], old[kMaxDims];
+  GDS_TRY(check_request(__func__, gds, result_addr, "result_addr", result_ld, "result_ld", lo_index,
+                        hi_index, &a, rld));
+  GDS_TRY(check_op(__func__, *a, accumulate_op));
+  GDS_REQUIRE(origin_addr != nullptr || accumulate_op == MPI_NO_OP, GDS_STATUS_NULL_ARGUMENT,
+              "origin_addr is NULL (allowed only with MPI_NO_OP)");
+  GDS_TRY(check_ld(__func__, *a->layout, origin_ld, lo_index, hi_index, "origin_ld", old));
+  if (origin_addr != nullptr)
+    GDS_REQUIRE(!overlap(origin_addr, span_bytes(*a, lo_index, hi_index, old), result_addr,
+                         span_bytes(*a, lo_index, hi_index, rld)),
+                GDS_STATUS_BUFFER_OVERLAP, "origin_addr and result_addr overlap");
+  // MPI ignores the origin of MPI_NO_OP but still wants an address.
+  void *origin = origin_addr != nullptr ? const_cast<void *>(origin_addr) : result_addr;
+  return gds::rma::transfer(__func__, *a,
+                  Request{Kind::get_acc, origin, old, result_addr, rld, lo_index, hi_index, accumulate_op});
+}
+
+GDS_API GDS_status_t GDS_compare_and_swap(const void *compare_addr, const void *swap_source_addr,
+                                          void *swap_result_addr, const GDS_size_t gds_offset[],
+                                          GDS_gds_t gds) {
+  GDS_ENTER();
+  Cursor *cursor = nullptr;
+  GDS_TRY(resolve(__func__, gds, &cursor));
+  ArrayObject &a = *cursor->array;
+  GDS_TRY(check_index(__func__, *a.layout, gds_offset, "gds_offset"));
+  GDS_REQUIRE(compare_addr != nullptr, GDS_STATUS_NULL_ARGUMENT, "compare_addr is NULL");
+  GDS_REQUIRE(swap_source_addr != nullptr, GDS_STATUS_NULL_ARGUMENT, "swap_source_addr is NULL");
+  GDS_REQUIRE(swap_result_addr != nullptr, GDS_STATUS_NULL_ARGUMENT, "swap_result_addr is NULL");
+  GDS_REQUIRE(cas_applies(*a.type), GDS_STATUS_TYPE_MISMATCH,
+              "compare-and-swap needs an integer, logical or byte element type, not %s", a.type->name);
+  const std::size_t e = a.type->extent;
+  GDS_REQUIRE(!overlap(compare_addr, e, swap_result_addr, e) && !overlap(swap_source_addr, e, swap_result_addr, e),
+              GDS_STATUS_BUFFER_OVERLAP, "swap_result_addr overlaps compare_addr or swap_source_addr");
+  if (!a.accesses.empty()) GDS_TRY(gds::rma::check_no_open_access(__func__, a, gds_offset, gds_offset));
+  return gds::rma::compare_and_swap(__func__, a, compare_addr, swap_source_addr, swap_result_addr, gds_offset);
+}
+
+GDS_API GDS_status_t GDS_wait(GDS_gds_t gds) {
+  GDS_ENTER();
+  return for_target(__func__, gds, [](ArrayObject &a) {
+    a.ops_since_flush = 0;
+    return a.window.flush_local_all("GDS_wait");
+  });
+}
+
+GDS_API GDS_status_t GDS_wait_local(GDS_gds_t gds) {
+  GDS_ENTER();
+  return for_target(__func__, gds, [](ArrayObject &a) {
+    GDS_TRY(a.window.flush("GDS_wait_local", a.rank));
+    return a.window.sync("GDS_wait_local");
+  });
+}
+
+GDS_API GDS_status_t GDS_fence(GDS_gds_t gds) {
+  GDS_ENTER();
+  return for_target(__func__, gds, [](ArrayObject &a) {
+    GDS_status_t s = a.window.flush_all("GDS_fence");
+    if (s == GDS_STATUS_OK) s = a.window.sync("GDS_fence");
+    // The agreement's allreduce is the fence's synchronization.
+    GDS_TRY(agree("GDS_fence", a.comm, s));
+    a.ops_since_flush = 0;
+    return a.window.sync("GDS_fence");
+  });
+}
+
+}  // extern "C"

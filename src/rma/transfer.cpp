@@ -1,0 +1,240 @@
+#include "rma/transfer.hpp"
+
+#include <vector>
+
+#include "core/log.hpp"
+#include "core/runtime.hpp"
+#include "rma/type_cache.hpp"
+
+namespace gds::rma {
+
+using core::ArrayObject;
+using core::kMaxDims;
+
+namespace {
+
+// Element strides, indexed by array dimension, of a buffer with leading
+// dimensions ld (ndims-1 values in the convention of origin_ld).
+void buffer_strides(const core::Layout &layout, const Index *ld, Index *stride) {
+  const std::size_t n = layout.ndims();
+  const bool row = layout.order() == core::Order::row_major;
+  Index s = 1;
+  for (std::size_t k = n; k-- > 0;) {
+    const std::size_t d = layout.storage_dim(k);
+    stride[d] = s;
+    // The buffer's extent along d: ld covers every dimension but the slowest.
+    if (k > 0) s *= row ? ld[d - 1] : ld[d];
+  }
+}
+
+GDS_status_t issue(const char *func, ArrayObject &a, const Request &r, int rank, MPI_Aint disp,
+                   const std::byte *local, TypeSpec lt, TypeSpec tt, std::byte *result, TypeSpec rt) {
+  switch (r.kind) {
+    case Kind::put:
+      GDS_TRY(a.window.put(func, local, lt.count, lt.type, rank, disp, tt.count, tt.type));
+      break;
+    case Kind::get:
+      GDS_TRY(a.window.get(func, const_cast<std::byte *>(local), lt.count, lt.type, rank, disp,
+                           tt.count, tt.type));
+      break;
+    case Kind::acc:
+      GDS_TRY(a.window.accumulate(func, local, lt.count, lt.type, rank, disp, tt.count, tt.type, r.op));
+      break;
+    case Kind::get_acc:
+      GDS_TRY(a.window.get_accumulate(func, local, lt.count, lt.type, result, rt.count, rt.type, rank,
+                                      disp, tt.count, tt.type, r.op));
+      break;
+  }
+  return note_operation(func, a);
+}
+
+GDS_status_t transfer_blocks(const char *func, ArrayObject &a, const Request &r) {
+  const core::BlockLayout &layout = *a.blocks;
+  const std::size_t n = layout.ndims();
+  const std::size_t esize = a.type->extent;
+  const MPI_Datatype elem = a.type->mpi;
+  Index lstride[kMaxDims], rstride[kMaxDims];
+  buffer_strides(layout, r.local_ld, lstride);
+  if (r.kind == Kind::get_acc) buffer_strides(layout, r.result_ld, rstride);
+
+  GDS_status_t status = GDS_STATUS_OK;
+  layout.for_each_owner(r.lo, r.hi, [&](const core::BlockPiece &p) {
+    if (status != GDS_STATUS_OK) return;
+    // Storage order, innermost dimension last.
+    Index ext[kMaxDims], ls[kMaxDims], ts[kMaxDims], rs[kMaxDims];
+    Index loff = 0, roff = 0, disp = 0, tstride = 1;
+    for (std::size_t k = n; k-- > 0;) {
+      const std::size_t d = layout.storage_dim(k);
+      ext[k] = p.hi[d] - p.lo[d] + 1;
+      ls[k] = lstride[d];
+      ts[k] = tstride;
+      loff += (p.lo[d] - r.lo[d]) * lstride[d];
+      disp += (p.lo[d] - p.block_lo[d]) * tstride;
+      tstride *= p.block_ext[d];
+      if (r.kind == Kind::get_acc) {
+        rs[k] = rstride[d];
+        roff += (p.lo[d] - r.lo[d]) * rstride[d];
+      }
+    }
+    TypeSpec lt{}, tt{}, rt{};
+    status = describe(func, elem, esize, ext, ls, n, &lt);
+    if (status == GDS_STATUS_OK) status = describe(func, elem, esize, ext, ts, n, &tt);
+    if (status == GDS_STATUS_OK && r.kind == Kind::get_acc)
+      status = describe(func, elem, esize, ext, rs, n, &rt);
+    if (status != GDS_STATUS_OK) return;
+    const std::byte *local = r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + loff * esize;
+    std::byte *result = r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + roff * esize;
+    status = issue(func, a, r, p.rank, static_cast<MPI_Aint>(disp), local, lt, tt, result, rt);
+  });
+  return status;
+}
+
+// Runs of elements bound for one process, in element offsets.
+struct Runs {
+  std::vector<int> length;
+  std::vector<MPI_Aint> target, local, result;
+};
+
+// Describes runs as one datatype per side (hindexed, byte displacements);
+// a single run needs none.
+class RunTypes {
+ public:
+  RunTypes() = default;
+  RunTypes(const RunTypes &) = delete;
+  RunTypes &operator=(const RunTypes &) = delete;
+  ~RunTypes() {
+    for (MPI_Datatype &t : made_) MPI_Type_free(&t);
+  }
+  GDS_status_t make(const char *func, const std::vector<int> &length,
+                    const std::vector<MPI_Aint> &offset, MPI_Datatype elem, std::size_t esize,
+                    TypeSpec *out, MPI_Aint *base) {
+    if (length.size() == 1) {
+      *out = TypeSpec{length[0], elem};
+      *base = offset[0];
+      return GDS_STATUS_OK;
+    }
+    std::vector<MPI_Aint> bytes(offset.size());
+    for (std::size_t i = 0; i < offset.size(); ++i) bytes[i] = offset[i] * static_cast<MPI_Aint>(esize);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc = MPI_Type_create_hindexed(static_cast<int>(length.size()), length.data(), bytes.data(), elem, &t);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Type_create_hindexed", rc);
+    made_.push_back(t);
+    *out = TypeSpec{1, t};
+    *base = 0;
+    return GDS_STATUS_OK;
+  }
+
+ private:
+  std::vector<MPI_Datatype> made_;
+};
+
+GDS_status_t transfer_user(const char *func, ArrayObject &a, const Request &r) {
+  const core::UserLayout &layout = *a.user;
+  const std::size_t n = layout.ndims();
+  const std::size_t esize = a.type->extent;
+  const bool with_result = r.kind == Kind::get_acc;
+  Index lstride[kMaxDims], rstride[kMaxDims], g[kMaxDims];
+  buffer_strides(layout, r.local_ld, lstride);
+  if (with_result) buffer_strides(layout, r.result_ld, rstride);
+
+  // Walk the box in storage order, asking the mapping for every element.
+  std::vector<Runs> runs(static_cast<std::size_t>(a.nprocs));
+  for (std::size_t d = 0; d < n; ++d) g[d] = r.lo[d];
+  do {
+    Index loff = 0, roff = 0;
+    for (std::size_t d = 0; d < n; ++d) {
+      loff += (g[d] - r.lo[d]) * lstride[d];
+      if (with_result) roff += (g[d] - r.lo[d]) * rstride[d];
+    }
+    int rank = -1;
+    Index toff = 0;
+    GDS_TRY(layout.locate(func, g, &rank, &toff));
+    Runs &rr = runs[static_cast<std::size_t>(rank)];
+    const auto extends = [&](std::size_t last) {
+      const MPI_Aint len = rr.length[last];
+      return len < static_cast<MPI_Aint>(kMaxMpiCount) &&
+             rr.target[last] + len == static_cast<MPI_Aint>(toff) &&
+             rr.local[last] + len == static_cast<MPI_Aint>(loff) &&
+             (!with_result || rr.result[last] + len == static_cast<MPI_Aint>(roff));
+    };
+    if (!rr.length.empty() && extends(rr.length.size() - 1)) {
+      ++rr.length.back();
+    } else {
+      GDS_CHECK(rr.length.size() < static_cast<std::size_t>(kMaxMpiCount), GDS_STATUS_INVALID_COUNT,
+                  "the box breaks into more than %llu pieces on rank %d",
+                  static_cast<unsigned long long>(kMaxMpiCount), rank);
+      rr.length.push_back(1);
+      rr.target.push_back(static_cast<MPI_Aint>(toff));
+      rr.local.push_back(static_cast<MPI_Aint>(loff));
+      if (with_result) rr.result.push_back(static_cast<MPI_Aint>(roff));
+    }
+  } while (layout.next_index(r.lo, r.hi, g));
+
+  for (int rank = 0; rank < a.nprocs; ++rank) {
+    const Runs &rr = runs[static_cast<std::size_t>(rank)];
+    if (rr.length.empty()) continue;
+    RunTypes types;
+    TypeSpec lt{}, tt{}, rt{};
+    MPI_Aint lbase = 0, tbase = 0, rbase = 0;
+    GDS_TRY(types.make(func, rr.length, rr.local, a.type->mpi, esize, &lt, &lbase));
+    GDS_TRY(types.make(func, rr.length, rr.target, a.type->mpi, esize, &tt, &tbase));
+    if (with_result) GDS_TRY(types.make(func, rr.length, rr.result, a.type->mpi, esize, &rt, &rbase));
+    const std::byte *local =
+        r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + lbase * static_cast<MPI_Aint>(esize);
+    std::byte *result =
+        r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + rbase * static_cast<MPI_Aint>(esize);
+    GDS_TRY(issue(func, a, r, rank, tbase, local, lt, tt, result, rt));
+  }
+  return GDS_STATUS_OK;
+}
+
+}  // namespace
+
+GDS_status_t note_operation(const char *func, ArrayObject &a) {
+  const std::uint64_t max = core::g_rt.config.outstanding_rma_ops_max;
+  if (max == 0) [[likely]] return GDS_STATUS_OK;
+  if (++a.ops_since_flush < max) return GDS_STATUS_OK;
+  a.ops_since_flush = 0;
+  return a.window.flush_local_all(func);
+}
+
+GDS_status_t transfer(const char *func, ArrayObject &a, const Request &r) {
+  // A dimension longer than one MPI count is sent in slices along it.
+  const std::size_t n = a.ndims();
+  for (std::size_t d = 0; d < n; ++d) {
+    if (r.hi[d] - r.lo[d] < kMaxMpiCount) continue;
+    Index stride[kMaxDims], rstride[kMaxDims];
+    buffer_strides(*a.layout, r.local_ld, stride);
+    if (r.kind == Kind::get_acc) buffer_strides(*a.layout, r.result_ld, rstride);
+    Index lo[kMaxDims], hi[kMaxDims];
+    std::copy(r.lo, r.lo + n, lo);
+    std::copy(r.hi, r.hi + n, hi);
+    for (Index start = r.lo[d]; start <= r.hi[d]; start += kMaxMpiCount) {
+      lo[d] = start;
+      hi[d] = std::min(r.hi[d], start + kMaxMpiCount - 1);
+      Request slice = r;
+      slice.lo = lo;
+      slice.hi = hi;
+      const Index skip = start - r.lo[d];
+      if (r.local != nullptr) slice.local = static_cast<std::byte *>(r.local) + skip * stride[d] * a.type->extent;
+      if (r.result != nullptr) slice.result = static_cast<std::byte *>(r.result) + skip * rstride[d] * a.type->extent;
+      GDS_TRY(transfer(func, a, slice));
+      if (hi[d] == r.hi[d]) break;
+    }
+    return GDS_STATUS_OK;
+  }
+  return a.blocks != nullptr ? transfer_blocks(func, a, r) : transfer_user(func, a, r);
+}
+
+GDS_status_t compare_and_swap(const char *func, ArrayObject &a, const void *compare, const void *source,
+                              void *result, const Index *index) {
+  int rank = -1;
+  Index offset = 0;
+  GDS_TRY(a.layout->locate(func, index, &rank, &offset));
+  GDS_TRY(a.window.compare_and_swap(func, source, compare, result, a.type->mpi, rank,
+                                    static_cast<MPI_Aint>(offset)));
+  return note_operation(func, a);
+}
+
+}  // namespace gds::rma

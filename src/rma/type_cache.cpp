@@ -1,0 +1,117 @@
+#include "rma/type_cache.hpp"
+
+#include <boost/container/small_vector.hpp>
+
+#include <unordered_map>
+
+#include "core/log.hpp"
+
+namespace gds::rma {
+namespace {
+
+using Key = boost::container::small_vector<std::uint64_t, 2 * core::kInlineDims + 2>;
+
+struct KeyHash {
+  std::size_t operator()(const Key &k) const noexcept {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (std::uint64_t v : k) h = (h ^ v) * 0x100000001b3ULL;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+// Bounded: a program that touches very many shapes starts over rather than grow without end.
+constexpr std::size_t kMaxCachedTypes = 4096;
+std::unordered_map<Key, MPI_Datatype, KeyHash> g_cache;
+
+GDS_status_t build(const char *func, MPI_Datatype elem, std::size_t elem_extent, const Index *ext,
+                   const Index *stride, std::size_t n, MPI_Datatype *out) {
+  // Innermost dimension first.
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  const std::size_t inner = n - 1;
+  int rc;
+  if (stride[inner] == 1)
+    rc = MPI_Type_contiguous(static_cast<int>(ext[inner]), elem, &t);
+  else
+    rc = MPI_Type_create_hvector(static_cast<int>(ext[inner]), 1,
+                                 static_cast<MPI_Aint>(stride[inner] * elem_extent), elem, &t);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Type_create_hvector", rc);
+  for (std::size_t k = inner; k-- > 0;) {
+    MPI_Datatype outer = MPI_DATATYPE_NULL;
+    rc = MPI_Type_create_hvector(static_cast<int>(ext[k]), 1,
+                                 static_cast<MPI_Aint>(stride[k] * elem_extent), t, &outer);
+    MPI_Type_free(&t);
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Type_create_hvector", rc);
+    t = outer;
+  }
+  rc = MPI_Type_commit(&t);
+  if (rc != MPI_SUCCESS) {
+    MPI_Type_free(&t);
+    return core::mpi_fail(func, "MPI_Type_commit", rc);
+  }
+  *out = t;
+  return GDS_STATUS_OK;
+}
+
+}  // namespace
+
+GDS_status_t describe(const char *func, MPI_Datatype elem, std::size_t elem_extent, const Index *ext,
+                      const Index *stride, std::size_t n, TypeSpec *out) {
+  // Canonical form, innermost dimension last.
+  Index ce[core::kMaxDims], cs[core::kMaxDims];
+  std::size_t m = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (ext[k] == 1) continue;
+    ce[m] = ext[k];
+    cs[m] = stride[k];
+    ++m;
+  }
+  // Merge a dimension into the next inner one when the two are contiguous.
+  std::size_t w = m;
+  for (std::size_t k = m; k-- > 1;) {
+    const std::size_t inner = k, outer = k - 1;
+    if (cs[outer] == ce[inner] * cs[inner] && ce[outer] * ce[inner] <= kMaxMpiCount) {
+      ce[outer] *= ce[inner];
+      cs[outer] = cs[inner];
+      // Shift the dimensions after `inner` down by one.
+      for (std::size_t j = inner; j + 1 < w; ++j) {
+        ce[j] = ce[j + 1];
+        cs[j] = cs[j + 1];
+      }
+      --w;
+    }
+  }
+  m = w;
+  if (m == 0) {
+    *out = TypeSpec{1, elem};
+    return GDS_STATUS_OK;
+  }
+  if (m == 1 && cs[0] == 1) {
+    *out = TypeSpec{static_cast<int>(ce[0]), elem};
+    return GDS_STATUS_OK;
+  }
+  Key key;
+  key.reserve(2 * m + 1);
+  key.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(MPI_Type_c2f(elem))));
+  for (std::size_t k = 0; k < m; ++k) {
+    key.push_back(ce[k]);
+    key.push_back(cs[k]);
+  }
+  auto it = g_cache.find(key);
+  if (it != g_cache.end()) {
+    *out = TypeSpec{1, it->second};
+    return GDS_STATUS_OK;
+  }
+  if (g_cache.size() >= kMaxCachedTypes) clear_type_cache();
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  GDS_TRY(build(func, elem, elem_extent, ce, cs, m, &t));
+  g_cache.emplace(std::move(key), t);
+  *out = TypeSpec{1, t};
+  return GDS_STATUS_OK;
+}
+
+void clear_type_cache() {
+  for (auto &[key, type] : g_cache) MPI_Type_free(&type);
+  g_cache.clear();
+}
+
+}  // namespace gds::rma

@@ -1,0 +1,58 @@
+// An array's MPI window: the one place GDS calls MPI_Win_* and the RMA
+// operations (window.cpp), after ARMCI-MPI.
+//
+// A window is created with hints, opened once with
+// MPI_Win_lock_all(MPI_MODE_NOCHECK) for its whole life and completed with
+// flushes, never locked per operation. Errors return (MPI_ERRORS_RETURN) and
+// become GDS statuses.
+#pragma once
+
+#include <mpi.h>
+
+#include "gds_types.h"
+
+namespace gds::rma {
+
+class Window {
+ public:
+  Window() = default;
+  Window(const Window &) = delete;
+  Window &operator=(const Window &) = delete;
+
+  // Collective over comm. *base receives this process's memory (bytes long).
+  GDS_status_t allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit, void **base);
+  // Collective over comm: exposes the application's buffer.
+  GDS_status_t create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes, int disp_unit);
+  // Collective: completes everything, ends the epoch and frees the window.
+  GDS_status_t free(const char *func);
+
+  [[nodiscard]] bool valid() const { return win_ != MPI_WIN_NULL; }
+
+  // Nonblocking operations; counts and displacements in the datatypes' units
+  // (target displacement in elements: disp_unit is the element extent).
+  GDS_status_t put(const char *func, const void *origin, int ocount, MPI_Datatype otype, int target,
+                   MPI_Aint disp, int tcount, MPI_Datatype ttype);
+  GDS_status_t get(const char *func, void *origin, int ocount, MPI_Datatype otype, int target,
+                   MPI_Aint disp, int tcount, MPI_Datatype ttype);
+  GDS_status_t accumulate(const char *func, const void *origin, int ocount, MPI_Datatype otype,
+                          int target, MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op);
+  GDS_status_t get_accumulate(const char *func, const void *origin, int ocount, MPI_Datatype otype,
+                              void *result, int rcount, MPI_Datatype rtype, int target,
+                              MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op);
+  GDS_status_t compare_and_swap(const char *func, const void *origin, const void *compare,
+                                void *result, MPI_Datatype type, int target, MPI_Aint disp);
+
+  // Local completion of every operation issued by this process.
+  GDS_status_t flush_local_all(const char *func);
+  // Completion at the target of operations to `target`.
+  GDS_status_t flush(const char *func, int target);
+  // Completion at their targets of every operation issued by this process.
+  GDS_status_t flush_all(const char *func);
+  // Synchronizes the public and private copies of this process's memory.
+  GDS_status_t sync(const char *func);
+
+ private:
+  MPI_Win win_ = MPI_WIN_NULL;
+};
+
+}  // namespace gds::rma
