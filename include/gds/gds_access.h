@@ -64,6 +64,7 @@ GDS_API GDS_status_t GDS_get(void *origin_addr, const GDS_size_t origin_ld[],
  * (MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_BAND,
  * MPI_BOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC), MPI_REPLACE or MPI_NO_OP, with
  * MPI's rules for which op suits which type (GDS_STATUS_TYPE_MISMATCH otherwise).
+ * MPI_NO_OP checks the arguments and changes nothing (no communication).
  *
  * \param[in] origin_addr the operands
  * \param[in] origin_ld leading dimensions of the origin buffer

@@ -114,6 +114,8 @@ GDS_API GDS_status_t GDS_acc(const void *origin_addr, const GDS_size_t origin_ld
   GDS_TRY(check_request(__func__, gds, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
                         hi_index, &a, ld));
   GDS_TRY(check_op(__func__, *a, accumulate_op));
+  // MPI allows MPI_NO_OP only in get-accumulates; here it means "change nothing".
+  if (accumulate_op == MPI_NO_OP) return GDS_STATUS_OK;
   return gds::rma::transfer(__func__, *a,
                   Request{Kind::acc, const_cast<void *>(origin_addr), ld, nullptr, nullptr, lo_index,
                           hi_index, accumulate_op});

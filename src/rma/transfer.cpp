@@ -196,6 +196,10 @@ GDS_status_t note_operation(const char *func, ArrayObject &a) {
   if (max == 0) [[likely]] return GDS_STATUS_OK;
   if (++a.ops_since_flush < max) return GDS_STATUS_OK;
   a.ops_since_flush = 0;
+  if (core::debug_level() >= 2)
+    core::log(core::Level::debug, func,
+              "%llu operations outstanding (GDS_OUTSTANDING_RMA_OPS_MAX); completing them",
+              static_cast<unsigned long long>(max));
   return a.window.flush_local_all(func);
 }
 

@@ -1,0 +1,63 @@
+/// \file runtime.hpp
+/// \brief gds::runtime: GDS_init and GDS_finalize as an object.
+#ifndef GDS_CXX_RUNTIME_HPP
+#define GDS_CXX_RUNTIME_HPP
+
+#include "../gds.h"
+#include "error.hpp"
+
+namespace gds {
+
+enum class thread_level : int {
+  single = GDS_THREAD_SINGLE,
+  funneled = GDS_THREAD_FUNNELED,
+  serialized = GDS_THREAD_SERIALIZED,
+  multiple = GDS_THREAD_MULTIPLE,
+};
+
+/// Initializes GDS (and MPI, if the program has not) for its lifetime.
+/// One per process; construction and destruction are collective over
+/// MPI_COMM_WORLD. Arrays must be destroyed before it.
+class runtime {
+ public:
+  explicit runtime(thread_level requested = thread_level::single) : runtime(nullptr, nullptr, requested) {}
+  runtime(int *argc, char ***argv, thread_level requested = thread_level::single) {
+    GDS_thread_support_t provided = GDS_THREAD_SINGLE;
+    detail::check(GDS_init(argc, argv, static_cast<GDS_thread_support_t>(requested), &provided));
+    provided_ = static_cast<thread_level>(provided);
+  }
+  runtime(const runtime &) = delete;
+  runtime &operator=(const runtime &) = delete;
+  /// Calls GDS_finalize(); a failure is printed by GDS, not thrown.
+  ~runtime() {
+    int initialized = 0;
+    GDS_initialized(&initialized);
+    if (initialized) static_cast<void>(GDS_finalize());
+  }
+
+  /// Finalizes now, throwing on failure.
+  void finalize() { detail::check(GDS_finalize()); }
+
+  /// The thread level GDS provides.
+  [[nodiscard]] thread_level provided() const noexcept { return provided_; }
+
+  /// This process's rank in `comm`.
+  [[nodiscard]] static int rank(GDS_comm_t comm = GDS_COMM_WORLD) {
+    int r = 0;
+    detail::check(GDS_comm_rank(comm, &r));
+    return r;
+  }
+  /// The number of processes in `comm`.
+  [[nodiscard]] static int size(GDS_comm_t comm = GDS_COMM_WORLD) {
+    int s = 0;
+    detail::check(GDS_comm_size(comm, &s));
+    return s;
+  }
+
+ private:
+  thread_level provided_ = thread_level::single;
+};
+
+}  // namespace gds
+
+#endif  // GDS_CXX_RUNTIME_HPP

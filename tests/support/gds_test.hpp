@@ -1,0 +1,86 @@
+// Helpers shared by the GDS test programs.
+#pragma once
+
+#include <gds.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mpi_test.hpp"
+
+// Expects a GDS call to succeed, showing GDS's message if it does not.
+#define EXPECT_GDS_OK(call)                                       \
+  do {                                                            \
+    GDS_status_t gds_test_s_ = (call);                            \
+    EXPECT_EQ(gds_test_s_, GDS_STATUS_OK) << GDS_last_error_message(); \
+  } while (0)
+#define ASSERT_GDS_OK(call)                                       \
+  do {                                                            \
+    GDS_status_t gds_test_s_ = (call);                            \
+    ASSERT_EQ(gds_test_s_, GDS_STATUS_OK) << GDS_last_error_message(); \
+  } while (0)
+
+namespace gds::test {
+
+using Index = GDS_size_t;
+
+// An info carrying GDS_ORDER_KEY, freed with the object.
+class OrderInfo {
+ public:
+  explicit OrderInfo(bool row_major) {
+    MPI_Info_create(&info_);
+    MPI_Info_set(info_, GDS_ORDER_KEY, row_major ? GDS_ORDER_ROW_MAJOR : GDS_ORDER_COL_MAJOR);
+  }
+  ~OrderInfo() { MPI_Info_free(&info_); }
+  OrderInfo(const OrderInfo &) = delete;
+  OrderInfo &operator=(const OrderInfo &) = delete;
+  MPI_Info get() const { return info_; }
+
+ private:
+  MPI_Info info_;
+};
+
+inline Index volume(const std::vector<Index> &count) {
+  Index v = 1;
+  for (Index c : count) v *= c;
+  return v;
+}
+
+// Linear position of a global index in a dense array of extents `count`.
+inline Index linear(const std::vector<Index> &count, const Index *idx, bool row_major) {
+  Index off = 0;
+  const std::size_t n = count.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t d = row_major ? k : n - 1 - k;
+    off = off * count[d] + idx[d];
+  }
+  return off;
+}
+
+// Advances idx through box [lo, hi] in storage order; false after the last index.
+inline bool next_index(const std::vector<Index> &lo, const std::vector<Index> &hi, std::vector<Index> &idx,
+                       bool row_major) {
+  const std::size_t n = lo.size();
+  for (std::size_t k = n; k-- > 0;) {
+    const std::size_t d = row_major ? k : n - 1 - k;
+    if (idx[d] < hi[d]) {
+      ++idx[d];
+      return true;
+    }
+    idx[d] = lo[d];
+  }
+  return false;
+}
+
+// Whether GDS's last message names the function and mentions `text`.
+inline ::testing::AssertionResult message_names(const char *func, const char *text) {
+  const std::string m = GDS_last_error_message();
+  if (m.rfind(std::string(func) + ":", 0) != 0)
+    return ::testing::AssertionFailure() << "message \"" << m << "\" does not start with " << func;
+  if (m.find(text) == std::string::npos)
+    return ::testing::AssertionFailure() << "message \"" << m << "\" does not mention \"" << text << "\"";
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace gds::test

@@ -1,0 +1,48 @@
+// GoogleTest for MPI programs: every test fixture derives from gds::test::MpiTest.
+//
+// At the end of each test, all processes exchange their verdicts; a failure
+// on any process fails the test on every process and names the failing
+// ranks. Collective tests use non-fatal EXPECT_* so that a failing process
+// still reaches every collective the others are in; a test that hangs anyway
+// is ended by the ctest / MPIEXEC_TIMEOUT limit.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace gds::test {
+
+inline int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+inline int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+class MpiTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    const int failed = HasFailure() ? 1 : 0;
+    std::vector<int> all(static_cast<std::size_t>(world_size()));
+    MPI_Allgather(&failed, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    std::string ranks;
+    for (std::size_t r = 0; r < all.size(); ++r)
+      if (all[r]) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    if (!failed && !ranks.empty()) ADD_FAILURE() << "failed on rank(s) " << ranks;
+  }
+  const int rank = world_rank();
+  const int nprocs = world_size();
+};
+
+// Runs the tests in a process that initialized MPI (and, if `init_gds`, GDS)
+// and returns the same exit code on every process.
+int run_all_tests(int argc, char **argv, bool init_gds);
+
+}  // namespace gds::test

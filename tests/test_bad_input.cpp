@@ -1,0 +1,359 @@
+// Every entry point with every kind of bad argument: each returns its own
+// status and a message naming the function and the argument; none crashes,
+// hangs or writes anything.
+#include <functional>
+#include <set>
+
+#include "support/gds_test.hpp"
+
+using namespace gds::test;
+
+namespace {
+
+struct Case {
+  std::string what;
+  std::function<GDS_status_t()> call;
+  GDS_status_t status;
+  const char *func;
+  const char *mention;
+};
+
+class BadInput : public MpiTest {
+ protected:
+  void SetUp() override {
+    const Index count[2] = {6, 5};
+    ASSERT_GDS_OK(GDS_alloc(2, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+    ASSERT_GDS_OK(GDS_alloc(2, count, nullptr, MPI_DOUBLE, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &dbl));
+    ASSERT_GDS_OK(GDS_alloc(1, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &freed));
+    GDS_gds_t doomed = freed;  // GDS_free nulls its argument; `freed` keeps the stale value
+    ASSERT_GDS_OK(GDS_free(&doomed));
+    const Index lo[2] = {0, 0};
+    ASSERT_GDS_OK(GDS_access(g, lo, lo, GDS_ACCESS_BUFFER_COPY, &buffer, &open));
+    ASSERT_GDS_OK(GDS_access(g, hi_corner, hi_corner, GDS_ACCESS_BUFFER_COPY, &buffer, &closed));
+    closed_copy = closed;
+    ASSERT_GDS_OK(GDS_release(&closed));
+  }
+  void TearDown() override {
+    EXPECT_GDS_OK(GDS_release(&open));
+    EXPECT_GDS_OK(GDS_free(&g));
+    EXPECT_GDS_OK(GDS_free(&dbl));
+    MpiTest::TearDown();
+  }
+  void run(const std::vector<Case> &cases) {
+    for (const Case &c : cases) {
+      SCOPED_TRACE(c.what);
+      EXPECT_EQ(c.call(), c.status) << GDS_last_error_message();
+      EXPECT_TRUE(message_names(c.func, c.mention));
+    }
+  }
+
+  GDS_gds_t g = GDS_NULL, dbl = GDS_NULL, freed = GDS_NULL;
+  GDS_access_handle_t open = GDS_ACCESS_HANDLE_NULL, closed = GDS_ACCESS_HANDLE_NULL,
+                      closed_copy = GDS_ACCESS_HANDLE_NULL;
+  void *buffer = nullptr;
+  const Index hi_corner[2] = {5, 4};
+  int values[64] = {};
+  int result[64] = {};
+};
+
+GDS_gds_t as_gds(GDS_access_handle_t h) { return reinterpret_cast<GDS_gds_t>(h); }
+GDS_access_handle_t as_access(GDS_gds_t h) { return reinterpret_cast<GDS_access_handle_t>(h); }
+template <class T>
+T garbage() {
+  static int somewhere = 0;
+  return reinterpret_cast<T>(&somewhere);
+}
+
+}  // namespace
+
+TEST_F(BadInput, Runtime) {
+  int flag = 0, r = 0;
+  GDS_thread_support_t provided;
+  const MPI_Comm junk = static_cast<MPI_Comm>(0x12345678);
+  run({
+      {"init twice", [&] { return GDS_init(nullptr, nullptr, GDS_THREAD_SINGLE, &provided); },
+       GDS_STATUS_ALREADY_INITIALIZED, "GDS_init", "called already"},
+      {"initialized NULL", [&] { return GDS_initialized(nullptr); }, GDS_STATUS_NULL_ARGUMENT, "GDS_initialized",
+       "flag"},
+      {"comm_rank NULL", [&] { return GDS_comm_rank(GDS_COMM_WORLD, nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_comm_rank", "rank"},
+      {"comm_rank COMM_NULL", [&] { return GDS_comm_rank(MPI_COMM_NULL, &r); }, GDS_STATUS_INVALID_COMM,
+       "GDS_comm_rank", "MPI_COMM_NULL"},
+      {"comm_rank junk", [&] { return GDS_comm_rank(junk, &r); }, GDS_STATUS_INVALID_COMM, "GDS_comm_rank",
+       "not a valid communicator"},
+      {"comm_size NULL", [&] { return GDS_comm_size(GDS_COMM_WORLD, nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_comm_size", "size"},
+      {"comm_size junk", [&] { return GDS_comm_size(junk, &r); }, GDS_STATUS_INVALID_COMM, "GDS_comm_size",
+       "not a valid communicator"},
+  });
+  EXPECT_GDS_OK(GDS_initialized(&flag));
+  EXPECT_EQ(flag, 1);
+}
+
+TEST_F(BadInput, AllocAndCreate) {
+  const Index count[2] = {6, 5}, zero[2] = {6, 0}, huge[2] = {Index{1} << 40, Index{1} << 40};
+  GDS_gds_t out = GDS_NULL;
+  const MPI_Comm junk = static_cast<MPI_Comm>(0x12345678);
+  MPI_Datatype derived;
+  MPI_Type_contiguous(2, MPI_INT, &derived);
+  MPI_Type_commit(&derived);
+  MPI_Info bad_order, unknown_key;
+  MPI_Info_create(&bad_order);
+  MPI_Info_set(bad_order, GDS_ORDER_KEY, "diagonal");
+  MPI_Info_create(&unknown_key);
+  MPI_Info_set(unknown_key, "gds_colour", "blue");
+  const auto alloc = [&](GDS_size_t ndims, const Index *cnt, MPI_Datatype type, GDS_priority_t p, MPI_Comm comm,
+                         MPI_Info info, GDS_gds_t *o) {
+    return GDS_alloc(ndims, cnt, nullptr, type, p, comm, info, o);
+  };
+  const auto g2l = [](const GDS_size_t *, int *rank, GDS_size_t *off) {
+    *rank = 0;
+    *off = 0;
+    return GDS_STATUS_OK;
+  };
+  const auto l2g = [](GDS_size_t, GDS_size_t *g) {
+    g[0] = 0;
+    return GDS_STATUS_OK;
+  };
+  int local[30];
+  std::vector<Case> cases = {
+      {"ndims 0", [&] { return alloc(0, count, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_NDIMS, "GDS_alloc", "ndims=0"},
+      {"ndims 65", [&] { return alloc(65, count, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_NDIMS, "GDS_alloc", "ndims=65"},
+      {"count NULL", [&] { return alloc(2, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_alloc", "count"},
+      {"zero extent", [&] { return alloc(2, zero, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_COUNT, "GDS_alloc", "count[1]=0"},
+      {"size overflow", [&] { return alloc(2, huge, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_COUNT, "GDS_alloc", "overflow"},
+      {"type NULL", [&] { return alloc(2, count, MPI_DATATYPE_NULL, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_TYPE, "GDS_alloc", "element_type"},
+      {"derived type", [&] { return alloc(2, count, derived, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_TYPE, "GDS_alloc", "element_type"},
+      {"junk type", [&] { return alloc(2, count, static_cast<MPI_Datatype>(0x7777), GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_TYPE, "GDS_alloc", "element_type"},
+      {"priority", [&] { return alloc(2, count, MPI_INT, static_cast<GDS_priority_t>(7), GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID, "GDS_alloc", "resilience_priority=7"},
+      {"users COMM_NULL", [&] { return alloc(2, count, MPI_INT, GDS_PRIORITY_HIGH, MPI_COMM_NULL, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_COMM, "GDS_alloc", "users is MPI_COMM_NULL"},
+      {"users junk", [&] { return alloc(2, count, MPI_INT, GDS_PRIORITY_HIGH, junk, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_COMM, "GDS_alloc", "users is not a valid communicator"},
+      {"info junk", [&] { return alloc(2, count, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, static_cast<MPI_Info>(0x5555), &out); },
+       GDS_STATUS_INVALID_INFO, "GDS_alloc", "not a valid MPI_Info"},
+      {"info order", [&] { return alloc(2, count, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, bad_order, &out); },
+       GDS_STATUS_INVALID_INFO, "GDS_alloc", "diagonal"},
+      {"info key", [&] { return alloc(2, count, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, unknown_key, &out); },
+       GDS_STATUS_INVALID_INFO, "GDS_alloc", "gds_colour"},
+      {"gds NULL", [&] { return alloc(2, count, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_alloc", "gds is NULL"},
+      {"create g2l NULL", [&] { return GDS_create(2, count, MPI_INT, nullptr, l2g, local, 30, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_create", "global_to_local_func"},
+      {"create l2g NULL", [&] { return GDS_create(2, count, MPI_INT, g2l, nullptr, local, 30, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_create", "local_to_global_func"},
+      {"create buffer NULL", [&] { return GDS_create(2, count, MPI_INT, g2l, l2g, nullptr, 30, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_create", "local_buffer is NULL"},
+      {"create type", [&] { return GDS_create(2, count, MPI_DATATYPE_NULL, g2l, l2g, local, 30, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_TYPE, "GDS_create", "element_type"},
+      {"create comm", [&] { return GDS_create(2, count, MPI_INT, g2l, l2g, local, 30, GDS_PRIORITY_HIGH, MPI_COMM_NULL, MPI_INFO_NULL, &out); },
+       GDS_STATUS_INVALID_COMM, "GDS_create", "users"},
+      {"create gds NULL", [&] { return GDS_create(2, count, MPI_INT, g2l, l2g, local, 30, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_create", "gds is NULL"},
+  };
+  MPI_Comm inter = MPI_COMM_NULL, half = MPI_COMM_NULL;
+  if (nprocs >= 2) {
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 99, &inter);
+    cases.push_back({"intercommunicator",
+                     [&] { return alloc(2, count, MPI_INT, GDS_PRIORITY_HIGH, inter, MPI_INFO_NULL, &out); },
+                     GDS_STATUS_INVALID_COMM, "GDS_alloc", "inter-communicator"});
+  }
+  run(cases);
+  EXPECT_EQ(out, GDS_NULL);
+  if (inter != MPI_COMM_NULL) MPI_Comm_free(&inter);
+  if (half != MPI_COMM_NULL) MPI_Comm_free(&half);
+  MPI_Type_free(&derived);
+  MPI_Info_free(&bad_order);
+  MPI_Info_free(&unknown_key);
+}
+
+TEST_F(BadInput, Handles) {
+  int flag = 0;
+  Index v[2];
+  MPI_Comm comm;
+  GDS_gds_t null = GDS_NULL;
+  GDS_gds_t root = GDS_ROOT;
+  GDS_gds_t wrong = as_gds(open);
+  GDS_gds_t junk = garbage<GDS_gds_t>();
+  run({
+      {"free NULL ptr", [&] { return GDS_free(nullptr); }, GDS_STATUS_NULL_ARGUMENT, "GDS_free", "gds is NULL"},
+      {"free null", [&] { return GDS_free(&null); }, GDS_STATUS_NULL_HANDLE, "GDS_free", "null handle"},
+      {"free freed", [&] { return GDS_free(&freed); }, GDS_STATUS_FREED_HANDLE, "GDS_free", "freed"},
+      {"free ROOT", [&] { return GDS_free(&root); }, GDS_STATUS_INVALID_HANDLE, "GDS_free", "GDS_ROOT"},
+      {"free access handle", [&] { return GDS_free(&wrong); }, GDS_STATUS_INVALID_HANDLE, "GDS_free", "not a valid handle"},
+      {"free junk", [&] { return GDS_free(&junk); }, GDS_STATUS_INVALID_HANDLE, "GDS_free", "not a valid handle"},
+      {"attr key", [&] { return GDS_get_attr(g, static_cast<GDS_attr_t>(99), v, &flag); }, GDS_STATUS_INVALID_ATTR,
+       "GDS_get_attr", "attribute_key=99"},
+      {"attr value NULL", [&] { return GDS_get_attr(g, GDS_COUNT, nullptr, &flag); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_get_attr", "attribute_value"},
+      {"attr flag NULL", [&] { return GDS_get_attr(g, GDS_COUNT, v, nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_get_attr", "flag"},
+      {"attr freed", [&] { return GDS_get_attr(freed, GDS_COUNT, v, &flag); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_get_attr", "freed"},
+      {"get_comm NULL", [&] { return GDS_get_comm(g, nullptr); }, GDS_STATUS_NULL_ARGUMENT, "GDS_get_comm", "comm"},
+      {"get_comm ROOT", [&] { return GDS_get_comm(GDS_ROOT, &comm); }, GDS_STATUS_INVALID_HANDLE, "GDS_get_comm",
+       "GDS_ROOT"},
+      {"wait null", [&] { return GDS_wait(GDS_NULL); }, GDS_STATUS_NULL_HANDLE, "GDS_wait", "null"},
+      {"wait freed", [&] { return GDS_wait(freed); }, GDS_STATUS_FREED_HANDLE, "GDS_wait", "freed"},
+      {"wait_local junk", [&] { return GDS_wait_local(junk); }, GDS_STATUS_INVALID_HANDLE, "GDS_wait_local", "not a valid"},
+      {"fence freed", [&] { return GDS_fence(freed); }, GDS_STATUS_FREED_HANDLE, "GDS_fence", "freed"},
+      {"fence access handle", [&] { return GDS_fence(wrong); }, GDS_STATUS_INVALID_HANDLE, "GDS_fence", "not a valid"},
+      {"distribution rank", [&] { return GDS_distribution(g, nprocs, v, v, &flag); }, GDS_STATUS_RANGE,
+       "GDS_distribution", "rank="},
+      {"distribution negative", [&] { return GDS_distribution(g, -1, v, v, &flag); }, GDS_STATUS_RANGE,
+       "GDS_distribution", "rank=-1"},
+      {"distribution NULL", [&] { return GDS_distribution(g, 0, nullptr, v, &flag); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_distribution", "lo"},
+      {"locate range", [&] { const Index at[2] = {6, 0}; int r; Index o; return GDS_locate(g, at, &r, &o); },
+       GDS_STATUS_RANGE, "GDS_locate", "index[0]=6"},
+      {"locate NULL", [&] { int r; Index o; return GDS_locate(g, nullptr, &r, &o); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_locate", "index"},
+      {"locate rank NULL", [&] { const Index at[2] = {0, 0}; Index o; return GDS_locate(g, at, nullptr, &o); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_locate", "rank"},
+  });
+}
+
+TEST_F(BadInput, DataAccess) {
+  const Index lo[2] = {1, 1}, hi[2] = {3, 3}, inverted[2] = {1, 4}, inv_hi[2] = {3, 3}, out_hi[2] = {6, 3};
+  const Index small_ld[1] = {2};
+  MPI_Op user_op;
+  MPI_Op_create([](void *, void *, int *, MPI_Datatype *) {}, 1, &user_op);
+  double d[16] = {};
+  run({
+      {"put origin NULL", [&] { return GDS_put(nullptr, nullptr, lo, hi, g); }, GDS_STATUS_NULL_ARGUMENT, "GDS_put",
+       "origin_addr"},
+      {"put lo NULL", [&] { return GDS_put(values, nullptr, nullptr, hi, g); }, GDS_STATUS_NULL_ARGUMENT, "GDS_put",
+       "lo_index"},
+      {"put hi NULL", [&] { return GDS_put(values, nullptr, lo, nullptr, g); }, GDS_STATUS_NULL_ARGUMENT, "GDS_put",
+       "hi_index"},
+      {"put lo > hi", [&] { return GDS_put(values, nullptr, inverted, inv_hi, g); }, GDS_STATUS_INVALID_BOX, "GDS_put",
+       "lo_index[1]=4 > hi_index[1]=3"},
+      {"put outside", [&] { return GDS_put(values, nullptr, lo, out_hi, g); }, GDS_STATUS_RANGE, "GDS_put",
+       "hi_index[0]=6"},
+      {"put ld", [&] { return GDS_put(values, small_ld, lo, hi, g); }, GDS_STATUS_INVALID_LD, "GDS_put",
+       "origin_ld[0]=2"},
+      {"put null handle", [&] { return GDS_put(values, nullptr, lo, hi, GDS_NULL); }, GDS_STATUS_NULL_HANDLE, "GDS_put",
+       "null"},
+      {"put freed", [&] { return GDS_put(values, nullptr, lo, hi, freed); }, GDS_STATUS_FREED_HANDLE, "GDS_put", "freed"},
+      {"put ROOT", [&] { return GDS_put(values, nullptr, lo, hi, GDS_ROOT); }, GDS_STATUS_INVALID_HANDLE, "GDS_put",
+       "GDS_ROOT"},
+      {"put junk", [&] { return GDS_put(values, nullptr, lo, hi, garbage<GDS_gds_t>()); }, GDS_STATUS_INVALID_HANDLE,
+       "GDS_put", "not a valid"},
+      {"get origin NULL", [&] { return GDS_get(nullptr, nullptr, lo, hi, g); }, GDS_STATUS_NULL_ARGUMENT, "GDS_get",
+       "origin_addr"},
+      {"get lo > hi", [&] { return GDS_get(values, nullptr, inverted, inv_hi, g); }, GDS_STATUS_INVALID_BOX, "GDS_get",
+       "lo_index[1]=4"},
+      {"get outside", [&] { return GDS_get(values, nullptr, lo, out_hi, g); }, GDS_STATUS_RANGE, "GDS_get", "hi_index[0]"},
+      {"get freed", [&] { return GDS_get(values, nullptr, lo, hi, freed); }, GDS_STATUS_FREED_HANDLE, "GDS_get", "freed"},
+      {"acc op NULL", [&] { return GDS_acc(values, nullptr, lo, hi, MPI_OP_NULL, g); }, GDS_STATUS_INVALID_OP, "GDS_acc",
+       "accumulate_op"},
+      {"acc user op", [&] { return GDS_acc(values, nullptr, lo, hi, user_op, g); }, GDS_STATUS_INVALID_OP, "GDS_acc",
+       "predefined"},
+      {"acc BAND double", [&] { return GDS_acc(d, nullptr, lo, hi, MPI_BAND, dbl); }, GDS_STATUS_TYPE_MISMATCH,
+       "GDS_acc", "MPI_BAND is not defined for MPI_DOUBLE"},
+      {"acc MAXLOC int", [&] { return GDS_acc(values, nullptr, lo, hi, MPI_MAXLOC, g); }, GDS_STATUS_TYPE_MISMATCH,
+       "GDS_acc", "MPI_MAXLOC"},
+      {"acc LAND double", [&] { return GDS_acc(d, nullptr, lo, hi, MPI_LAND, dbl); }, GDS_STATUS_TYPE_MISMATCH,
+       "GDS_acc", "MPI_LAND"},
+      {"acc origin NULL", [&] { return GDS_acc(nullptr, nullptr, lo, hi, MPI_SUM, g); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_acc", "origin_addr"},
+      {"acc outside", [&] { return GDS_acc(values, nullptr, lo, out_hi, MPI_SUM, g); }, GDS_STATUS_RANGE, "GDS_acc",
+       "hi_index"},
+      {"get_acc result NULL", [&] { return GDS_get_acc(values, nullptr, nullptr, nullptr, lo, hi, MPI_SUM, g); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_get_acc", "result_addr"},
+      {"get_acc origin NULL", [&] { return GDS_get_acc(nullptr, nullptr, result, nullptr, lo, hi, MPI_SUM, g); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_get_acc", "origin_addr"},
+      {"get_acc overlap", [&] { return GDS_get_acc(values, nullptr, values + 3, nullptr, lo, hi, MPI_SUM, g); },
+       GDS_STATUS_BUFFER_OVERLAP, "GDS_get_acc", "overlap"},
+      {"get_acc result_ld", [&] { return GDS_get_acc(values, nullptr, result, small_ld, lo, hi, MPI_SUM, g); },
+       GDS_STATUS_INVALID_LD, "GDS_get_acc", "result_ld[0]=2"},
+      {"get_acc op", [&] { return GDS_get_acc(values, nullptr, result, nullptr, lo, hi, MPI_MINLOC, g); },
+       GDS_STATUS_TYPE_MISMATCH, "GDS_get_acc", "MPI_MINLOC"},
+      {"cas double", [&] { return GDS_compare_and_swap(d, d + 1, d + 2, lo, dbl); }, GDS_STATUS_TYPE_MISMATCH,
+       "GDS_compare_and_swap", "MPI_DOUBLE"},
+      {"cas outside", [&] { return GDS_compare_and_swap(values, values + 1, result, out_hi, g); }, GDS_STATUS_RANGE,
+       "GDS_compare_and_swap", "gds_offset[0]=6"},
+      {"cas compare NULL", [&] { return GDS_compare_and_swap(nullptr, values + 1, result, lo, g); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_compare_and_swap", "compare_addr"},
+      {"cas source NULL", [&] { return GDS_compare_and_swap(values, nullptr, result, lo, g); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_compare_and_swap", "swap_source_addr"},
+      {"cas result NULL", [&] { return GDS_compare_and_swap(values, values + 1, nullptr, lo, g); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_compare_and_swap", "swap_result_addr"},
+      {"cas overlap", [&] { return GDS_compare_and_swap(values, values + 1, values, lo, g); },
+       GDS_STATUS_BUFFER_OVERLAP, "GDS_compare_and_swap", "overlaps"},
+      {"cas freed", [&] { return GDS_compare_and_swap(values, values + 1, result, lo, freed); },
+       GDS_STATUS_FREED_HANDLE, "GDS_compare_and_swap", "freed"},
+  });
+  MPI_Op_free(&user_op);
+  // Nothing above was written: the array is still zero where it was touched.
+  EXPECT_GDS_OK(GDS_fence(g));
+  int check[9] = {1};
+  EXPECT_GDS_OK(GDS_get(check, nullptr, lo, hi, g));
+  EXPECT_GDS_OK(GDS_wait(g));
+  for (int x : check) EXPECT_EQ(x, 0);
+}
+
+TEST_F(BadInput, LocalAccess) {
+  const Index lo[2] = {1, 1}, hi[2] = {2, 2}, inverted[2] = {3, 1}, first[2] = {0, 0};
+  void *buf = nullptr;
+  GDS_access_handle_t h = GDS_ACCESS_HANDLE_NULL;
+  GDS_access_buffer_t kind;
+  Index ld[1];
+  GDS_access_handle_t null = GDS_ACCESS_HANDLE_NULL;
+  GDS_access_handle_t stale = closed_copy;
+  run({
+      {"access type 0", [&] { return GDS_access(g, lo, hi, static_cast<GDS_access_buffer_t>(0), &buf, &h); },
+       GDS_STATUS_INVALID, "GDS_access", "buffer_type=0"},
+      {"access type 99", [&] { return GDS_access(g, lo, hi, static_cast<GDS_access_buffer_t>(99), &buf, &h); },
+       GDS_STATUS_INVALID, "GDS_access", "buffer_type=99"},
+      {"access buffer NULL", [&] { return GDS_access(g, lo, hi, GDS_ACCESS_BUFFER_COPY, nullptr, &h); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_access", "access_buffer"},
+      {"access handle NULL", [&] { return GDS_access(g, lo, hi, GDS_ACCESS_BUFFER_COPY, &buf, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_access", "access_handle"},
+      {"access lo > hi", [&] { return GDS_access(g, inverted, hi, GDS_ACCESS_BUFFER_COPY, &buf, &h); },
+       GDS_STATUS_INVALID_BOX, "GDS_access", "lo_index[0]=3"},
+      {"access overlap", [&] { return GDS_access(g, first, hi, GDS_ACCESS_BUFFER_COPY, &buf, &h); },
+       GDS_STATUS_ACCESS_CONFLICT, "GDS_access", "open by GDS_access"},
+      {"access freed", [&] { return GDS_access(freed, first, first, GDS_ACCESS_BUFFER_COPY, &buf, &h); },
+       GDS_STATUS_FREED_HANDLE, "GDS_access", "freed"},
+      {"type null handle", [&] { return GDS_get_access_buffer_type(GDS_ACCESS_HANDLE_NULL, &kind); },
+       GDS_STATUS_NULL_HANDLE, "GDS_get_access_buffer_type", "null"},
+      {"type released", [&] { return GDS_get_access_buffer_type(closed_copy, &kind); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_get_access_buffer_type", "freed"},
+      {"type array handle", [&] { return GDS_get_access_buffer_type(as_access(g), &kind); },
+       GDS_STATUS_INVALID_HANDLE, "GDS_get_access_buffer_type", "not a valid"},
+      {"type out NULL", [&] { return GDS_get_access_buffer_type(open, nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_get_access_buffer_type", "buffer_type"},
+      {"ld NULL", [&] { return GDS_get_access_buffer_ld(open, nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_get_access_buffer_ld", "ld"},
+      {"ld junk", [&] { return GDS_get_access_buffer_ld(garbage<GDS_access_handle_t>(), ld); },
+       GDS_STATUS_INVALID_HANDLE, "GDS_get_access_buffer_ld", "not a valid"},
+      {"release NULL ptr", [&] { return GDS_release(nullptr); }, GDS_STATUS_NULL_ARGUMENT, "GDS_release",
+       "access_handle is NULL"},
+      {"release null", [&] { return GDS_release(&null); }, GDS_STATUS_NULL_HANDLE, "GDS_release", "null"},
+      {"release twice", [&] { return GDS_release(&stale); }, GDS_STATUS_FREED_HANDLE, "GDS_release", "freed"},
+  });
+  EXPECT_EQ(h, GDS_ACCESS_HANDLE_NULL);
+}
+
+TEST(StatusStrings, EveryStatusHasItsOwnText) {
+  std::set<std::string> texts;
+  for (int s = GDS_STATUS_OK; s <= GDS_STATUS_INTERNAL; ++s) {
+    const std::string t = GDS_status_string(static_cast<GDS_status_t>(s));
+    EXPECT_FALSE(t.empty());
+    EXPECT_NE(t, "unknown GDS status") << s;
+    EXPECT_TRUE(texts.insert(t).second) << "duplicate text for status " << s;
+  }
+  EXPECT_STREQ(GDS_status_string(static_cast<GDS_status_t>(-1)), "unknown GDS status");
+  EXPECT_STREQ(GDS_status_string(static_cast<GDS_status_t>(1000)), "unknown GDS status");
+}
