@@ -160,8 +160,13 @@ GDS_API GDS_status_t GDS_finalize(void) {
   GDS_ENTER();
   int finalized = 0;
   MPI_Finalized(&finalized);
-  GDS_REQUIRE(!finalized, GDS_STATUS_MPI_ERROR,
-              "MPI was finalized before GDS_finalize; call GDS_finalize first");
+  if (finalized) {
+    // Nothing can be freed without MPI; GDS only stops accepting calls.
+    g_rt.initialized = false;
+    g_rt.world = MPI_COMM_NULL;
+    return fail(GDS_STATUS_MPI_ERROR, __func__,
+                "MPI was finalized before GDS_finalize; call GDS_finalize first");
+  }
   GDS_status_t status = free_all_arrays(__func__);
   gds::rma::clear_type_cache();
   MPI_Comm_free(&g_rt.world);

@@ -170,7 +170,7 @@ class array {
   /// GDS_alloc arrays: the box `rank` owns, if any.
   [[nodiscard]] std::optional<box> distribution(int rank) const {
     const std::size_t n = ndims();
-    box b(std::vector<index_t>(n), std::vector<index_t>(n));
+    box b{std::vector<index_t>(n), std::vector<index_t>(n)};
     int owns = 0;
     detail::check(GDS_distribution(handle_, rank, b.lo.data(), b.hi.data(), &owns));
     if (!owns) return std::nullopt;

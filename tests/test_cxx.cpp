@@ -1,0 +1,234 @@
+// The C++ API: gds::runtime (this program's main lets it start MPI),
+// typed move-only arrays, spans, boxes, exceptions carrying the status,
+// local_access, GDS_create with capturing lambdas, and the raw handle.
+#include <gds.hpp>
+
+#include <complex>
+#include <cstddef>
+#include <numeric>
+
+#include "support/mpi_test.hpp"
+
+using gds::box;
+using gds::index_t;
+using gds::test::MpiTest;
+
+namespace {
+
+template <class T>
+T value_of(index_t i) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return i % 3 == 0;
+  } else if constexpr (std::is_same_v<T, std::byte>) {
+    return static_cast<std::byte>(i % 251);
+  } else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+    return T(static_cast<typename T::value_type>(i), -static_cast<typename T::value_type>(i));
+  } else if constexpr (std::is_same_v<T, gds::value_index<double>>) {
+    return T{static_cast<double>(i) * 0.5, static_cast<int>(i)};
+  } else {
+    return static_cast<T>(i % 100);
+  }
+}
+
+template <class T>
+class Typed : public MpiTest {};
+using ElementTypes = ::testing::Types<signed char, unsigned char, short, int, unsigned, long, unsigned long long,
+                                      float, double, long double, bool, std::byte, std::complex<float>,
+                                      std::complex<double>, gds::value_index<double>>;
+TYPED_TEST_SUITE(Typed, ElementTypes);
+
+}  // namespace
+
+// A 2-D array of any element type: put from a span, get into a span with
+// padding, across owners.
+TYPED_TEST(Typed, PutGetThroughSpans) {
+  using T = TypeParam;
+  auto a = gds::array<T>::alloc({7, 6});
+  EXPECT_EQ(a.ndims(), 2u);
+  EXPECT_EQ(a.count(), (std::vector<index_t>{7, 6}));
+  // Arrays, not vectors: std::vector<bool> holds no bools to point at.
+  T src[42], dst[25];
+  for (index_t i = 0; i < 42; ++i) src[i] = value_of<T>(i);
+  for (T &x : dst) x = value_of<T>(99);
+  if (this->rank == 0) a.put(std::span<const T>(src), box({0, 0}, {6, 5}));
+  a.wait();
+  a.fence();
+  const std::vector<index_t> ld{5};  // 4 columns into rows of 5
+  a.get(std::span<T>(dst), box({1, 1}, {5, 4}), ld);
+  a.wait();
+  for (index_t i = 0; i < 5; ++i)
+    for (index_t j = 0; j < 5; ++j)
+      EXPECT_TRUE(dst[i * 5 + j] == (j < 4 ? src[(i + 1) * 6 + (j + 1)] : value_of<T>(99))) << i << "," << j;
+  a.fence();
+}
+
+class Cxx : public MpiTest {};
+
+TEST_F(Cxx, ArraysAreMoveOnlyAndFreedByTheirOwner) {
+  static_assert(!std::is_copy_constructible_v<gds::array<int>>);
+  static_assert(std::is_nothrow_move_constructible_v<gds::array<int>>);
+  auto a = gds::array<int>::alloc({10});
+  const GDS_gds_t raw = a.native_handle();
+  gds::array<int> b = std::move(a);
+  EXPECT_FALSE(a);
+  EXPECT_TRUE(b);
+  EXPECT_EQ(b.native_handle(), raw);
+  auto c = gds::array<int>::alloc({3});
+  const GDS_gds_t freed = c.native_handle();
+  c = std::move(b);  // frees c's array (collective on every rank)
+  EXPECT_EQ(c.native_handle(), raw);
+  int flag = 0;
+  GDS_size_t n = 0;
+  EXPECT_EQ(GDS_get_attr(freed, GDS_NUMBER_DIMENSIONS, &n, &flag), GDS_STATUS_FREED_HANDLE);
+  c.free();
+  EXPECT_FALSE(c);
+  EXPECT_EQ(GDS_get_attr(raw, GDS_NUMBER_DIMENSIONS, &n, &flag), GDS_STATUS_FREED_HANDLE);
+}
+
+TEST_F(Cxx, ErrorsCarryTheStatusAndTheMessage) {
+  auto a = gds::array<double>::alloc({4, 4});
+  std::vector<double> v(16);
+  try {
+    a.put(v, box({0, 0}, {4, 0}));
+    ADD_FAILURE() << "no exception";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_RANGE);
+    EXPECT_NE(std::string(e.what()).find("GDS_put: hi_index[0]=4"), std::string::npos) << e.what();
+  }
+  try {
+    a.put(v, box({0}, {1}));
+    ADD_FAILURE() << "no exception";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_INVALID_NDIMS);
+  }
+  try {
+    std::vector<double> small(3);
+    a.get(small, box({0, 0}, {1, 1}));
+    ADD_FAILURE() << "no exception";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_INVALID);
+    EXPECT_NE(std::string(e.what()).find("needs 4"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(a.acc(v, box({0, 0}, {3, 3}), MPI_BAND), gds::error);
+  EXPECT_THROW(box({0, 0}, {1}), gds::error);
+  EXPECT_THROW(gds::array<int>::alloc({0}), gds::error);
+  try {
+    gds::runtime again;
+    ADD_FAILURE() << "no exception";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_ALREADY_INITIALIZED);
+  }
+  a.fence();
+}
+
+TEST_F(Cxx, AtomicsAndAccumulate) {
+  auto counter = gds::array<long>::alloc({2});
+  const std::vector<index_t> at{1};
+  const int n = nprocs <= 2 ? 50 : 10;
+  for (int i = 0; i < n; ++i) static_cast<void>(counter.fetch_and_op(at, 2));
+  counter.fence();
+  EXPECT_EQ(counter.fetch_and_op(at, 0, MPI_NO_OP), 2L * n * nprocs);
+  counter.fence();
+  long previous = -1;
+  if (rank == 0) {
+    counter.compare_and_swap(2L * n * nprocs, 7, previous, at);
+    counter.wait();
+    EXPECT_EQ(previous, 2L * n * nprocs);
+  }
+  counter.fence();
+  EXPECT_EQ(counter.fetch_and_op(at, 0, MPI_NO_OP), 7);
+  counter.fence();
+
+  // MAXLOC over value_index: the largest value wins, and its rank.
+  auto best = gds::array<gds::value_index<double>>::alloc({3});
+  const std::vector<gds::value_index<double>> mine(3, {static_cast<double>(rank % 2), rank});
+  best.acc(mine, box({0}, {2}), MPI_MAXLOC);
+  best.fence();
+  std::vector<gds::value_index<double>> out(3);
+  best.get(out, box({0}, {2}));
+  best.wait();
+  for (auto &x : out) EXPECT_EQ(x, (gds::value_index<double>{nprocs > 1 ? 1.0 : 0.0, nprocs > 1 ? 1 : 0}));
+  best.fence();
+}
+
+TEST_F(Cxx, LocalAccessReleasesOnScopeExit) {
+  auto a = gds::array<int>::alloc({4 * static_cast<index_t>(nprocs), 3}, {.storage = gds::order::col_major});
+  EXPECT_EQ(a.process_grid()[0], static_cast<index_t>(nprocs));
+  const auto mine = a.distribution(rank);
+  ASSERT_TRUE(mine.has_value());
+  EXPECT_EQ(mine->extent(0), 4u);
+  {
+    auto region = a.access(*mine, gds::access_mode::direct);
+    EXPECT_TRUE(region.direct());
+    ASSERT_EQ(region.ld().size(), 1u);
+    EXPECT_EQ(region.ld()[0], 4u);  // column-major: the block's first extent
+    for (index_t j = 0; j < 3; ++j)
+      for (index_t i = 0; i < 4; ++i) region.data()[j * 4 + i] = static_cast<int>(100 * (mine->lo[0] + i) + j);
+  }
+  a.fence();
+  {
+    // A copy of the whole array, local or not.
+    auto all = a.access(box({0, 0}, {4 * static_cast<index_t>(nprocs) - 1, 2}), gds::access_mode::copy);
+    EXPECT_FALSE(all.direct());
+    const index_t rows = 4 * static_cast<index_t>(nprocs);
+    for (index_t i = 0; i < rows; ++i)
+      for (index_t j = 0; j < 3; ++j) EXPECT_EQ(all.data()[j * rows + i], static_cast<int>(100 * i + j));
+  }
+  const auto where = a.locate(std::vector<index_t>{4 * static_cast<index_t>(nprocs) - 1, 2});
+  EXPECT_EQ(where.rank, nprocs - 1);
+  EXPECT_EQ(where.offset, 11u);  // last element of a 4x3 column-major block
+  a.fence();
+}
+
+// GDS_create with capturing lambdas (a cyclic layout) and the C API on the raw handle.
+TEST_F(Cxx, CreateWithLambdas) {
+  const index_t p = static_cast<index_t>(nprocs), me = static_cast<index_t>(rank), n = 5 * p;
+  std::vector<double> local(5);
+  for (index_t k = 0; k < 5; ++k) local[k] = static_cast<double>(k * p + me);
+  auto a = gds::array<double>::create(
+      {n}, local, [p](std::span<const index_t> g) { return gds::location{static_cast<int>(g[0] % p), g[0] / p}; },
+      [p, me](index_t off, std::span<index_t> g) { g[0] = off * p + me; });
+  std::vector<double> all(n);
+  a.get(all, box({0}, {n - 1}));
+  a.wait();
+  for (index_t i = 0; i < n; ++i) EXPECT_EQ(all[i], static_cast<double>(i));
+  EXPECT_TRUE(a.process_grid().empty());
+  GDS_flavor_t flavor;
+  int flag = 0;
+  EXPECT_EQ(GDS_get_attr(a.native_handle(), GDS_CREATE_FLAVOR, &flavor, &flag), GDS_STATUS_OK);
+  EXPECT_EQ(flavor, GDS_FLAVOR_CREATE);
+  a.fence();
+}
+
+// A mapping that throws is reported as a status, not propagated through C.
+TEST_F(Cxx, ThrowingMappingBecomesAStatus) {
+  std::vector<int> local(rank == 0 ? 4 : 0);
+  auto a = gds::array<int>::create(
+      {4}, local,
+      [](std::span<const index_t> g) {
+        if (g[0] == 3) throw std::runtime_error("no");
+        return gds::location{0, g[0]};
+      },
+      [](index_t off, std::span<index_t> g) { g[0] = off; });
+  std::vector<int> v(4);
+  try {
+    a.get(v, box({0}, {3}));
+    ADD_FAILURE() << "no exception";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_INVALID_MAPPING);
+  }
+  a.fence();
+}
+
+int main(int argc, char **argv) {
+  gds::runtime runtime(&argc, &argv, gds::thread_level::serialized);  // starts MPI
+  ::testing::InitGoogleTest(&argc, argv);
+  if (gds::runtime::rank() != 0) {
+    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  const int result = RUN_ALL_TESTS();
+  int any = 0;
+  MPI_Allreduce(&result, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any;  // ~runtime finalizes GDS and MPI
+}
