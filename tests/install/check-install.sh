@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs a GDS build tree into a scratch prefix and builds outside programs
+# against it, the three ways a user would: CMake find_package(GDS) (the
+# examples), and pkg-config with the plain C and C++ compilers.
+#   check-install.sh <build tree> <scratch dir> [extra compiler flags...]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$1
+scratch=$2
+shift 2
+flags=("$@")
+rm -rf "$scratch"
+mkdir -p "$scratch"
+prefix="$scratch/prefix"
+cmake --install "$build" --prefix "$prefix" > "$scratch/install.log"
+
+test -f "$prefix/include/gds/gds.h"
+test -f "$prefix/include/gds/gds.hpp"
+test -f "$prefix/lib/cmake/GDS/GDSConfig.cmake"
+test -f "$prefix/lib/pkgconfig/gds.pc"
+ls "$prefix"/lib/libgds.so* > /dev/null
+if ls "$prefix"/include/gds | grep -qE '^(core|rma)$'; then
+  echo "internal headers were installed" >&2
+  exit 1
+fi
+
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+read -r -a pc <<< "$(pkg-config --cflags --libs gds)"
+cc -std=c11 "${flags[@]}" "$here/consumer.c" "${pc[@]}" -o "$scratch/consumer_c"
+c++ -std=c++20 "${flags[@]}" "$here/consumer.cpp" "${pc[@]}" -o "$scratch/consumer_cpp"
+mpiexec.mpich -n 2 "$scratch/consumer_c"
+mpiexec.mpich -n 2 "$scratch/consumer_cpp"
+
+CFLAGS="${flags[*]}" LDFLAGS="${flags[*]}" "$here/../../examples/run-installed.sh" "$prefix" "$scratch/examples"
