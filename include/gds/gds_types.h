@@ -19,6 +19,16 @@
 #define GDS_API
 #endif
 
+/*
+ * Enums are int-sized in C. In C++ they get int as fixed underlying type, so
+ * any int a C caller passes is a valid value and GDS can check it.
+ */
+#ifdef __cplusplus
+#define GDS_ENUM(name) enum name : int
+#else
+#define GDS_ENUM(name) enum name
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -55,7 +65,7 @@ typedef struct GDS_access_handle_s *GDS_access_handle_t;
  * GDS_STATUS_OK and GDS_STATUS_RANGE keep their GVR 1.0 meaning; the others
  * name one kind of failure each, so a program can tell them apart.
  */
-typedef enum GDS_status {
+typedef GDS_ENUM(GDS_status) {
   GDS_STATUS_OK = 0,               /**< success */
   GDS_STATUS_RANGE = 1,            /**< an index or box lies outside the array */
   GDS_STATUS_INVALID = 2,          /**< an argument value is invalid (no more specific status applies) */
@@ -88,7 +98,7 @@ typedef enum GDS_status {
 } GDS_status_t;
 
 /** Thread support levels (GVR 1.0, 6.1), in increasing order. */
-typedef enum GDS_thread_support {
+typedef GDS_ENUM(GDS_thread_support) {
   GDS_THREAD_SINGLE = 0,
   GDS_THREAD_FUNNELED = 1,
   GDS_THREAD_SERIALIZED = 2,
@@ -96,7 +106,7 @@ typedef enum GDS_thread_support {
 } GDS_thread_support_t;
 
 /** Resilience priority of an array, and priority of an error check. */
-typedef enum GDS_priority {
+typedef GDS_ENUM(GDS_priority) {
   GDS_PRIORITY_HIGH = 0,
   GDS_PRIORITY_MEDIUM = 1,
   GDS_PRIORITY_LOW = 2
@@ -106,13 +116,13 @@ typedef enum GDS_priority {
 #define GDS_PRIORITY_CHEAP GDS_PRIORITY_LOW
 
 /** How an array was made (attribute GDS_CREATE_FLAVOR). */
-typedef enum GDS_flavor {
+typedef GDS_ENUM(GDS_flavor) {
   GDS_FLAVOR_CREATE = 1, /**< GDS_create(): the application's buffers and mapping */
   GDS_FLAVOR_ALLOC = 2   /**< GDS_alloc(): block distribution, memory owned by GDS */
 } GDS_flavor_t;
 
 /** Attribute keys for GDS_get_attr(). */
-typedef enum GDS_attr {
+typedef GDS_ENUM(GDS_attr) {
   GDS_TYPE = 1,              /**< GDS_datatype_t: the element type */
   GDS_CREATE_FLAVOR = 2,     /**< GDS_flavor_t */
   GDS_GLOBAL_LAYOUT = 3,     /**< GDS_size_t[ndims]: the process grid (see GDS_get_attr()) */
@@ -122,7 +132,7 @@ typedef enum GDS_attr {
 } GDS_attr_t;
 
 /** Kinds of buffer GDS_access() returns. */
-typedef enum GDS_access_buffer {
+typedef GDS_ENUM(GDS_access_buffer) {
   GDS_ACCESS_BUFFER_DIRECT = 1, /**< the array's own local memory */
   GDS_ACCESS_BUFFER_COPY = 2,   /**< a copy, written back by GDS_release() */
   GDS_ACCESS_BUFFER_ANY = 3     /**< DIRECT where possible, otherwise COPY */
