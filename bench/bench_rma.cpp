@@ -11,7 +11,8 @@
 // cases at random, so drift hits every implementation alike; the table uses
 // the median of the repetitions.
 //
-//   mpiexec.mpich -n 2 gds_bench_rma [--benchmark_repetitions=N]
+//   mpiexec.mpich -bind-to core -n 2 gds_bench_rma [--benchmark_repetitions=N]
+// (bench/run.sh does this; binding to cores steadies the timings.)
 #include <benchmark/benchmark.h>
 #include <gds.h>
 #include <mpi.h>
@@ -231,6 +232,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
                 "targets");
     int missed = 0;
     for (const Row &row : g_rows) {
+      if (!median_.contains(row.name + "/GDS")) continue;  // filtered out
       const double gds = median_[row.name + "/GDS"], mpi = median_[row.name + "/MPI"],
                    ga = median_[row.name + "/GA"];
       std::string verdict;
@@ -280,12 +282,16 @@ int main(int argc, char **argv) {
     std::vector<char *> args(argv, argv + argc);
     std::string interleave = "--benchmark_enable_random_interleaving=true";
     std::string aggregates = "--benchmark_report_aggregates_only=true";
-    std::string repetitions = "--benchmark_repetitions=15";
-    bool has_repetitions = false;
-    for (int i = 1; i < argc; ++i) has_repetitions = has_repetitions || std::strstr(argv[i], "repetitions");
+    std::string repetitions = "--benchmark_repetitions=31", min_time = "--benchmark_min_time=0.1";
+    bool has_repetitions = false, has_min_time = false;
+    for (int i = 1; i < argc; ++i) {
+      has_repetitions = has_repetitions || std::strstr(argv[i], "repetitions");
+      has_min_time = has_min_time || std::strstr(argv[i], "min_time");
+    }
     args.insert(args.begin() + 1, interleave.data());
     args.insert(args.begin() + 1, aggregates.data());
     if (!has_repetitions) args.insert(args.begin() + 1, repetitions.data());
+    if (!has_min_time) args.insert(args.begin() + 1, min_time.data());
     int n = static_cast<int>(args.size());
     benchmark::Initialize(&n, args.data());
     register_cases();

@@ -4,4 +4,6 @@
 set -euo pipefail
 build=$1
 shift
-mpiexec.mpich -n 2 "$build/bench/gds_bench_rma" "$@"
+# One core per process: without binding the medians of short operations
+# drift by tens of percent between runs on a 2-core machine.
+mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_rma" "$@"

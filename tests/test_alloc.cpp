@@ -19,7 +19,10 @@ class AllocTest : public MpiTest, public ::testing::WithParamInterface<Shape> {}
 
 std::string shape_name(const ::testing::TestParamInfo<Shape> &info) {
   std::string s = info.param.row_major ? "row" : "col";
-  for (Index c : info.param.count) s += "_" + std::to_string(c);
+  for (Index c : info.param.count) {
+    s += '_';
+    s += std::to_string(c);
+  }
   return s;
 }
 

@@ -236,9 +236,7 @@ GDS_status_t create_impl(const char *func, GDS_size_t ndims, const GDS_size_t *c
 
 }  // namespace
 
-GDS_status_t resolve(const char *func, GDS_gds_t gds, Cursor **cursor, const char *argname) {
-  const GDS_status_t s = g_arrays.find(handle_value(gds), cursor);
-  if (s == GDS_STATUS_OK) [[likely]] return s;
+GDS_status_t resolve_failed(const char *func, GDS_gds_t gds, GDS_status_t s, const char *argname) {
   if (is_root(gds))
     return fail(GDS_STATUS_INVALID_HANDLE, func,
                 "%s is GDS_ROOT, which only synchronization and error functions accept", argname);

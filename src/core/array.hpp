@@ -46,6 +46,11 @@ struct ArrayObject {
   Dims local_lo, local_ext;    // GDS_alloc: this process's block (ext 0 if none)
   std::vector<std::uint64_t> accesses;  // open GDS_access handles of this process
   std::uint64_t ops_since_flush = 0;    // for GDS_OUTSTANDING_RMA_OPS_MAX
+  // Targets of operations not yet completed, so GDS_wait flushes only them
+  // (MPI_Win_flush_local_all costs more); past kMaxPendingTargets, all.
+  static constexpr int kMaxPendingTargets = 4;
+  int pending_targets[kMaxPendingTargets] = {};
+  int npending = 0;  // kMaxPendingTargets + 1: all targets
   std::uint64_t primary = 0;            // handle
   std::vector<std::uint64_t> clones;    // handles
 
@@ -68,9 +73,16 @@ H to_handle(std::uint64_t value) {
   return reinterpret_cast<H>(static_cast<std::uintptr_t>(value));
 }
 
+// Reports why an array handle argument did not resolve.
+GDS_status_t resolve_failed(const char *func, GDS_gds_t gds, GDS_status_t status, const char *argname);
+
 // Resolves an array handle argument; GDS_ROOT is refused (callers that accept
 // it test is_root() first).
-GDS_status_t resolve(const char *func, GDS_gds_t gds, Cursor **cursor, const char *argname = "gds");
+inline GDS_status_t resolve(const char *func, GDS_gds_t gds, Cursor **cursor, const char *argname = "gds") {
+  const GDS_status_t s = g_arrays.find(handle_value(gds), cursor);
+  if (s == GDS_STATUS_OK) [[likely]] return s;
+  return resolve_failed(func, gds, s, argname);
+}
 
 // Live arrays, in creation order.
 std::vector<ArrayObject *> arrays_in_creation_order();

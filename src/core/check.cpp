@@ -8,20 +8,20 @@ namespace {
 unsigned long long ull(Index v) { return static_cast<unsigned long long>(v); }
 }  // namespace
 
-GDS_status_t check_box(const char *func, const Layout &layout, const Index *lo, const Index *hi,
+GDS_status_t box_error(const char *func, const Layout &layout, const Index *lo, const Index *hi,
                        const char *lo_name, const char *hi_name) {
   GDS_CHECK(lo != nullptr, GDS_STATUS_NULL_ARGUMENT, "%s is NULL", lo_name);
   GDS_CHECK(hi != nullptr, GDS_STATUS_NULL_ARGUMENT, "%s is NULL", hi_name);
   const Dims &count = layout.count();
   for (std::size_t d = 0; d < count.size(); ++d) {
-    if (lo[d] > hi[d]) [[unlikely]]
+    if (lo[d] > hi[d])
       return fail(GDS_STATUS_INVALID_BOX, func, "%s[%zu]=%llu > %s[%zu]=%llu", lo_name, d, ull(lo[d]),
                   hi_name, d, ull(hi[d]));
-    if (hi[d] >= count[d]) [[unlikely]]
+    if (hi[d] >= count[d])
       return fail(GDS_STATUS_RANGE, func, "%s[%zu]=%llu is outside the array (extent %llu)", hi_name,
                   d, ull(hi[d]), ull(count[d]));
   }
-  return GDS_STATUS_OK;
+  return fail(GDS_STATUS_INTERNAL, func, "box_error called on a valid box");
 }
 
 GDS_status_t check_index(const char *func, const Layout &layout, const Index *index, const char *name) {
@@ -34,8 +34,8 @@ GDS_status_t check_index(const char *func, const Layout &layout, const Index *in
   return GDS_STATUS_OK;
 }
 
-GDS_status_t check_ld(const char *func, const Layout &layout, const Index *ld, const Index *lo,
-                      const Index *hi, const char *name, Index *out) {
+GDS_status_t check_ld_dims(const char *func, const Layout &layout, const Index *ld, const Index *lo,
+                           const Index *hi, const char *name, Index *out) {
   const std::size_t n = layout.ndims();
   // Row-major: ld[d] is the extent of buffer dimension d+1; column-major: of dimension d.
   const std::size_t shift = layout.order() == Order::row_major ? 1 : 0;

@@ -101,6 +101,17 @@ class BlockLayout final : public Layout {
   template <class F>
   void for_each_owner(const Index *lo, const Index *hi, F &&fn) const;
 
+  // One dimension: fn(rank, first, last, block_first) for every owner of [lo, hi].
+  template <class F>
+  void for_each_owner_1d(Index lo, Index hi, F &&fn) const {
+    const bool split = grid_[0] > 1;
+    const Index k_last = split ? block_of(0, hi) : 0;
+    for (Index k = split ? block_of(0, lo) : 0; k <= k_last; ++k) {
+      const Index first = block_lo(0, k), last = first + block_ext(0, k) - 1;
+      fn(static_cast<int>(k), lo > first ? lo : first, hi < last ? hi : last, first);
+    }
+  }
+
  private:
   struct Split {
     Index q;      // n / b

@@ -19,7 +19,7 @@ namespace {
 
 // Checks shared by put, get and acc; on success *array is the target array
 // and ld holds the effective leading dimensions.
-GDS_status_t check_request(const char *func, GDS_gds_t gds, const void *buffer, const char *buffer_name,
+inline GDS_status_t check_request(const char *func, GDS_gds_t gds, const void *buffer, const char *buffer_name,
                            const GDS_size_t *ld_arg, const char *ld_name, const GDS_size_t *lo,
                            const GDS_size_t *hi, ArrayObject **array, Index *ld) {
   Cursor *cursor = nullptr;
@@ -165,10 +165,12 @@ GDS_API GDS_status_t GDS_compare_and_swap(const void *compare_addr, const void *
 
 GDS_API GDS_status_t GDS_wait(GDS_gds_t gds) {
   GDS_ENTER();
-  return for_target(__func__, gds, [](ArrayObject &a) {
-    a.ops_since_flush = 0;
-    return a.window.flush_local_all("GDS_wait");
-  });
+  if (!is_root(gds)) [[likely]] {
+    Cursor *cursor = nullptr;
+    GDS_TRY(resolve(__func__, gds, &cursor));
+    return gds::rma::complete_locally(__func__, *cursor->array);
+  }
+  return for_target(__func__, gds, [](ArrayObject &a) { return gds::rma::complete_locally("GDS_wait", a); });
 }
 
 GDS_API GDS_status_t GDS_wait_local(GDS_gds_t gds) {
@@ -185,8 +187,8 @@ GDS_API GDS_status_t GDS_fence(GDS_gds_t gds) {
     GDS_status_t s = a.window.flush_all("GDS_fence");
     if (s == GDS_STATUS_OK) s = a.window.sync("GDS_fence");
     // The agreement's allreduce is the fence's synchronization.
+    gds::rma::forget_outstanding(a);
     GDS_TRY(agree("GDS_fence", a.comm, s));
-    a.ops_since_flush = 0;
     return a.window.sync("GDS_fence");
   });
 }

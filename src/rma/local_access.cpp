@@ -138,9 +138,10 @@ GDS_API GDS_status_t GDS_access(GDS_gds_t gds, const GDS_size_t lo_index[], cons
     gds::rma::leading_dims(a, ext.data(), &open->ld);
     // Earlier writes by this process complete before the copy is read.
     GDS_TRY(a.window.flush_all(__func__));
+    gds::rma::forget_outstanding(a);
     GDS_TRY(gds::rma::transfer(__func__, a,
                      Request{Kind::get, open->buffer, open->ld.data(), nullptr, nullptr, lo_index, hi_index}));
-    GDS_TRY(a.window.flush_local_all(__func__));
+    GDS_TRY(gds::rma::complete_locally(__func__, a));
   }
   *access_buffer = open->buffer;
   const std::uint64_t h = g_accesses.insert(std::move(open));
@@ -182,7 +183,7 @@ GDS_API GDS_status_t GDS_release(GDS_access_handle_t *access_handle) {
     s = gds::rma::transfer(__func__, a,
                  Request{Kind::put, open->buffer, open->ld.data(), nullptr, nullptr, open->lo.data(),
                          open->hi.data()});
-    if (s == GDS_STATUS_OK) s = a.window.flush_local_all(__func__);
+    if (s == GDS_STATUS_OK) s = gds::rma::complete_locally(__func__, a);
   }
   std::erase(a.accesses, h);
   g_accesses.erase(h);

@@ -1,5 +1,6 @@
 #include "rma/transfer.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/log.hpp"
@@ -45,12 +46,14 @@ GDS_status_t issue(const char *func, ArrayObject &a, const Request &r, int rank,
                                       disp, tt.count, tt.type, r.op));
       break;
   }
-  return note_operation(func, a);
+  return note_operation(func, a, rank);
 }
+
 
 GDS_status_t transfer_blocks(const char *func, ArrayObject &a, const Request &r) {
   const core::BlockLayout &layout = *a.blocks;
   const std::size_t n = layout.ndims();
+  if (n == 1) return transfer_line(func, a, r);  // slices of a very long line
   const std::size_t esize = a.type->extent;
   const MPI_Datatype elem = a.type->mpi;
   Index lstride[kMaxDims], rstride[kMaxDims];
@@ -191,21 +194,58 @@ GDS_status_t transfer_user(const char *func, ArrayObject &a, const Request &r) {
 
 }  // namespace
 
-GDS_status_t note_operation(const char *func, ArrayObject &a) {
+GDS_status_t note_operation_slow(const char *func, ArrayObject &a, int target) {
+  const int n = a.npending;
+  if (n <= ArrayObject::kMaxPendingTargets &&
+      std::find(a.pending_targets, a.pending_targets + n, target) == a.pending_targets + n) {
+    if (n < ArrayObject::kMaxPendingTargets) a.pending_targets[n] = target;
+    a.npending = n + 1;  // one past the array: every target
+  }
   const std::uint64_t max = core::g_rt.config.outstanding_rma_ops_max;
   if (max == 0) [[likely]] return GDS_STATUS_OK;
   if (++a.ops_since_flush < max) return GDS_STATUS_OK;
-  a.ops_since_flush = 0;
   if (core::debug_level() >= 2)
     core::log(core::Level::debug, func,
               "%llu operations outstanding (GDS_OUTSTANDING_RMA_OPS_MAX); completing them",
               static_cast<unsigned long long>(max));
-  return a.window.flush_local_all(func);
+  return complete_locally(func, a);
 }
 
-GDS_status_t transfer(const char *func, ArrayObject &a, const Request &r) {
-  // A dimension longer than one MPI count is sent in slices along it.
+GDS_status_t complete_locally_slow(const char *func, ArrayObject &a) {
+  GDS_status_t s = GDS_STATUS_OK;
+  if (a.npending > ArrayObject::kMaxPendingTargets) {
+    s = a.window.flush_local_all(func);
+  } else {
+    for (int i = 0; i < a.npending && s == GDS_STATUS_OK; ++i) s = a.window.flush_local(func, a.pending_targets[i]);
+  }
+  forget_outstanding(a);
+  return s;
+}
+
+void forget_outstanding(ArrayObject &a) {
+  a.npending = 0;
+  a.ops_since_flush = 0;
+}
+
+// One dimension: every part is a contiguous run on both sides.
+GDS_status_t transfer_line(const char *func, ArrayObject &a, const Request &r) {
+  const std::size_t esize = a.type->extent;
+  const MPI_Datatype elem = a.type->mpi;
+  GDS_status_t status = GDS_STATUS_OK;
+  a.blocks->for_each_owner_1d(r.lo[0], r.hi[0], [&](int rank, Index first, Index last, Index block_first) {
+    if (status != GDS_STATUS_OK) return;
+    const TypeSpec run{static_cast<int>(last - first + 1), elem};
+    const Index skip = (first - r.lo[0]) * esize;
+    const std::byte *local = r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + skip;
+    std::byte *result = r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + skip;
+    status = issue(func, a, r, rank, static_cast<MPI_Aint>(first - block_first), local, run, run, result, run);
+  });
+  return status;
+}
+
+GDS_status_t transfer_general(const char *func, ArrayObject &a, const Request &r) {
   const std::size_t n = a.ndims();
+  // A dimension longer than one MPI count is sent in slices along it.
   for (std::size_t d = 0; d < n; ++d) {
     if (r.hi[d] - r.lo[d] < kMaxMpiCount) continue;
     Index stride[kMaxDims], rstride[kMaxDims];
@@ -223,7 +263,7 @@ GDS_status_t transfer(const char *func, ArrayObject &a, const Request &r) {
       const Index skip = start - r.lo[d];
       if (r.local != nullptr) slice.local = static_cast<std::byte *>(r.local) + skip * stride[d] * a.type->extent;
       if (r.result != nullptr) slice.result = static_cast<std::byte *>(r.result) + skip * rstride[d] * a.type->extent;
-      GDS_TRY(transfer(func, a, slice));
+      GDS_TRY(transfer_general(func, a, slice));
       if (hi[d] == r.hi[d]) break;
     }
     return GDS_STATUS_OK;
@@ -238,7 +278,7 @@ GDS_status_t compare_and_swap(const char *func, ArrayObject &a, const void *comp
   GDS_TRY(a.layout->locate(func, index, &rank, &offset));
   GDS_TRY(a.window.compare_and_swap(func, source, compare, result, a.type->mpi, rank,
                                     static_cast<MPI_Aint>(offset)));
-  return note_operation(func, a);
+  return note_operation(func, a, rank);
 }
 
 }  // namespace gds::rma

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "core/array.hpp"
+#include "core/runtime.hpp"
+#include "rma/type_cache.hpp"
 
 namespace gds::rma {
 
@@ -22,14 +24,54 @@ struct Request {
   MPI_Op op = MPI_OP_NULL;  // acc, get_acc
 };
 
-GDS_status_t transfer(const char *func, core::ArrayObject &a, const Request &r);
+// A request on a 1-D GDS_alloc array within one MPI count: contiguous runs.
+GDS_status_t transfer_line(const char *func, core::ArrayObject &a, const Request &r);
+// Any other request.
+GDS_status_t transfer_general(const char *func, core::ArrayObject &a, const Request &r);
+
+inline GDS_status_t transfer(const char *func, core::ArrayObject &a, const Request &r) {
+  if (a.blocks != nullptr && a.ndims() == 1 && r.hi[0] - r.lo[0] < kMaxMpiCount) [[likely]]
+    return transfer_line(func, a, r);
+  return transfer_general(func, a, r);
+}
 
 // MPI_Compare_and_swap on one element.
 GDS_status_t compare_and_swap(const char *func, core::ArrayObject &a, const void *compare,
                               const void *source, void *result, const Index *index);
 
-// Counts an issued operation against GDS_OUTSTANDING_RMA_OPS_MAX, completing
-// everything locally when the limit is reached.
-GDS_status_t note_operation(const char *func, core::ArrayObject &a);
+// note_operation when the target is new or a limit is set.
+GDS_status_t note_operation_slow(const char *func, core::ArrayObject &a, int target);
+
+// Records an issued operation to `target`: remembers the target for
+// complete_locally and, past GDS_OUTSTANDING_RMA_OPS_MAX operations,
+// completes them all.
+inline GDS_status_t note_operation(const char *func, core::ArrayObject &a, int target) {
+  if (core::g_rt.config.outstanding_rma_ops_max == 0) [[likely]] {
+    if (a.npending == 0) {
+      a.pending_targets[0] = target;
+      a.npending = 1;
+      return GDS_STATUS_OK;
+    }
+    if (a.npending <= core::ArrayObject::kMaxPendingTargets && a.pending_targets[a.npending - 1] == target)
+      return GDS_STATUS_OK;
+  }
+  return note_operation_slow(func, a, target);
+}
+
+// complete_locally for several targets, or all.
+GDS_status_t complete_locally_slow(const char *func, core::ArrayObject &a);
+
+// Local completion of every outstanding operation on `a` (GDS_wait): flushes
+// only the targets that have some, or all of them past a handful.
+inline GDS_status_t complete_locally(const char *func, core::ArrayObject &a) {
+  if (a.npending == 1 && a.ops_since_flush == 0) [[likely]] {
+    a.npending = 0;
+    return a.window.flush_local(func, a.pending_targets[0]);
+  }
+  return complete_locally_slow(func, a);
+}
+
+// Forgets the outstanding operations after a remote completion of all (GDS_fence).
+void forget_outstanding(core::ArrayObject &a);
 
 }  // namespace gds::rma

@@ -95,6 +95,10 @@ GDS_status_t Window::flush_local_all(const char *func) {
   return checked(func, "MPI_Win_flush_local_all", MPI_Win_flush_local_all(win_));
 }
 
+GDS_status_t Window::flush_local(const char *func, int target) {
+  return checked(func, "MPI_Win_flush_local", MPI_Win_flush_local(target, win_));
+}
+
 GDS_status_t Window::flush(const char *func, int target) {
   return checked(func, "MPI_Win_flush", MPI_Win_flush(target, win_));
 }

@@ -44,6 +44,8 @@ class Window {
 
   // Local completion of every operation issued by this process.
   GDS_status_t flush_local_all(const char *func);
+  // Local completion of the operations to `target`.
+  GDS_status_t flush_local(const char *func, int target);
   // Completion at the target of operations to `target`.
   GDS_status_t flush(const char *func, int target);
   // Completion at their targets of every operation issued by this process.
