@@ -105,10 +105,29 @@ GDS_status_t make_comm(const char *func, MPI_Comm users, ArrayObject *a) {
   return GDS_STATUS_OK;
 }
 
-GDS_status_t alloc_impl(const char *func, GDS_size_t ndims, const GDS_size_t *count,
-                        const GDS_size_t *min_chunks, GDS_datatype_t element_type,
-                        GDS_priority_t priority, MPI_Comm users, MPI_Info info, Order language_default,
-                        GDS_gds_t *gds) {
+// Sanity check of a GDS_create mapping: every local offset maps to a global
+// index that maps back to this process and offset.
+GDS_status_t check_round_trip(const char *func, const UserLayout &layout, int rank, Index local_count) {
+  Dims global(layout.ndims());
+  for (Index off = 0; off < local_count; ++off) {
+    GDS_TRY(layout.to_global(func, off, global.data()));
+    int r = -1;
+    Index back = 0;
+    GDS_TRY(layout.locate(func, global.data(), &r, &back));
+    if (r != rank || back != off)
+      return fail(GDS_STATUS_INVALID_MAPPING, func,
+                  "local offset %llu maps to a global index that global_to_local sends to rank %d "
+                  "offset %llu",
+                  ull(off), r, ull(back));
+  }
+  return GDS_STATUS_OK;
+}
+
+}  // namespace
+
+GDS_status_t alloc_array(const char *func, GDS_size_t ndims, const GDS_size_t *count, const GDS_size_t *min_chunks,
+                         GDS_datatype_t element_type, GDS_priority_t priority, MPI_Comm users, MPI_Info info,
+                         Order language_default, GDS_gds_t *gds) {
   // An invalid communicator cannot carry the agreement, so it is reported at once.
   GDS_TRY(check_comm(func, users, "users"));
   Shape shape;
@@ -152,25 +171,7 @@ GDS_status_t alloc_impl(const char *func, GDS_size_t ndims, const GDS_size_t *co
   return GDS_STATUS_OK;
 }
 
-// Sanity check of a GDS_create mapping: every local offset maps to a global
-// index that maps back to this process and offset.
-GDS_status_t check_round_trip(const char *func, const UserLayout &layout, int rank, Index local_count) {
-  Dims global(layout.ndims());
-  for (Index off = 0; off < local_count; ++off) {
-    GDS_TRY(layout.to_global(func, off, global.data()));
-    int r = -1;
-    Index back = 0;
-    GDS_TRY(layout.locate(func, global.data(), &r, &back));
-    if (r != rank || back != off)
-      return fail(GDS_STATUS_INVALID_MAPPING, func,
-                  "local offset %llu maps to a global index that global_to_local sends to rank %d "
-                  "offset %llu",
-                  ull(off), r, ull(back));
-  }
-  return GDS_STATUS_OK;
-}
-
-GDS_status_t create_impl(const char *func, GDS_size_t ndims, const GDS_size_t *count,
+GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *count,
                          GDS_datatype_t element_type, const Mapping &mapping, void *local_buffer,
                          GDS_size_t local_buffer_count, GDS_priority_t priority, MPI_Comm users,
                          MPI_Info info, Order language_default, GDS_gds_t *gds) {
@@ -234,7 +235,6 @@ GDS_status_t create_impl(const char *func, GDS_size_t ndims, const GDS_size_t *c
   return GDS_STATUS_OK;
 }
 
-}  // namespace
 
 GDS_status_t resolve_failed(const char *func, GDS_gds_t gds, GDS_status_t s, const char *argname) {
   if (is_root(gds))
@@ -271,7 +271,7 @@ GDS_API GDS_status_t GDS_alloc(GDS_size_t ndims, const GDS_size_t count[], const
                                GDS_datatype_t element_type, GDS_priority_t resilience_priority,
                                GDS_comm_t users, GDS_info_t info, GDS_gds_t *gds) {
   GDS_ENTER();
-  return alloc_impl(__func__, ndims, count, min_chunks, element_type, resilience_priority, users, info,
+  return alloc_array(__func__, ndims, count, min_chunks, element_type, resilience_priority, users, info,
                     Order::row_major, gds);
 }
 
@@ -284,7 +284,7 @@ GDS_API GDS_status_t GDS_create(GDS_size_t ndims, const GDS_size_t count[], GDS_
   Mapping m;
   m.g2l = global_to_local_func;
   m.l2g = local_to_global_func;
-  return create_impl(__func__, ndims, count, element_type, m, local_buffer, local_buffer_count,
+  return create_array(__func__, ndims, count, element_type, m, local_buffer, local_buffer_count,
                      resilience_priority, users, info, Order::row_major, gds);
 }
 
@@ -299,7 +299,7 @@ GDS_API GDS_status_t GDS_create_with_context(
   m.g2l_ctx = global_to_local_func;
   m.l2g_ctx = local_to_global_func;
   m.context = context;
-  return create_impl(__func__, ndims, count, element_type, m, local_buffer, local_buffer_count,
+  return create_array(__func__, ndims, count, element_type, m, local_buffer, local_buffer_count,
                      resilience_priority, users, info, Order::row_major, gds);
 }
 

@@ -84,6 +84,16 @@ inline GDS_status_t resolve(const char *func, GDS_gds_t gds, Cursor **cursor, co
   return resolve_failed(func, gds, s, argname);
 }
 
+// GDS_alloc and GDS_create, with the storage order GDS_ORDER_DEFAULT means in
+// the calling language (row-major in C and C++, column-major in Fortran).
+GDS_status_t alloc_array(const char *func, GDS_size_t ndims, const GDS_size_t *count, const GDS_size_t *min_chunks,
+                         GDS_datatype_t element_type, GDS_priority_t priority, MPI_Comm users, MPI_Info info,
+                         Order language_default, GDS_gds_t *gds);
+GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *count, GDS_datatype_t element_type,
+                          const Mapping &mapping, void *local_buffer, GDS_size_t local_buffer_count,
+                          GDS_priority_t priority, MPI_Comm users, MPI_Info info, Order language_default,
+                          GDS_gds_t *gds);
+
 // Live arrays, in creation order.
 std::vector<ArrayObject *> arrays_in_creation_order();
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs a GDS build tree into a scratch prefix and builds outside programs
 # against it, the three ways a user would: CMake find_package(GDS) (the
-# examples), and pkg-config with the plain C and C++ compilers.
+# examples), pkg-config with the plain C and C++ compilers, and pkg-config
+# (gdsf90) with the MPICH Fortran compiler.
 #   check-install.sh <build tree> <scratch dir> [extra compiler flags...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +29,10 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 read -r -a pc <<< "$(pkg-config --cflags --libs gds)"
 cc -std=c11 "${flags[@]}" "$here/consumer.c" "${pc[@]}" -o "$scratch/consumer_c"
 c++ -std=c++20 "${flags[@]}" "$here/consumer.cpp" "${pc[@]}" -o "$scratch/consumer_cpp"
+mpif90.mpich "${flags[@]}" "$here/consumer.f90" $(pkg-config --cflags --libs gdsf90) -o "$scratch/consumer_f90"
+test -f "$prefix/include/gds/gds.mod"
 mpiexec.mpich -n 2 "$scratch/consumer_c"
 mpiexec.mpich -n 2 "$scratch/consumer_cpp"
+mpiexec.mpich -n 2 "$scratch/consumer_f90"
 
 CFLAGS="${flags[*]}" LDFLAGS="${flags[*]}" "$here/../../examples/run-installed.sh" "$prefix" "$scratch/examples"

@@ -1,0 +1,170 @@
+! The Fortran module: the GVR manual's example sequence, column-major
+! layout, GDS_CREATE with Fortran mapping functions, direct access and
+! error statuses. Prints each failed check; exits non-zero on any process's
+! failure.
+MODULE CYCLIC_MAPPING
+  USE, INTRINSIC :: ISO_C_BINDING
+  IMPLICIT NONE
+  INTEGER :: nprocs = 1, me = 0
+CONTAINS
+  ! Global index i lives on rank MOD(i, nprocs) at offset i / nprocs.
+  INTEGER(C_INT) FUNCTION TO_LOCAL(global_indices, local_rank, local_offset) BIND(C)
+    INTEGER(C_INT64_T), DIMENSION(*), INTENT(IN) :: global_indices
+    INTEGER(C_INT), INTENT(OUT) :: local_rank
+    INTEGER(C_INT64_T), INTENT(OUT) :: local_offset
+    local_rank = INT(MOD(global_indices(1), INT(nprocs, 8)), C_INT)
+    local_offset = global_indices(1) / nprocs
+    TO_LOCAL = 0
+  END FUNCTION
+  INTEGER(C_INT) FUNCTION TO_GLOBAL(local_offset, global_indices) BIND(C)
+    INTEGER(C_INT64_T), VALUE :: local_offset
+    INTEGER(C_INT64_T), DIMENSION(*), INTENT(OUT) :: global_indices
+    global_indices(1) = local_offset * nprocs + me
+    TO_GLOBAL = 0
+  END FUNCTION
+END MODULE
+
+PROGRAM TEST_FORTRAN
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE GDS
+  USE CYCLIC_MAPPING
+  IMPLICIT NONE
+
+  TYPE(C_PTR) :: g, h, buffer
+  TYPE(C_FUNPTR) :: g2l, l2g
+  INTEGER(8) :: ndim, cts(1), min_chunk(1), lo_idx(1), hi_idx(1), ld(1), count2(2), lo2(2), hi2(2), zero2(2)
+  INTEGER(8) :: ld2(1), offset, n
+  INTEGER(8), TARGET :: dims(2)
+  INTEGER, TARGET :: put_buf, acc_buf, get_buf
+  INTEGER, TARGET :: a(4, 3), b(4, 3)
+  DOUBLE PRECISION, TARGET :: local(5), whole(40)
+  DOUBLE PRECISION, POINTER :: block(:, :)
+  INTEGER :: stat, provided, rank, np, owner, owns, i, j, failures, all_failures, flag, kind, ierr
+  INTEGER, TARGET :: type_handle
+  CHARACTER(80) :: text
+
+  failures = 0
+  CALL GDS_INIT(GDS_THREAD_SINGLE, provided, stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_INIT")
+  CALL GDS_COMM_RANK(GDS_COMM_WORLD, rank, stat)
+  CALL GDS_COMM_SIZE(GDS_COMM_WORLD, np, stat)
+
+  ! The manual's example (GVR 1.0, section 3.5), with the values checked.
+  ndim = 1; cts(1) = 1; min_chunk(1) = 0; lo_idx(1) = 0; hi_idx(1) = 0; ld(1) = 0
+  put_buf = 1; acc_buf = 1; get_buf = 0
+  CALL GDS_ALLOC(ndim, cts, min_chunk, GDS_DATA_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, g, stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_ALLOC 1-D")
+  IF (rank == 0) CALL GDS_PUT(C_LOC(put_buf), ld, lo_idx, hi_idx, g, stat)
+  CALL GDS_FENCE(g, stat)
+  CALL GDS_ACC(C_LOC(acc_buf), ld, lo_idx, hi_idx, MPI_SUM, g, stat)
+  CALL GDS_FENCE(g, stat)
+  CALL GDS_GET(C_LOC(get_buf), ld, lo_idx, hi_idx, g, stat)
+  CALL GDS_FENCE(g, stat)
+  CALL CHECK(get_buf == 1 + np, "put then MPI_SUM")
+  acc_buf = 2
+  CALL GDS_ACC(C_LOC(acc_buf), ld, lo_idx, hi_idx, MPI_PROD, g, stat)
+  CALL GDS_FENCE(g, stat)
+  CALL GDS_GET(C_LOC(get_buf), ld, lo_idx, hi_idx, g, stat)
+  CALL GDS_FENCE(g, stat)
+  CALL CHECK(get_buf == (1 + np) * 2**np, "MPI_PROD")
+  CALL GDS_GET_ATTR(g, GDS_TYPE, C_LOC(type_handle), flag, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. type_handle == MPI_INT, "GDS_TYPE is the Fortran handle")
+  CALL GDS_FREE(g, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. .NOT. C_ASSOCIATED(g), "GDS_FREE nulls the handle")
+
+  ! Column-major by default: a Fortran array goes in and comes out as it is,
+  ! and element (i, j) of a process's 4x3 block is at offset i + 4 j.
+  count2 = [4_8, 3_8]; zero2 = 0; hi2 = [3_8, 2_8]; ld2(1) = 0
+  CALL GDS_ALLOC(2_8, count2, [0_8, 0_8], GDS_DATA_INTEGER, GDS_PRIORITY_HIGH, MPI_COMM_SELF, MPI_INFO_NULL, g, stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_ALLOC 2-D")
+  DO j = 1, 3
+    DO i = 1, 4
+      a(i, j) = 10 * i + j
+    END DO
+  END DO
+  CALL GDS_PUT(C_LOC(a), ld2, zero2, hi2, g, stat)
+  CALL GDS_WAIT(g, stat)
+  CALL GDS_GET(C_LOC(b), ld2, zero2, hi2, g, stat)
+  CALL GDS_WAIT(g, stat)
+  CALL CHECK(ALL(a == b), "column-major round trip")
+  CALL GDS_LOCATE(g, [2_8, 1_8], owner, offset, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. offset == 2 + 4 * 1, "column-major offsets")
+  CALL GDS_GET_ATTR(g, GDS_COUNT, C_LOC(dims), flag, stat)
+  CALL CHECK(flag == 1 .AND. ALL(dims == count2), "GDS_COUNT")
+  ! A box out of range is an error status, not a crash.
+  CALL GDS_PUT(C_LOC(a), ld2, zero2, [4_8, 2_8], g, stat)
+  CALL CHECK(stat == GDS_STATUS_RANGE, "out-of-range box")
+  CALL GDS_LAST_ERROR_MESSAGE(text)
+  CALL CHECK(text(1:8) == "GDS_put:", "message names the call")
+  CALL GDS_STATUS_STRING(GDS_STATUS_RANGE, text)
+  CALL CHECK(TRIM(text) == "index or box outside the array", "GDS_STATUS_STRING")
+  CALL GDS_FREE(g, stat)
+
+  ! Direct access to this process's block of a distributed 2-D array.
+  count2 = [2_8 * np, 5_8]
+  CALL GDS_ALLOC(2_8, count2, [0_8, 0_8], GDS_DATA_DBL, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, g, stat)
+  CALL GDS_DISTRIBUTION(g, rank, lo2, hi2, owns, stat)
+  CALL CHECK(owns == 1, "every process owns a block")
+  CALL GDS_ACCESS(g, lo2, hi2, GDS_ACCESS_BUFFER_DIRECT, buffer, h, stat)
+  CALL GDS_GET_ACCESS_BUFFER_TYPE(h, kind, stat)
+  CALL GDS_GET_ACCESS_BUFFER_LD(h, ld2, stat)
+  CALL CHECK(kind == GDS_ACCESS_BUFFER_DIRECT .AND. ld2(1) == hi2(1) - lo2(1) + 1, "direct access")
+  CALL C_F_POINTER(buffer, block, [INT(ld2(1)), INT(hi2(2) - lo2(2) + 1)])
+  DO j = 1, SIZE(block, 2)
+    DO i = 1, SIZE(block, 1)
+      block(i, j) = DBLE(100 * (lo2(1) + i - 1) + (lo2(2) + j - 1))
+    END DO
+  END DO
+  CALL GDS_RELEASE(h, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. .NOT. C_ASSOCIATED(h), "GDS_RELEASE")
+  CALL GDS_FENCE(g, stat)
+  CALL GDS_GET(C_LOC(whole), [0_8], [0_8, 0_8], count2 - 1, g, stat)
+  CALL GDS_WAIT(g, stat)
+  DO j = 0, 4
+    DO i = 0, 2 * np - 1
+      IF (whole(1 + i + 2 * np * j) /= DBLE(100 * i + j)) failures = failures + 1
+    END DO
+  END DO
+  CALL CHECK(failures == 0, "stores seen by everyone")
+  CALL GDS_FENCE(g, stat)
+  CALL GDS_FREE(g, stat)
+
+  ! GDS_CREATE with mapping functions written in Fortran (cyclic).
+  nprocs = np; me = rank
+  n = 5 * np
+  DO i = 1, 5
+    local(i) = DBLE((i - 1) * np + rank)
+  END DO
+  g2l = C_FUNLOC(TO_LOCAL)  ! through variables: gfortran 12 puts C_FUNLOC constants in .rodata
+  l2g = C_FUNLOC(TO_GLOBAL)
+  CALL GDS_CREATE(1_8, [n], GDS_DATA_DBL, g2l, l2g, C_LOC(local), 5_8, &
+                  GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, g, stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_CREATE")
+  CALL GDS_GET(C_LOC(whole), [0_8], [0_8], [n - 1], g, stat)
+  CALL GDS_WAIT(g, stat)
+  DO i = 1, INT(n)
+    IF (whole(i) /= DBLE(i - 1)) failures = failures + 1
+  END DO
+  CALL CHECK(failures == 0, "cyclic mapping")
+  CALL GDS_FENCE(g, stat)
+  CALL GDS_FREE(g, stat)
+
+  CALL GDS_FREE(g, stat)
+  CALL CHECK(stat == GDS_STATUS_NULL_HANDLE, "freeing a null handle")
+  CALL MPI_ALLREDUCE(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, GDS_COMM_WORLD, ierr)
+  CALL GDS_FINALIZE(stat)
+  IF (rank == 0) PRINT '(A, I0, A)', "test_fortran: ", all_failures, " failure(s)"
+  IF (all_failures /= 0) ERROR STOP 1
+
+CONTAINS
+
+  SUBROUTINE CHECK(ok, what)
+    LOGICAL, INTENT(IN) :: ok
+    CHARACTER(*), INTENT(IN) :: what
+    IF (.NOT. ok) THEN
+      failures = failures + 1
+      PRINT '(A, I0, A, A)', "[rank ", rank, "] FAILED: ", what
+    END IF
+  END SUBROUTINE
+
+END PROGRAM
