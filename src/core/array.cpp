@@ -321,6 +321,8 @@ GDS_API GDS_status_t GDS_free(GDS_gds_t *gds) {
     s = fail(GDS_STATUS_ACCESS_CONFLICT, __func__,
              "%zu region(s) of the array are still open by GDS_access; call GDS_release first",
              a->accesses.size());
+  // Complete everything first, so a failure is agreed on before the
+  // collective MPI_Win_free, which must then be called by everyone.
   if (s == GDS_STATUS_OK) s = a->window.flush_all(__func__);
   GDS_TRY(agree(__func__, a->comm, s));
   GDS_TRY(destroy(__func__, a));

@@ -44,15 +44,9 @@ GDS_status_t check_op(const char *func, const ArrayObject &a, MPI_Op op) {
 
 // Bytes spanned by a buffer holding box [lo, hi] with leading dimensions ld.
 std::size_t span_bytes(const ArrayObject &a, const Index *lo, const Index *hi, const Index *ld) {
-  const Layout &layout = *a.layout;
-  const std::size_t n = layout.ndims();
-  const bool row = layout.order() == Order::row_major;
-  Index last = 0, stride = 1;
-  for (std::size_t k = n; k-- > 0;) {
-    const std::size_t d = layout.storage_dim(k);
-    last += (hi[d] - lo[d]) * stride;
-    if (k > 0) stride *= row ? ld[d - 1] : ld[d];
-  }
+  Index stride[kMaxDims], last = 0;
+  gds::rma::buffer_strides(*a.layout, ld, stride);
+  for (std::size_t d = 0; d < a.ndims(); ++d) last += (hi[d] - lo[d]) * stride[d];
   return static_cast<std::size_t>((last + 1) * a.type->extent);
 }
 

@@ -14,19 +14,6 @@ using core::kMaxDims;
 
 namespace {
 
-// Element strides, indexed by array dimension, of a buffer with leading
-// dimensions ld (ndims-1 values in the convention of origin_ld).
-void buffer_strides(const core::Layout &layout, const Index *ld, Index *stride) {
-  const std::size_t n = layout.ndims();
-  const bool row = layout.order() == core::Order::row_major;
-  Index s = 1;
-  for (std::size_t k = n; k-- > 0;) {
-    const std::size_t d = layout.storage_dim(k);
-    stride[d] = s;
-    // The buffer's extent along d: ld covers every dimension but the slowest.
-    if (k > 0) s *= row ? ld[d - 1] : ld[d];
-  }
-}
 
 GDS_status_t issue(const char *func, ArrayObject &a, const Request &r, int rank, MPI_Aint disp,
                    const std::byte *local, TypeSpec lt, TypeSpec tt, std::byte *result, TypeSpec rt) {
@@ -193,6 +180,18 @@ GDS_status_t transfer_user(const char *func, ArrayObject &a, const Request &r) {
 }
 
 }  // namespace
+
+void buffer_strides(const core::Layout &layout, const Index *ld, Index *stride) {
+  const std::size_t n = layout.ndims();
+  const bool row = layout.order() == core::Order::row_major;
+  Index s = 1;
+  for (std::size_t k = n; k-- > 0;) {
+    const std::size_t d = layout.storage_dim(k);
+    stride[d] = s;
+    // The buffer's extent along d: ld covers every dimension but the slowest.
+    if (k > 0) s *= row ? ld[d - 1] : ld[d];
+  }
+}
 
 GDS_status_t note_operation_slow(const char *func, ArrayObject &a, int target) {
   const int n = a.npending;

@@ -39,6 +39,10 @@ inline GDS_status_t transfer(const char *func, core::ArrayObject &a, const Reque
 GDS_status_t compare_and_swap(const char *func, core::ArrayObject &a, const void *compare,
                               const void *source, void *result, const Index *index);
 
+// Element strides, indexed by array dimension, of a buffer with leading
+// dimensions ld (ndims-1 values in the convention of origin_ld).
+void buffer_strides(const core::Layout &layout, const Index *ld, Index *stride);
+
 // note_operation when the target is new or a limit is set.
 GDS_status_t note_operation_slow(const char *func, core::ArrayObject &a, int target);
 
