@@ -147,6 +147,51 @@ MODULE GDS_C_INTERFACES
       INTEGER(C_INT), VALUE :: status, length
       CHARACTER(KIND=C_CHAR) :: text(*)
     END SUBROUTINE
+    INTEGER(C_INT) FUNCTION c_version_inc(gds, increment, label, label_size) BIND(C, NAME="GDS_version_inc")
+      IMPORT :: C_INT, C_INT64_T, C_PTR, C_CHAR, C_SIZE_T
+      TYPE(C_PTR), VALUE :: gds
+      INTEGER(C_INT64_T), VALUE :: increment
+      CHARACTER(KIND=C_CHAR) :: label(*)
+      INTEGER(C_SIZE_T), VALUE :: label_size
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_get_version_number(gds, number) BIND(C, NAME="GDS_get_version_number")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+      INTEGER(C_INT64_T) :: number
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_get_version_label(gds, label, label_size) BIND(C, NAME="GDS_get_version_label")
+      IMPORT :: C_INT, C_SIZE_T, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+      TYPE(C_PTR) :: label
+      INTEGER(C_SIZE_T) :: label_size
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_move_to_newest(gds) BIND(C, NAME="GDS_move_to_newest")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_move_to_next(gds) BIND(C, NAME="GDS_move_to_next")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_move_to_prev(gds) BIND(C, NAME="GDS_move_to_prev")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_version_dec(gds, dec) BIND(C, NAME="GDS_version_dec")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+      INTEGER(C_INT64_T), VALUE :: dec
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_descriptor_clone(gds, clone) BIND(C, NAME="GDS_descriptor_clone")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+      TYPE(C_PTR) :: clone
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_version_restore(gds, version) BIND(C, NAME="GDS_version_restore")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+      INTEGER(C_INT64_T), VALUE :: version
+    END FUNCTION
     TYPE(C_PTR) FUNCTION c_last_error_message() BIND(C, NAME="GDS_last_error_message")
       IMPORT :: C_PTR
     END FUNCTION
@@ -173,7 +218,8 @@ MODULE GDS
     GDS_STATUS_INVALID_ATTR = 18, GDS_STATUS_INVALID_MAPPING = 19, GDS_STATUS_NOT_LOCAL = 20, &
     GDS_STATUS_ACCESS_CONFLICT = 21, GDS_STATUS_BUFFER_OVERLAP = 22, GDS_STATUS_COLLECTIVE_MISMATCH = 23, &
     GDS_STATUS_REMOTE_ERROR = 24, GDS_STATUS_WRONG_THREAD = 25, GDS_STATUS_NOMEM = 26, &
-    GDS_STATUS_MPI_ERROR = 27, GDS_STATUS_INTERNAL = 28
+    GDS_STATUS_MPI_ERROR = 27, GDS_STATUS_NOT_CURRENT = 28, GDS_STATUS_NO_VERSION = 29, &
+    GDS_STATUS_VERSION_DROPPED = 30, GDS_STATUS_INTERNAL = 31
 
   INTEGER, PARAMETER :: GDS_THREAD_SINGLE = 0, GDS_THREAD_FUNNELED = 1, GDS_THREAD_SERIALIZED = 2, &
     GDS_THREAD_MULTIPLE = 3
@@ -204,7 +250,9 @@ MODULE GDS
   PRIVATE :: c_init, c_finalize, c_comm_rank, c_comm_size, c_alloc, c_create, c_free, c_get_attr, &
     c_get_comm, c_put, c_get, c_acc, c_get_acc, c_cas, c_wait, c_wait_local, c_fence, c_access, &
     c_get_access_buffer_type, c_get_access_buffer_ld, c_release, c_distribution, c_locate, &
-    c_status_string, c_last_error_message, c_strlen
+    c_status_string, c_last_error_message, c_strlen, c_version_inc, c_get_version_number, &
+    c_get_version_label, c_move_to_newest, c_move_to_next, c_move_to_prev, c_version_dec, c_descriptor_clone, &
+    c_version_restore
 
 
 CONTAINS
@@ -390,6 +438,79 @@ CONTAINS
     INTEGER, INTENT(OUT) :: rank, status
     INTEGER(8), INTENT(OUT) :: local_offset
     status = c_locate(gds, index, rank, local_offset)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_VERSION_INC(gds, incre, label, label_size, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER(8), INTENT(IN) :: incre, label_size
+    CHARACTER(*), INTENT(IN) :: label
+    INTEGER, INTENT(OUT) :: status
+    status = c_version_inc(gds, incre, label, INT(label_size, C_SIZE_T))
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GET_VERSION_NUMBER(gds, ver_num, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER(8), INTENT(OUT) :: ver_num
+    INTEGER, INTENT(OUT) :: status
+    status = c_get_version_number(gds, ver_num)
+  END SUBROUTINE
+
+  ! label points at GDS's copy (valid while the version is retained).
+  SUBROUTINE GDS_GET_VERSION_LABEL(gds, label, label_size, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    CHARACTER, POINTER, INTENT(OUT) :: label(:)
+    INTEGER(8), INTENT(OUT) :: label_size
+    INTEGER, INTENT(OUT) :: status
+    TYPE(C_PTR) :: p
+    INTEGER(C_SIZE_T) :: n
+    NULLIFY(label)
+    label_size = 0
+    status = c_get_version_label(gds, p, n)
+    IF (status /= GDS_STATUS_OK) RETURN
+    label_size = INT(n, 8)
+    CALL C_F_POINTER(p, label, [MAX(n, 1_C_SIZE_T)])
+    label => label(1:n)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_MOVE_TO_NEWEST(gds, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: status
+    status = c_move_to_newest(gds)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_MOVE_TO_NEXT(gds, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: status
+    status = c_move_to_next(gds)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_MOVE_TO_PREV(gds, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: status
+    status = c_move_to_prev(gds)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_VERSION_DEC(gds, dec, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER(8), INTENT(IN) :: dec
+    INTEGER, INTENT(OUT) :: status
+    status = c_version_dec(gds, dec)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_DESCRIPTOR_CLONE(in_gds, clone_gds, status)
+    TYPE(C_PTR), INTENT(IN) :: in_gds
+    TYPE(C_PTR), INTENT(OUT) :: clone_gds
+    INTEGER, INTENT(OUT) :: status
+    clone_gds = C_NULL_PTR
+    status = c_descriptor_clone(in_gds, clone_gds)
+  END SUBROUTINE
+
+  ! GDS extension: roll the current content back to a retained version (collective).
+  SUBROUTINE GDS_VERSION_RESTORE(gds, version, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER(8), INTENT(IN) :: version
+    INTEGER, INTENT(OUT) :: status
+    status = c_version_restore(gds, version)
   END SUBROUTINE
 
   ! A one-line description of a status.

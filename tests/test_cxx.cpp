@@ -220,6 +220,54 @@ TEST_F(Cxx, ThrowingMappingBecomesAStatus) {
   a.fence();
 }
 
+// Versions through the C++ API: clones move on their own, old versions read,
+// navigation errors throw with the status, restore rolls back.
+TEST_F(Cxx, VersionsAndNavigation) {
+  auto a = gds::array<double>::alloc({8 * static_cast<index_t>(nprocs)});
+  const index_t n = 8 * static_cast<index_t>(nprocs);
+  std::vector<double> v(n);
+  for (int version = 0; version < 3; ++version) {
+    std::fill(v.begin(), v.end(), 1.5 * version);
+    if (rank == 0) a.put(v, box({0}, {n - 1}));
+    a.wait();
+    a.version_inc("after " + std::to_string(version));
+  }
+  EXPECT_EQ(a.version(), 3u);
+  EXPECT_EQ(a.version_label(), "after 2");
+  auto old = a.clone();
+  old.move_to_prev();
+  old.move_to_prev();
+  EXPECT_EQ(old.version(), 1u);
+  EXPECT_EQ(old.version_label(), "after 0");
+  std::vector<double> out(n);
+  old.get(out, box({0}, {n - 1}));
+  old.wait();
+  EXPECT_EQ(out[n - 1], 1.5);
+  try {
+    old.put(v, box({0}, {n - 1}));
+    ADD_FAILURE() << "no exception";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_NOT_CURRENT);
+  }
+  old.version_dec(1);
+  EXPECT_EQ(old.version(), 0u);
+  try {
+    old.move_to_prev();
+    ADD_FAILURE() << "no exception";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_NO_VERSION);
+  }
+  old.move_to_newest();
+  EXPECT_EQ(old.version(), 3u);
+  a.fence();
+  a.restore(1);
+  a.get(out, box({0}, {n - 1}));
+  a.wait();
+  EXPECT_EQ(out[0], 1.5);
+  EXPECT_EQ(a.version_stats().versions, 3u);
+  a.fence();
+}
+
 int main(int argc, char **argv) {
   gds::runtime runtime(&argc, &argv, gds::thread_level::serialized);  // starts MPI
   ::testing::InitGoogleTest(&argc, argv);

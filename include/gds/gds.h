@@ -13,5 +13,6 @@
 #include "gds_runtime.h"
 #include "gds_array.h"
 #include "gds_access.h"
+#include "gds_version.h"
 
 #endif /* GDS_H */

@@ -94,7 +94,10 @@ typedef GDS_ENUM(GDS_status) {
   GDS_STATUS_WRONG_THREAD = 25,    /**< called from a thread the thread level does not allow */
   GDS_STATUS_NOMEM = 26,           /**< out of memory */
   GDS_STATUS_MPI_ERROR = 27,       /**< the MPI library reported an error */
-  GDS_STATUS_INTERNAL = 28         /**< a GDS bug: please report it */
+  GDS_STATUS_NOT_CURRENT = 28,     /**< a write or GDS_access through a handle at an old version */
+  GDS_STATUS_NO_VERSION = 29,      /**< no such version (navigation past either end, a skipped number) */
+  GDS_STATUS_VERSION_DROPPED = 30, /**< the version was dropped by retention */
+  GDS_STATUS_INTERNAL = 31         /**< a GDS bug: please report it */
 } GDS_status_t;
 
 /** Thread support levels (GVR 1.0, 6.1), in increasing order. */

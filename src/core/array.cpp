@@ -1,6 +1,7 @@
 // GDS_alloc, GDS_create, GDS_free, GDS_get_attr, GDS_get_comm and the layout queries.
 #include "core/array.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/check.hpp"
@@ -9,11 +10,15 @@
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
 #include "gds_array.h"
+#include "versions/store.hpp"
 
 namespace gds::core {
 
 HandleTable<Cursor> g_arrays{HandleKind::array};
 HandleTable<OpenAccess> g_accesses{HandleKind::access};
+
+ArrayObject::ArrayObject() = default;
+ArrayObject::~ArrayObject() = default;
 
 namespace {
 
@@ -27,6 +32,8 @@ struct Shape {
   Dims count;
   const ElementType *type = nullptr;
   Order order = Order::row_major;
+  unsigned block_shift = 14;  // versions: log2 of the block size
+  versions::Retention retention;
 };
 
 GDS_status_t check_shape(const char *func, GDS_size_t ndims, const GDS_size_t *count,
@@ -63,6 +70,13 @@ GDS_status_t check_shape(const char *func, GDS_size_t ndims, const GDS_size_t *c
                   GDS_ORDER_KEY, v.c_str(), GDS_ORDER_DEFAULT, GDS_ORDER_ROW_MAJOR,
                   GDS_ORDER_COL_MAJOR);
   }
+  const Config &config = g_rt.config;
+  const std::uint64_t block = hints.block_size.value_or(config.version_block_size);
+  GDS_CHECK(valid_block_size(block), GDS_STATUS_INVALID_INFO,
+            "info: %s=%llu is not a power of two from 64 to 67108864", GDS_VERSION_BLOCK_SIZE_KEY, ull(block));
+  shape->block_shift = static_cast<unsigned>(__builtin_ctzll(block));
+  shape->retention.max_versions = hints.max_versions.value_or(config.max_versions);
+  shape->retention.max_bytes = hints.max_version_bytes.value_or(config.max_version_bytes);
   shape->count.assign(count, count + ndims);
   return GDS_STATUS_OK;
 }
@@ -71,8 +85,26 @@ Signature shape_signature(const Shape &shape) {
   Signature sig;
   sig.add(shape.count.size());
   for (Index c : shape.count) sig.add(c);
-  sig.add(shape.type->mpi).add(shape.order);
+  sig.add(shape.type->mpi).add(shape.order).add(shape.block_shift);
+  sig.add(shape.retention.max_versions).add(shape.retention.max_bytes);
   return sig;
+}
+
+// Versions need every process's blocks numbered in 32 bits. `largest` is the
+// largest part any process holds, the same on every process.
+GDS_status_t check_blocks(const char *func, const Shape &shape, Index largest) {
+  GDS_CHECK(((largest * shape.type->extent) >> shape.block_shift) < (Index{1} << 32), GDS_STATUS_INVALID_COUNT,
+            "a process's part (%llu bytes) has 2^32 or more version blocks of %llu bytes; set a larger %s",
+            ull(largest * shape.type->extent), ull(Index{1} << shape.block_shift), GDS_VERSION_BLOCK_SIZE_KEY);
+  return GDS_STATUS_OK;
+}
+
+// Sets up versions for a built array: the store and the change tracker
+// (GDS_create arrays are compared instead: the application writes their memory).
+void attach_versions(ArrayObject *a, const Shape &shape) {
+  a->store = std::make_unique<versions::Store>(a->comm, a->rank, shape.block_shift,
+                                               a->local_count * a->type->extent, shape.retention);
+  a->tracker.configure(shape.block_shift, a->blocks != nullptr);
 }
 
 // Takes ownership of a fully built array and returns its primary handle.
@@ -89,7 +121,9 @@ GDS_status_t destroy(const char *func, ArrayObject *a) {
   for (std::uint64_t h : a->accesses) g_accesses.erase(h);
   for (std::uint64_t h : a->clones) g_arrays.erase(h);
   g_arrays.erase(a->primary);
-  GDS_status_t s = a->window.free(func);
+  GDS_status_t s = a->store ? a->store->release(func) : GDS_STATUS_OK;
+  const GDS_status_t w = a->window.free(func);
+  if (s == GDS_STATUS_OK) s = w;
   MPI_Comm_free(&a->comm);
   g_registry.erase(a->id);
   return s;
@@ -154,6 +188,12 @@ GDS_status_t alloc_array(const char *func, GDS_size_t ndims, const GDS_size_t *c
   if (layout->owned_box(a->rank, a->local_lo.data(), hi.data()))
     for (std::size_t d = 0; d < ndims; ++d) a->local_ext[d] = hi[d] - a->local_lo[d] + 1;
   a->local_count = layout->local_volume(a->rank);
+  // Block 0 (rank 0's) is the largest; every process reaches the same verdict.
+  s = check_blocks(func, shape, layout->local_volume(0));
+  if (s != GDS_STATUS_OK) {
+    MPI_Comm_free(&a->comm);
+    return s;
+  }
   a->layout = std::move(layout);
 
   const MPI_Aint bytes = static_cast<MPI_Aint>(a->local_count * a->type->extent);
@@ -163,6 +203,7 @@ GDS_status_t alloc_array(const char *func, GDS_size_t ndims, const GDS_size_t *c
     return s;
   }
   if (bytes > 0) std::memset(a->local_base, 0, static_cast<std::size_t>(bytes));
+  attach_versions(a.get(), shape);
   // Nobody may access the array before every process has zeroed its part.
   GDS_TRY(agree(func, a->comm, GDS_STATUS_OK));
   *gds = register_array(std::move(a));
@@ -207,8 +248,11 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
     MPI_Comm_free(&a->comm);
     return mpi_fail(func, "MPI_Allgather", rc);
   }
-  Index total = 0, volume = 1;
-  for (Index c : counts) total += c;
+  Index total = 0, volume = 1, largest = 0;
+  for (Index c : counts) {
+    total += c;
+    largest = std::max(largest, c);
+  }
   for (Index c : shape.count) volume *= c;
   // Every process computes the same verdict from the same counts.
   if (total < volume) {
@@ -216,6 +260,10 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
     return fail(GDS_STATUS_INVALID_MAPPING, func,
                 "the local buffers hold %llu elements in all, fewer than the array's %llu",
                 ull(total), ull(volume));
+  }
+  if (const GDS_status_t b = check_blocks(func, shape, largest); b != GDS_STATUS_OK) {
+    MPI_Comm_free(&a->comm);
+    return b;
   }
   auto layout = std::make_unique<UserLayout>(shape.count, shape.order, mapping, std::move(counts));
   s = g_rt.config.sanity_check ? check_round_trip(func, *layout, a->rank, local_buffer_count)
@@ -231,6 +279,7 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
   a->local_count = local_buffer_count;
   GDS_TRY(a->window.create(func, a->comm, local_buffer, static_cast<MPI_Aint>(bytes),
                            static_cast<int>(a->type->extent)));
+  attach_versions(a.get(), shape);
   *gds = register_array(std::move(a));
   return GDS_STATUS_OK;
 }
@@ -241,6 +290,12 @@ GDS_status_t resolve_failed(const char *func, GDS_gds_t gds, GDS_status_t s, con
     return fail(GDS_STATUS_INVALID_HANDLE, func,
                 "%s is GDS_ROOT, which only synchronization and error functions accept", argname);
   return fail(s, func, "%s %s", argname, handle_problem(s));
+}
+
+GDS_status_t not_current(const char *func, const Cursor &cursor) {
+  return fail(GDS_STATUS_NOT_CURRENT, func,
+              "gds is at version %llu; only the current version (%llu) can be written (GDS_move_to_newest)",
+              ull(cursor.version), ull(cursor.array->current_version));
 }
 
 std::vector<ArrayObject *> arrays_in_creation_order() {

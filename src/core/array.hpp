@@ -9,12 +9,18 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/datatypes.hpp"
 #include "core/handles.hpp"
 #include "core/layout.hpp"
 #include "rma/window.hpp"
+#include "versions/tracker.hpp"
+
+namespace gds::versions {
+class Store;
+}
 
 namespace gds::core {
 
@@ -54,13 +60,25 @@ struct ArrayObject {
   std::uint64_t primary = 0;            // handle
   std::vector<std::uint64_t> clones;    // handles
 
+  // Versions: the current version's number and label, the frozen versions,
+  // and the blocks this process wrote since the last version.
+  std::uint64_t current_version = 0;
+  std::string current_label;
+  std::unique_ptr<versions::Store> store;
+  versions::Tracker tracker;
+
+  ArrayObject();
+  ~ArrayObject();
   [[nodiscard]] std::size_t ndims() const { return layout->ndims(); }
 };
 
-// What an array handle refers to.
+// What an array handle refers to: the array and a version of it.
 struct Cursor {
   ArrayObject *array = nullptr;
   bool primary = false;
+  bool at_current = true;    // follows the current version
+  std::uint64_t version = 0;  // when not at_current
+  [[nodiscard]] std::uint64_t number() const { return at_current ? array->current_version : version; }
 };
 
 extern HandleTable<Cursor> g_arrays;
@@ -93,6 +111,12 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
                           const Mapping &mapping, void *local_buffer, GDS_size_t local_buffer_count,
                           GDS_priority_t priority, MPI_Comm users, MPI_Info info, Order language_default,
                           GDS_gds_t *gds);
+
+// GDS_STATUS_NOT_CURRENT for a write through a handle at an old version.
+GDS_status_t not_current(const char *func, const Cursor &cursor);
+inline GDS_status_t require_current(const char *func, const Cursor &cursor) {
+  return cursor.at_current ? GDS_STATUS_OK : not_current(func, cursor);
+}
 
 // Live arrays, in creation order.
 std::vector<ArrayObject *> arrays_in_creation_order();

@@ -1,9 +1,12 @@
 #include "core/mpi_args.hpp"
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "core/log.hpp"
+#include "gds_version.h"
 
 namespace gds::core {
 namespace {
@@ -32,7 +35,18 @@ class ErrorsReturnScope {
   MPI_Errhandler self_ = MPI_ERRHANDLER_NULL;
 };
 
-constexpr const char *kKnownKeys[] = {GDS_ORDER_KEY};
+constexpr const char *kKnownKeys[] = {GDS_ORDER_KEY, GDS_VERSION_BLOCK_SIZE_KEY, GDS_MAX_VERSIONS_KEY,
+                                      GDS_MAX_VERSION_BYTES_KEY};
+
+// A decimal unsigned integer, or nothing.
+std::optional<std::uint64_t> parse_unsigned(const char *text) {
+  if (*text == '\0' || *text == '-') return std::nullopt;
+  errno = 0;
+  char *end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0') return std::nullopt;
+  return v;
+}
 
 }  // namespace
 
@@ -71,7 +85,16 @@ GDS_status_t read_hints(const char *func, MPI_Info info, Hints *hints) {
     MPI_Info_get_valuelen(info, key, &len, &flag);
     std::vector<char> value(static_cast<std::size_t>(len) + 1, '\0');
     MPI_Info_get(info, key, len, value.data(), &flag);
-    if (std::strcmp(key, GDS_ORDER_KEY) == 0) hints->order = std::string(value.data());
+    if (std::strcmp(key, GDS_ORDER_KEY) == 0) {
+      hints->order = std::string(value.data());
+      continue;
+    }
+    const std::optional<std::uint64_t> number = parse_unsigned(value.data());
+    if (!number)
+      return fail(GDS_STATUS_INVALID_INFO, func, "info: %s=\"%s\" is not a non-negative integer", key, value.data());
+    if (std::strcmp(key, GDS_VERSION_BLOCK_SIZE_KEY) == 0) hints->block_size = number;
+    else if (std::strcmp(key, GDS_MAX_VERSIONS_KEY) == 0) hints->max_versions = number;
+    else hints->max_version_bytes = number;
   }
   return GDS_STATUS_OK;
 }

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -20,7 +21,10 @@ GDS_status_t check_comm(const char *func, MPI_Comm comm, const char *argname);
 
 // Hints GDS understands, read from an MPI_Info.
 struct Hints {
-  std::optional<std::string> order;  // GDS_ORDER_KEY
+  std::optional<std::string> order;                // GDS_ORDER_KEY
+  std::optional<std::uint64_t> block_size;         // GDS_VERSION_BLOCK_SIZE_KEY
+  std::optional<std::uint64_t> max_versions;       // GDS_MAX_VERSIONS_KEY
+  std::optional<std::uint64_t> max_version_bytes;  // GDS_MAX_VERSION_BYTES_KEY
 };
 
 // Reads the gds_* keys of `info` (MPI_INFO_NULL gives no hints). Keys that

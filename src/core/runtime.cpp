@@ -79,6 +79,9 @@ void show_info(GDS_thread_support_t requested) {
       "GDS_DEBUG_LEVEL=%d GDS_SHOW_INFO=1 GDS_SANITY_CHECK=%d GDS_OUTSTANDING_RMA_OPS_MAX=%llu",
       c.debug_level, c.sanity_check ? 1 : 0,
       static_cast<unsigned long long>(c.outstanding_rma_ops_max));
+  log(Level::info, "GDS_init", "GDS_VERSION_BLOCK_SIZE=%llu GDS_MAX_VERSIONS=%llu GDS_MAX_VERSION_BYTES=%llu",
+      static_cast<unsigned long long>(c.version_block_size), static_cast<unsigned long long>(c.max_versions),
+      static_cast<unsigned long long>(c.max_version_bytes));
 }
 
 }  // namespace
@@ -93,6 +96,15 @@ Config read_config() {
   read_unsigned<int>("GDS_SANITY_CHECK", 1, &flag);
   c.sanity_check = flag != 0;
   read_unsigned<std::uint64_t>("GDS_OUTSTANDING_RMA_OPS_MAX", UINT64_MAX, &c.outstanding_rma_ops_max);
+  std::uint64_t block = c.version_block_size;
+  read_unsigned<std::uint64_t>("GDS_VERSION_BLOCK_SIZE", UINT64_MAX, &block);
+  if (valid_block_size(block))
+    c.version_block_size = block;
+  else
+    log(Level::warning, "GDS_init", "GDS_VERSION_BLOCK_SIZE=%llu is not a power of two from 64 to 67108864; using %llu",
+        static_cast<unsigned long long>(block), static_cast<unsigned long long>(c.version_block_size));
+  read_unsigned<std::uint64_t>("GDS_MAX_VERSIONS", UINT64_MAX, &c.max_versions);
+  read_unsigned<std::uint64_t>("GDS_MAX_VERSION_BYTES", UINT64_MAX, &c.max_version_bytes);
   return c;
 }
 

@@ -16,7 +16,13 @@ struct Config {
   bool show_info = false;                     // GDS_SHOW_INFO
   bool sanity_check = false;                  // GDS_SANITY_CHECK
   std::uint64_t outstanding_rma_ops_max = 0;  // GDS_OUTSTANDING_RMA_OPS_MAX; 0 = no limit
+  std::uint64_t version_block_size = 16384;   // GDS_VERSION_BLOCK_SIZE
+  std::uint64_t max_versions = 0;             // GDS_MAX_VERSIONS; 0 = no limit
+  std::uint64_t max_version_bytes = 0;        // GDS_MAX_VERSION_BYTES; 0 = no limit
 };
+
+// Whether a version block size is acceptable: a power of two, 64 B to 64 MiB.
+inline bool valid_block_size(std::uint64_t b) { return b >= 64 && b <= (std::uint64_t{1} << 26) && (b & (b - 1)) == 0; }
 
 struct Runtime {
   bool initialized = false;

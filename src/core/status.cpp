@@ -31,6 +31,9 @@ extern "C" GDS_API const char *GDS_status_string(GDS_status_t status) {
     case GDS_STATUS_WRONG_THREAD: return "called from a thread the thread level does not allow";
     case GDS_STATUS_NOMEM: return "out of memory";
     case GDS_STATUS_MPI_ERROR: return "the MPI library reported an error";
+    case GDS_STATUS_NOT_CURRENT: return "the handle is at an old version; only the current version can be written";
+    case GDS_STATUS_NO_VERSION: return "no such version";
+    case GDS_STATUS_VERSION_DROPPED: return "the version was dropped by retention";
     case GDS_STATUS_INTERNAL: return "internal GDS error (please report it)";
   }
   return "unknown GDS status";

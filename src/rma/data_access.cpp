@@ -10,6 +10,7 @@
 #include "gds_access.h"
 #include "rma/local_access.hpp"
 #include "rma/transfer.hpp"
+#include "versions/read.hpp"
 
 using namespace gds::core;
 using gds::rma::Kind;
@@ -17,19 +18,19 @@ using gds::rma::Request;
 
 namespace {
 
-// Checks shared by put, get and acc; on success *array is the target array
-// and ld holds the effective leading dimensions.
-inline GDS_status_t check_request(const char *func, GDS_gds_t gds, const void *buffer, const char *buffer_name,
-                           const GDS_size_t *ld_arg, const char *ld_name, const GDS_size_t *lo,
-                           const GDS_size_t *hi, ArrayObject **array, Index *ld) {
+// Checks shared by the data calls; writes need the current version.
+inline GDS_status_t check_request(const char *func, GDS_gds_t gds, bool write, const void *buffer,
+                                  const char *buffer_name, const GDS_size_t *ld_arg, const char *ld_name,
+                                  const GDS_size_t *lo, const GDS_size_t *hi, Cursor **out, Index *ld) {
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(func, gds, &cursor));
+  if (write) GDS_TRY(require_current(func, *cursor));
   ArrayObject &a = *cursor->array;
   GDS_TRY(check_box(func, *a.layout, lo, hi));
   GDS_CHECK(buffer != nullptr, GDS_STATUS_NULL_ARGUMENT, "%s is NULL", buffer_name);
   GDS_TRY(check_ld(func, *a.layout, ld_arg, lo, hi, ld_name, ld));
   if (!a.accesses.empty()) [[unlikely]] GDS_TRY(gds::rma::check_no_open_access(func, a, lo, hi));
-  *array = &a;
+  *out = cursor;
   return GDS_STATUS_OK;
 }
 
@@ -81,32 +82,36 @@ extern "C" {
 GDS_API GDS_status_t GDS_put(const void *origin_addr, const GDS_size_t origin_ld[],
                              const GDS_size_t lo_index[], const GDS_size_t hi_index[], GDS_gds_t gds) {
   GDS_ENTER();
-  ArrayObject *a = nullptr;
+  Cursor *c = nullptr;
   Index ld[kMaxDims];
-  GDS_TRY(check_request(__func__, gds, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
-                        hi_index, &a, ld));
-  return gds::rma::transfer(__func__, *a,
+  GDS_TRY(check_request(__func__, gds, true, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
+                        hi_index, &c, ld));
+  return gds::rma::transfer(__func__, *c->array,
                   Request{Kind::put, const_cast<void *>(origin_addr), ld, nullptr, nullptr, lo_index, hi_index});
 }
 
 GDS_API GDS_status_t GDS_get(void *origin_addr, const GDS_size_t origin_ld[], const GDS_size_t lo_index[],
                              const GDS_size_t hi_index[], GDS_gds_t gds) {
   GDS_ENTER();
-  ArrayObject *a = nullptr;
+  Cursor *c = nullptr;
   Index ld[kMaxDims];
-  GDS_TRY(check_request(__func__, gds, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
-                        hi_index, &a, ld));
-  return gds::rma::transfer(__func__, *a, Request{Kind::get, origin_addr, ld, nullptr, nullptr, lo_index, hi_index});
+  GDS_TRY(check_request(__func__, gds, false, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
+                        hi_index, &c, ld));
+  if (!c->at_current) [[unlikely]]
+    return gds::versions::read(__func__, *c->array, c->version, origin_addr, ld, lo_index, hi_index);
+  return gds::rma::transfer(__func__, *c->array,
+                            Request{Kind::get, origin_addr, ld, nullptr, nullptr, lo_index, hi_index});
 }
 
 GDS_API GDS_status_t GDS_acc(const void *origin_addr, const GDS_size_t origin_ld[],
                              const GDS_size_t lo_index[], const GDS_size_t hi_index[],
                              GDS_op_t accumulate_op, GDS_gds_t gds) {
   GDS_ENTER();
-  ArrayObject *a = nullptr;
+  Cursor *c = nullptr;
   Index ld[kMaxDims];
-  GDS_TRY(check_request(__func__, gds, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
-                        hi_index, &a, ld));
+  GDS_TRY(check_request(__func__, gds, true, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
+                        hi_index, &c, ld));
+  ArrayObject *a = c->array;
   GDS_TRY(check_op(__func__, *a, accumulate_op));
   // MPI allows MPI_NO_OP only in get-accumulates; here it means "change nothing".
   if (accumulate_op == MPI_NO_OP) return GDS_STATUS_OK;
@@ -119,10 +124,11 @@ GDS_API GDS_status_t GDS_get_acc(const void *origin_addr, const GDS_size_t origi
                                  const GDS_size_t result_ld[], const GDS_size_t lo_index[],
                                  const GDS_size_t hi_index[], GDS_op_t accumulate_op, GDS_gds_t gds) {
   GDS_ENTER();
-  ArrayObject *a = nullptr;
+  Cursor *c = nullptr;
   Index rld[kMaxDims], old[kMaxDims];
-  GDS_TRY(check_request(__func__, gds, result_addr, "result_addr", result_ld, "result_ld", lo_index,
-                        hi_index, &a, rld));
+  GDS_TRY(check_request(__func__, gds, true, result_addr, "result_addr", result_ld, "result_ld", lo_index,
+                        hi_index, &c, rld));
+  ArrayObject *a = c->array;
   GDS_TRY(check_op(__func__, *a, accumulate_op));
   GDS_REQUIRE(origin_addr != nullptr || accumulate_op == MPI_NO_OP, GDS_STATUS_NULL_ARGUMENT,
               "origin_addr is NULL (allowed only with MPI_NO_OP)");
@@ -143,6 +149,7 @@ GDS_API GDS_status_t GDS_compare_and_swap(const void *compare_addr, const void *
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(__func__, gds, &cursor));
+  GDS_TRY(require_current(__func__, *cursor));
   ArrayObject &a = *cursor->array;
   GDS_TRY(check_index(__func__, *a.layout, gds_offset, "gds_offset"));
   GDS_REQUIRE(compare_addr != nullptr, GDS_STATUS_NULL_ARGUMENT, "compare_addr is NULL");

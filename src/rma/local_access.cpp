@@ -82,6 +82,7 @@ GDS_API GDS_status_t GDS_access(GDS_gds_t gds, const GDS_size_t lo_index[], cons
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(__func__, gds, &cursor));
+  GDS_TRY(require_current(__func__, *cursor));
   ArrayObject &a = *cursor->array;
   GDS_TRY(check_box(__func__, *a.layout, lo_index, hi_index));
   GDS_REQUIRE(buffer_type == GDS_ACCESS_BUFFER_DIRECT || buffer_type == GDS_ACCESS_BUFFER_COPY ||
@@ -179,6 +180,9 @@ GDS_API GDS_status_t GDS_release(GDS_access_handle_t *access_handle) {
   GDS_status_t s;
   if (open->kind == GDS_ACCESS_BUFFER_DIRECT) {
     s = a.window.sync(__func__);
+    // The application may have stored anywhere in the box.
+    if (a.blocks != nullptr)
+      gds::rma::record_box(a, a.rank, open->lo.data(), open->hi.data(), a.local_lo.data(), a.local_ext.data());
   } else {
     s = gds::rma::transfer(__func__, a,
                  Request{Kind::put, open->buffer, open->ld.data(), nullptr, nullptr, open->lo.data(),

@@ -50,73 +50,31 @@ GDS_status_t transfer_blocks(const char *func, ArrayObject &a, const Request &r)
   GDS_status_t status = GDS_STATUS_OK;
   layout.for_each_owner(r.lo, r.hi, [&](const core::BlockPiece &p) {
     if (status != GDS_STATUS_OK) return;
-    // Storage order, innermost dimension last.
-    Index ext[kMaxDims], ls[kMaxDims], ts[kMaxDims], rs[kMaxDims];
-    Index loff = 0, roff = 0, disp = 0, tstride = 1;
-    for (std::size_t k = n; k-- > 0;) {
-      const std::size_t d = layout.storage_dim(k);
-      ext[k] = p.hi[d] - p.lo[d] + 1;
-      ls[k] = lstride[d];
-      ts[k] = tstride;
-      loff += (p.lo[d] - r.lo[d]) * lstride[d];
-      disp += (p.lo[d] - p.block_lo[d]) * tstride;
-      tstride *= p.block_ext[d];
-      if (r.kind == Kind::get_acc) {
-        rs[k] = rstride[d];
-        roff += (p.lo[d] - r.lo[d]) * rstride[d];
-      }
-    }
+    PieceShape s, rs;
+    shape_piece(layout, r.lo, lstride, p, &s);
     TypeSpec lt{}, tt{}, rt{};
-    status = describe(func, elem, esize, ext, ls, n, &lt);
-    if (status == GDS_STATUS_OK) status = describe(func, elem, esize, ext, ts, n, &tt);
-    if (status == GDS_STATUS_OK && r.kind == Kind::get_acc)
-      status = describe(func, elem, esize, ext, rs, n, &rt);
+    status = describe(func, elem, esize, s.ext, s.buffer_stride, n, &lt);
+    if (status == GDS_STATUS_OK) status = describe(func, elem, esize, s.ext, s.block_stride, n, &tt);
+    if (status == GDS_STATUS_OK && r.kind == Kind::get_acc) {
+      shape_piece(layout, r.lo, rstride, p, &rs);
+      status = describe(func, elem, esize, rs.ext, rs.buffer_stride, n, &rt);
+    }
     if (status != GDS_STATUS_OK) return;
-    const std::byte *local = r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + loff * esize;
-    std::byte *result = r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + roff * esize;
-    status = issue(func, a, r, p.rank, static_cast<MPI_Aint>(disp), local, lt, tt, result, rt);
+    if (r.kind != Kind::get)
+      for_each_run(s, [&](Index, Index t, Index len) { a.tracker.record(p.rank, t * esize, len * esize); });
+    const std::byte *local =
+        r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + s.buffer_offset * esize;
+    std::byte *result = r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + rs.buffer_offset * esize;
+    status = issue(func, a, r, p.rank, static_cast<MPI_Aint>(s.block_offset), local, lt, tt, result, rt);
   });
   return status;
 }
+
 
 // Runs of elements bound for one process, in element offsets.
 struct Runs {
   std::vector<int> length;
   std::vector<MPI_Aint> target, local, result;
-};
-
-// Describes runs as one datatype per side (hindexed, byte displacements);
-// a single run needs none.
-class RunTypes {
- public:
-  RunTypes() = default;
-  RunTypes(const RunTypes &) = delete;
-  RunTypes &operator=(const RunTypes &) = delete;
-  ~RunTypes() {
-    for (MPI_Datatype &t : made_) MPI_Type_free(&t);
-  }
-  GDS_status_t make(const char *func, const std::vector<int> &length,
-                    const std::vector<MPI_Aint> &offset, MPI_Datatype elem, std::size_t esize,
-                    TypeSpec *out, MPI_Aint *base) {
-    if (length.size() == 1) {
-      *out = TypeSpec{length[0], elem};
-      *base = offset[0];
-      return GDS_STATUS_OK;
-    }
-    std::vector<MPI_Aint> bytes(offset.size());
-    for (std::size_t i = 0; i < offset.size(); ++i) bytes[i] = offset[i] * static_cast<MPI_Aint>(esize);
-    MPI_Datatype t = MPI_DATATYPE_NULL;
-    int rc = MPI_Type_create_hindexed(static_cast<int>(length.size()), length.data(), bytes.data(), elem, &t);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Type_create_hindexed", rc);
-    made_.push_back(t);
-    *out = TypeSpec{1, t};
-    *base = 0;
-    return GDS_STATUS_OK;
-  }
-
- private:
-  std::vector<MPI_Datatype> made_;
 };
 
 GDS_status_t transfer_user(const char *func, ArrayObject &a, const Request &r) {
@@ -181,6 +139,34 @@ GDS_status_t transfer_user(const char *func, ArrayObject &a, const Request &r) {
 
 }  // namespace
 
+void shape_piece(const core::Layout &layout, const Index *box_lo, const Index *buffer_stride,
+                 const core::BlockPiece &p, PieceShape *out) {
+  const std::size_t n = layout.ndims();
+  out->n = n;
+  out->buffer_offset = 0;
+  out->block_offset = 0;
+  Index block_stride = 1;
+  for (std::size_t k = n; k-- > 0;) {
+    const std::size_t d = layout.storage_dim(k);
+    out->ext[k] = p.hi[d] - p.lo[d] + 1;
+    out->buffer_stride[k] = buffer_stride[d];
+    out->block_stride[k] = block_stride;
+    out->buffer_offset += (p.lo[d] - box_lo[d]) * buffer_stride[d];
+    out->block_offset += (p.lo[d] - p.block_lo[d]) * block_stride;
+    block_stride *= p.block_ext[d];
+  }
+}
+
+void record_box(ArrayObject &a, int rank, const Index *lo, const Index *hi, const Index *block_lo,
+                const Index *block_ext) {
+  if (!a.tracker.enabled()) return;
+  PieceShape s;
+  Index unused[kMaxDims] = {};
+  shape_piece(*a.layout, lo, unused, core::BlockPiece{rank, lo, hi, block_lo, block_ext}, &s);
+  const std::size_t esize = a.type->extent;
+  for_each_run(s, [&](Index, Index t, Index len) { a.tracker.record(rank, t * esize, len * esize); });
+}
+
 void buffer_strides(const core::Layout &layout, const Index *ld, Index *stride) {
   const std::size_t n = layout.ndims();
   const bool row = layout.order() == core::Order::row_major;
@@ -234,6 +220,7 @@ GDS_status_t transfer_line(const char *func, ArrayObject &a, const Request &r) {
   a.blocks->for_each_owner_1d(r.lo[0], r.hi[0], [&](int rank, Index first, Index last, Index block_first) {
     if (status != GDS_STATUS_OK) return;
     const TypeSpec run{static_cast<int>(last - first + 1), elem};
+    if (r.kind != Kind::get) a.tracker.record(rank, (first - block_first) * esize, (last - first + 1) * esize);
     const Index skip = (first - r.lo[0]) * esize;
     const std::byte *local = r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + skip;
     std::byte *result = r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + skip;
@@ -275,6 +262,7 @@ GDS_status_t compare_and_swap(const char *func, ArrayObject &a, const void *comp
   int rank = -1;
   Index offset = 0;
   GDS_TRY(a.layout->locate(func, index, &rank, &offset));
+  a.tracker.record(rank, offset * a.type->extent, a.type->extent);
   GDS_TRY(a.window.compare_and_swap(func, source, compare, result, a.type->mpi, rank,
                                     static_cast<MPI_Aint>(offset)));
   return note_operation(func, a, rank);

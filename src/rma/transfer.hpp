@@ -43,6 +43,51 @@ GDS_status_t compare_and_swap(const char *func, core::ArrayObject &a, const void
 // dimensions ld (ndims-1 values in the convention of origin_ld).
 void buffer_strides(const core::Layout &layout, const Index *ld, Index *stride);
 
+// One owner's part of a box in storage order (innermost dimension last):
+// extents, strides in a buffer holding the box and in the owner's block,
+// and where the part starts in each (elements).
+struct PieceShape {
+  std::size_t n = 0;
+  Index ext[core::kMaxDims];
+  Index buffer_stride[core::kMaxDims];
+  Index block_stride[core::kMaxDims];
+  Index buffer_offset = 0;
+  Index block_offset = 0;
+};
+
+// The shape of piece `p` of box [box_lo, ...] for a buffer with strides
+// `buffer_stride` (indexed by array dimension, from buffer_strides).
+void shape_piece(const core::Layout &layout, const Index *box_lo, const Index *buffer_stride,
+                 const core::BlockPiece &p, PieceShape *out);
+
+// Calls fn(buffer_offset, block_offset, length) for every innermost run of
+// a piece (elements; runs are contiguous in the owner's block).
+template <class F>
+void for_each_run(const PieceShape &s, F &&fn) {
+  const std::size_t n = s.n;
+  Index idx[core::kMaxDims] = {};
+  for (;;) {
+    Index b = s.buffer_offset, t = s.block_offset;
+    for (std::size_t k = 0; k + 1 < n; ++k) {
+      b += idx[k] * s.buffer_stride[k];
+      t += idx[k] * s.block_stride[k];
+    }
+    fn(b, t, s.ext[n - 1]);
+    std::size_t k = n - 1;
+    for (;;) {
+      if (k == 0) return;
+      --k;
+      if (++idx[k] < s.ext[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
+
+// Records in the change tracker the writes of box [lo, hi] into rank's
+// block (block_lo, block_ext): for DIRECT access and the planner.
+void record_box(core::ArrayObject &a, int rank, const Index *lo, const Index *hi, const Index *block_lo,
+                const Index *block_ext);
+
 // note_operation when the target is new or a limit is set.
 GDS_status_t note_operation_slow(const char *func, core::ArrayObject &a, int target);
 

@@ -116,6 +116,29 @@ GDS_status_t describe(const char *func, MPI_Datatype elem, std::size_t elem_exte
   return GDS_STATUS_OK;
 }
 
+RunTypes::~RunTypes() {
+  for (MPI_Datatype &t : made_) MPI_Type_free(&t);
+}
+
+GDS_status_t RunTypes::make(const char *func, const std::vector<int> &length, const std::vector<MPI_Aint> &offset,
+                            MPI_Datatype elem, std::size_t esize, TypeSpec *out, MPI_Aint *base) {
+  if (length.size() == 1) {
+    *out = TypeSpec{length[0], elem};
+    *base = offset[0];
+    return GDS_STATUS_OK;
+  }
+  std::vector<MPI_Aint> bytes(offset.size());
+  for (std::size_t i = 0; i < offset.size(); ++i) bytes[i] = offset[i] * static_cast<MPI_Aint>(esize);
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  int rc = MPI_Type_create_hindexed(static_cast<int>(length.size()), length.data(), bytes.data(), elem, &t);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Type_create_hindexed", rc);
+  made_.push_back(t);
+  *out = TypeSpec{1, t};
+  *base = 0;
+  return GDS_STATUS_OK;
+}
+
 void clear_type_cache() {
   for (auto &[key, type] : g_cache) MPI_Type_free(&type);
   g_cache.clear();

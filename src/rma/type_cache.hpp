@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "core/layout.hpp"
 
@@ -33,5 +34,21 @@ GDS_status_t describe(const char *func, MPI_Datatype elem, std::size_t elem_exte
 
 // Frees every cached datatype (GDS_finalize).
 void clear_type_cache();
+
+// Datatypes for scattered runs of elements, freed with this object: runs
+// (lengths in elements, offsets in elements of `esize` bytes) become one
+// hindexed type; a single run needs none (count and base offset instead).
+class RunTypes {
+ public:
+  RunTypes() = default;
+  RunTypes(const RunTypes &) = delete;
+  RunTypes &operator=(const RunTypes &) = delete;
+  ~RunTypes();
+  GDS_status_t make(const char *func, const std::vector<int> &length, const std::vector<MPI_Aint> &offset,
+                    MPI_Datatype elem, std::size_t esize, TypeSpec *out, MPI_Aint *base);
+
+ private:
+  std::vector<MPI_Datatype> made_;
+};
 
 }  // namespace gds::rma

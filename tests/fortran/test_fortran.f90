@@ -42,6 +42,7 @@ PROGRAM TEST_FORTRAN
   INTEGER :: stat, provided, rank, np, owner, owns, i, j, failures, all_failures, flag, kind, ierr
   INTEGER, TARGET :: type_handle
   CHARACTER(80) :: text
+  CHARACTER, POINTER :: label(:)
 
   failures = 0
   CALL GDS_INIT(GDS_THREAD_SINGLE, provided, stat)
@@ -146,6 +147,36 @@ PROGRAM TEST_FORTRAN
     IF (whole(i) /= DBLE(i - 1)) failures = failures + 1
   END DO
   CALL CHECK(failures == 0, "cyclic mapping")
+  CALL GDS_FENCE(g, stat)
+  CALL GDS_FREE(g, stat)
+
+  ! Versions: freeze twice, read the first version through a clone.
+  CALL GDS_ALLOC(1_8, [4_8], [0_8], GDS_DATA_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, g, stat)
+  DO i = 1, 2
+    put_buf = 10 * i
+    IF (rank == 0) CALL GDS_PUT(C_LOC(put_buf), [0_8], [1_8], [1_8], g, stat)
+    CALL GDS_WAIT(g, stat)
+    CALL GDS_VERSION_INC(g, 1_8, "v", 1_8, stat)
+    CALL CHECK(stat == GDS_STATUS_OK, "GDS_VERSION_INC")
+  END DO
+  CALL GDS_GET_VERSION_NUMBER(g, n, stat)
+  CALL CHECK(n == 2, "version number")
+  CALL GDS_DESCRIPTOR_CLONE(g, h, stat)
+  CALL GDS_VERSION_DEC(h, 2_8, stat)
+  CALL GDS_GET(C_LOC(get_buf), [0_8], [1_8], [1_8], h, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. get_buf == 10, "old version read")
+  CALL GDS_MOVE_TO_PREV(h, stat)
+  CALL CHECK(stat == GDS_STATUS_NO_VERSION, "no version before 0")
+  CALL GDS_GET_VERSION_LABEL(g, label, n, stat)
+  CALL CHECK(n == 1 .AND. label(1) == "v", "label")
+  CALL GDS_PUT(C_LOC(put_buf), [0_8], [1_8], [1_8], h, stat)
+  CALL CHECK(stat == GDS_STATUS_NOT_CURRENT, "writes need the current version")
+  CALL GDS_FREE(h, stat)
+  CALL GDS_FENCE(g, stat)
+  CALL GDS_VERSION_RESTORE(g, 0_8, stat)
+  CALL GDS_GET(C_LOC(get_buf), [0_8], [1_8], [1_8], g, stat)
+  CALL GDS_WAIT(g, stat)
+  CALL CHECK(get_buf == 10, "restore")
   CALL GDS_FENCE(g, stat)
   CALL GDS_FREE(g, stat)
 

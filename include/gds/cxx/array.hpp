@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -93,7 +94,8 @@ template <element T>
 class local_access;
 
 /// A distributed array of T. Move-only; destroying a valid array frees it,
-/// which is collective over its communicator (as is every constructor).
+/// which is collective over its communicator (as is every constructor) —
+/// except for handles made by clone(), whose destruction is local.
 template <element T>
 class array {
  public:
@@ -228,6 +230,48 @@ class array {
   void wait_local() { detail::check(GDS_wait_local(handle_)); }
   /// Collective synchronization (GDS_fence).
   void fence() { detail::check(GDS_fence(handle_)); }
+
+  // ---- versions ----------------------------------------------------------------------
+
+  /// Freezes the current content as a version and advances the current
+  /// number by `increment`; `label` goes to the new current version (collective).
+  void version_inc(std::string_view label = {}, index_t increment = 1) {
+    detail::check(GDS_version_inc(handle_, increment, label.data(), label.size()));
+  }
+  /// The version this handle points at.
+  [[nodiscard]] index_t version() const {
+    GDS_size_t v = 0;
+    detail::check(GDS_get_version_number(handle_, &v));
+    return v;
+  }
+  /// The label of the version this handle points at.
+  [[nodiscard]] std::string version_label() const {
+    char *text = nullptr;
+    size_t size = 0;
+    detail::check(GDS_get_version_label(handle_, &text, &size));
+    return std::string(text, size);
+  }
+  void move_to_newest() { detail::check(GDS_move_to_newest(handle_)); }
+  void move_to_next() { detail::check(GDS_move_to_next(handle_)); }
+  void move_to_prev() { detail::check(GDS_move_to_prev(handle_)); }
+  /// Moves the handle `dec` version numbers back.
+  void version_dec(index_t dec) { detail::check(GDS_version_dec(handle_, dec)); }
+  /// Another handle on this array at this version, moving on its own; freeing
+  /// it (its destructor) is local.
+  [[nodiscard]] array clone() const {
+    array c;
+    detail::check(GDS_descriptor_clone(handle_, &c.handle_));
+    c.order_ = order_;
+    return c;
+  }
+  /// Rolls the current content back to retained version `v` (collective).
+  void restore(index_t v) { detail::check(GDS_version_restore(handle_, v)); }
+  /// What the versions hold on this process.
+  [[nodiscard]] GDS_version_stats_t version_stats() const {
+    GDS_version_stats_t s{};
+    detail::check(GDS_get_version_stats(handle_, &s));
+    return s;
+  }
 
   /// Opens box `b` for loads and stores (GDS_access); released when the result is destroyed.
   [[nodiscard]] local_access<T> access(const box &b, access_mode mode = access_mode::any) {
