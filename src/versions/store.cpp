@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/log.hpp"
+#include "versions/copy.hpp"
 
 namespace gds::versions {
 
@@ -141,7 +142,7 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *t
   pending_table_ = base_;
   for (std::uint32_t b : dirty_list_) {
     const SlotRef s = take(free_data_);
-    std::memcpy(slot_memory(s), memory + (std::uint64_t{b} << shift_), bytes_of_block(b));
+    copy_out(slot_memory(s), memory + (std::uint64_t{b} << shift_), bytes_of_block(b));
     pending_table_[b] = s;
     pending_slots_.push_back(s);
   }
@@ -151,6 +152,7 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *t
     std::memcpy(slot_memory(pending_table_slot_), pending_table_.data(), table_bytes(nblocks_));
   }
   *table_location = pending_table_slot_;
+  copy_out_fence();
   // Other processes read the slots one-sidedly once the version is announced.
   for (auto &slab : slabs_) GDS_TRY(slab->window.sync(func));
   return GDS_STATUS_OK;
