@@ -346,6 +346,97 @@ TEST_F(BadInput, LocalAccess) {
   EXPECT_EQ(h, GDS_ACCESS_HANDLE_NULL);
 }
 
+TEST_F(BadInput, Versions) {
+  GDS_size_t number = 0;
+  char *label = nullptr;
+  size_t label_size = 0;
+  GDS_version_stats_t stats;
+  GDS_gds_t clone = GDS_NULL, null = GDS_NULL;
+  ASSERT_GDS_OK(GDS_descriptor_clone(dbl, &clone));
+  GDS_gds_t clone_copy = clone;
+  ASSERT_GDS_OK(GDS_free(&clone));
+  const Index count[1] = {8};
+  GDS_gds_t out = GDS_NULL;
+  const auto alloc_with = [&](const char *key, const char *value) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, key, value);
+    const GDS_status_t s = GDS_alloc(1, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &out);
+    MPI_Info_free(&info);
+    return s;
+  };
+  run({
+      {"inc null", [&] { return GDS_version_inc(GDS_NULL, 1, nullptr, 0); }, GDS_STATUS_NULL_HANDLE,
+       "GDS_version_inc", "null"},
+      {"inc freed", [&] { return GDS_version_inc(freed, 1, nullptr, 0); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_version_inc", "freed"},
+      {"inc ROOT", [&] { return GDS_version_inc(GDS_ROOT, 1, nullptr, 0); }, GDS_STATUS_INVALID_HANDLE,
+       "GDS_version_inc", "GDS_ROOT"},
+      {"inc junk", [&] { return GDS_version_inc(garbage<GDS_gds_t>(), 1, nullptr, 0); }, GDS_STATUS_INVALID_HANDLE,
+       "GDS_version_inc", "not a valid"},
+      {"inc while accessed", [&] { return GDS_version_inc(g, 1, nullptr, 0); }, GDS_STATUS_ACCESS_CONFLICT,
+       "GDS_version_inc", "GDS_release"},
+      {"inc by 0", [&] { return GDS_version_inc(dbl, 0, nullptr, 0); }, GDS_STATUS_INVALID, "GDS_version_inc",
+       "increment=0"},
+      {"inc label NULL", [&] { return GDS_version_inc(dbl, 1, nullptr, 3); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_version_inc", "label is NULL"},
+      {"number NULL", [&] { return GDS_get_version_number(dbl, nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_get_version_number", "version_number"},
+      {"number freed clone", [&] { return GDS_get_version_number(clone_copy, &number); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_get_version_number", "freed"},
+      {"label NULL", [&] { return GDS_get_version_label(dbl, nullptr, &label_size); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_get_version_label", "label is NULL"},
+      {"label size NULL", [&] { return GDS_get_version_label(dbl, &label, nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_get_version_label", "label_size"},
+      {"label freed", [&] { return GDS_get_version_label(freed, &label, &label_size); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_get_version_label", "freed"},
+      {"newest null", [&] { return GDS_move_to_newest(GDS_NULL); }, GDS_STATUS_NULL_HANDLE, "GDS_move_to_newest",
+       "null"},
+      {"next at current", [&] { return GDS_move_to_next(dbl); }, GDS_STATUS_NO_VERSION, "GDS_move_to_next",
+       "current version"},
+      {"prev without versions", [&] { return GDS_move_to_prev(dbl); }, GDS_STATUS_NO_VERSION, "GDS_move_to_prev",
+       "no version older"},
+      {"prev freed", [&] { return GDS_move_to_prev(freed); }, GDS_STATUS_FREED_HANDLE, "GDS_move_to_prev", "freed"},
+      {"dec below 0", [&] { return GDS_version_dec(dbl, 1); }, GDS_STATUS_NO_VERSION, "GDS_version_dec",
+       "below version 0"},
+      {"dec huge", [&] { return GDS_version_dec(dbl, ~GDS_size_t{0}); }, GDS_STATUS_NO_VERSION, "GDS_version_dec",
+       "below version 0"},
+      {"clone NULL", [&] { return GDS_descriptor_clone(dbl, nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_descriptor_clone", "clone_gds"},
+      {"clone freed", [&] { return GDS_descriptor_clone(freed, &clone); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_descriptor_clone", "freed"},
+      {"free clone twice", [&] { return GDS_free(&clone_copy); }, GDS_STATUS_FREED_HANDLE, "GDS_free", "freed"},
+      {"free clone null", [&] { return GDS_free(&null); }, GDS_STATUS_NULL_HANDLE, "GDS_free", "null"},
+      {"restore missing", [&] { return GDS_version_restore(dbl, 5); }, GDS_STATUS_NO_VERSION, "GDS_version_restore",
+       "version=5"},
+      {"restore while accessed", [&] { return GDS_version_restore(g, 0); }, GDS_STATUS_ACCESS_CONFLICT,
+       "GDS_version_restore", "GDS_release"},
+      {"restore freed", [&] { return GDS_version_restore(freed, 0); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_version_restore", "freed"},
+      {"stats NULL", [&] { return GDS_get_version_stats(dbl, nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_get_version_stats", "stats"},
+      {"stats ROOT", [&] { return GDS_get_version_stats(GDS_ROOT, &stats); }, GDS_STATUS_INVALID_HANDLE,
+       "GDS_get_version_stats", "GDS_ROOT"},
+      {"block size not a power of two", [&] { return alloc_with(GDS_VERSION_BLOCK_SIZE_KEY, "1000"); },
+       GDS_STATUS_INVALID_INFO, "GDS_alloc", "gds_version_block_size=1000"},
+      {"block size too small", [&] { return alloc_with(GDS_VERSION_BLOCK_SIZE_KEY, "32"); },
+       GDS_STATUS_INVALID_INFO, "GDS_alloc", "gds_version_block_size=32"},
+      {"max versions junk", [&] { return alloc_with(GDS_MAX_VERSIONS_KEY, "three"); }, GDS_STATUS_INVALID_INFO,
+       "GDS_alloc", "gds_max_versions=\"three\""},
+      {"max bytes negative", [&] { return alloc_with(GDS_MAX_VERSION_BYTES_KEY, "-1"); }, GDS_STATUS_INVALID_INFO,
+       "GDS_alloc", "gds_max_version_bytes"},
+  });
+  EXPECT_EQ(out, GDS_NULL);
+  EXPECT_EQ(clone, GDS_NULL);
+  // Nothing moved and nothing was versioned.
+  ASSERT_GDS_OK(GDS_get_version_number(dbl, &number));
+  EXPECT_EQ(number, 0u);
+  ASSERT_GDS_OK(GDS_get_version_stats(dbl, &stats));
+  EXPECT_EQ(stats.versions, 0u);
+  ASSERT_GDS_OK(GDS_get_version_number(g, &number));
+  EXPECT_EQ(number, 0u);
+}
+
 TEST(StatusStrings, EveryStatusHasItsOwnText) {
   std::set<std::string> texts;
   for (int s = GDS_STATUS_OK; s <= GDS_STATUS_INTERNAL; ++s) {

@@ -503,6 +503,65 @@ TEST_F(Versions, StorageIsProportionalToWhatChanged) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
+// Direct access hands the application a pointer, so GDS cannot know what it
+// stored: the opened blocks are compared with their last version at the next
+// version_inc. Reading, or storing equal values, costs no copy; real changes
+// are versioned, and a restore rolls them back.
+TEST_F(Versions, DirectAccessCostsOnlyWhatChanged) {
+  const Index per_rank = 64;  // 4 blocks of 16 ints per process
+  GDS_gds_t g = make(per_rank * static_cast<Index>(nprocs));
+  Index lo = 0, hi = 0;
+  int owns = 0;
+  EXPECT_GDS_OK(GDS_distribution(g, rank, &lo, &hi, &owns));
+  const auto direct = [&](auto body) {
+    void *buffer = nullptr;
+    GDS_access_handle_t h = GDS_ACCESS_HANDLE_NULL;
+    EXPECT_GDS_OK(GDS_access(g, &lo, &hi, GDS_ACCESS_BUFFER_DIRECT, &buffer, &h));
+    body(static_cast<int *>(buffer));
+    EXPECT_GDS_OK(GDS_release(&h));
+  };
+  const auto stored = [&] {
+    GDS_version_stats_t st{};
+    EXPECT_GDS_OK(GDS_get_version_stats(g, &st));
+    return st.bytes_stored;
+  };
+  const std::uint64_t table = 4 * sizeof(std::uint64_t), block = 64;
+  direct([&](int *p) { for (Index i = 0; i < per_rank; ++i) p[i] = static_cast<int>(i % 16 == 0 ? 0 : lo + i); });
+  EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));  // version 0: 4 blocks changed from zero
+  std::uint64_t before = stored();
+  EXPECT_EQ(before, 4 * block + table);
+  // Read only.
+  long sum = 0;
+  direct([&](int *p) { for (Index i = 0; i < per_rank; ++i) sum += p[i]; });
+  EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));  // version 1
+  EXPECT_EQ(stored() - before, table);
+  before = stored();
+  // Equal values stored again, and one real change in the third block.
+  direct([&](int *p) {
+    for (Index i = 0; i < per_rank; ++i) p[i] = p[i];
+    p[40] = -1;
+  });
+  EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));  // version 2
+  EXPECT_EQ(stored() - before, block + table);
+  // Changed again, then rolled back to version 1: the direct write is undone.
+  direct([&](int *p) { p[3] = -5; });
+  EXPECT_GDS_OK(GDS_version_restore(g, 1));
+  EXPECT_EQ(at(g, lo + 3), static_cast<int>(lo + 3));
+  EXPECT_EQ(at(g, lo + 40), static_cast<int>(lo + 40));
+  EXPECT_EQ(at(g, lo + 16), 0);
+  // Every version reads back what it held.
+  GDS_gds_t old = GDS_NULL;
+  EXPECT_GDS_OK(GDS_descriptor_clone(g, &old));
+  EXPECT_GDS_OK(GDS_move_to_prev(old));  // version 2
+  EXPECT_EQ(at(old, lo + 40), -1);
+  EXPECT_EQ(at(old, lo + 3), static_cast<int>(lo + 3));
+  EXPECT_GDS_OK(GDS_move_to_prev(old));  // version 1
+  EXPECT_EQ(at(old, lo + 40), static_cast<int>(lo + 40));
+  EXPECT_GDS_OK(GDS_free(&old));
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
 // Restore copies back only what differs, and the next version shares the
 // restored blocks instead of storing them again.
 TEST_F(Versions, RestoreRollsBackAndShares) {

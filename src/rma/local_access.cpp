@@ -181,8 +181,7 @@ GDS_API GDS_status_t GDS_release(GDS_access_handle_t *access_handle) {
   if (open->kind == GDS_ACCESS_BUFFER_DIRECT) {
     s = a.window.sync(__func__);
     // The application may have stored anywhere in the box.
-    if (a.blocks != nullptr)
-      gds::rma::record_box(a, a.rank, open->lo.data(), open->hi.data(), a.local_lo.data(), a.local_ext.data());
+    if (a.blocks != nullptr) gds::rma::suspect_box(a, open->lo.data(), open->hi.data());
   } else {
     s = gds::rma::transfer(__func__, a,
                  Request{Kind::put, open->buffer, open->ld.data(), nullptr, nullptr, open->lo.data(),

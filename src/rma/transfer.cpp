@@ -6,6 +6,7 @@
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "rma/type_cache.hpp"
+#include "versions/store.hpp"
 
 namespace gds::rma {
 
@@ -157,14 +158,13 @@ void shape_piece(const core::Layout &layout, const Index *box_lo, const Index *b
   }
 }
 
-void record_box(ArrayObject &a, int rank, const Index *lo, const Index *hi, const Index *block_lo,
-                const Index *block_ext) {
-  if (!a.tracker.enabled()) return;
+void suspect_box(ArrayObject &a, const Index *lo, const Index *hi) {
+  if (!a.tracker.enabled()) return;  // GDS_create arrays compare every block anyway
   PieceShape s;
   Index unused[kMaxDims] = {};
-  shape_piece(*a.layout, lo, unused, core::BlockPiece{rank, lo, hi, block_lo, block_ext}, &s);
+  shape_piece(*a.layout, lo, unused, core::BlockPiece{a.rank, lo, hi, a.local_lo.data(), a.local_ext.data()}, &s);
   const std::size_t esize = a.type->extent;
-  for_each_run(s, [&](Index, Index t, Index len) { a.tracker.record(rank, t * esize, len * esize); });
+  for_each_run(s, [&](Index, Index t, Index len) { a.store->suspect(t * esize, len * esize); });
 }
 
 void buffer_strides(const core::Layout &layout, const Index *ld, Index *stride) {

@@ -83,10 +83,10 @@ void for_each_run(const PieceShape &s, F &&fn) {
   }
 }
 
-// Records in the change tracker the writes of box [lo, hi] into rank's
-// block (block_lo, block_ext): for DIRECT access and the planner.
-void record_box(core::ArrayObject &a, int rank, const Index *lo, const Index *hi, const Index *block_lo,
-                const Index *block_ext);
+// Tells the version store that box [lo, hi] of this process's own block may
+// have been written (DIRECT access): its blocks are compared at the next
+// version_inc.
+void suspect_box(core::ArrayObject &a, const Index *lo, const Index *hi);
 
 // note_operation when the target is new or a limit is set.
 GDS_status_t note_operation_slow(const char *func, core::ArrayObject &a, int target);

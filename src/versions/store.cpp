@@ -32,7 +32,8 @@ Store::Store(MPI_Comm comm, int rank, unsigned shift, std::uint64_t local_bytes,
       nblocks_(static_cast<std::uint32_t>((local_bytes + (std::uint64_t{1} << shift) - 1) >> shift)),
       retention_(retention),
       base_(nblocks_, kZero),
-      dirty_(nblocks_, 0) {}
+      dirty_(nblocks_, 0),
+      suspect_(nblocks_, 0) {}
 
 const Version *Store::find(std::uint64_t number) const {
   auto it = std::lower_bound(versions_.begin(), versions_.end(), number,
@@ -89,17 +90,38 @@ void Store::mark_dirty(const std::vector<BlockRange> &written) {
   }
 }
 
-void Store::compare_dirty(const std::byte *memory) {
-  for (std::uint32_t b = 0; b < nblocks_; ++b) {
-    if (dirty_[b]) continue;
-    const std::byte *block = memory + (std::uint64_t{b} << shift_);
-    const std::uint64_t n = bytes_of_block(b);
-    const bool same = base_[b] == kZero ? all_zero(block, n) : std::memcmp(block, slot_memory(base_[b]), n) == 0;
-    if (!same) {
-      dirty_[b] = 1;
-      dirty_list_.push_back(b);
+void Store::suspect(std::uint64_t offset, std::uint64_t bytes) {
+  if (bytes == 0 || nblocks_ == 0) return;
+  const auto first = static_cast<std::uint32_t>(offset >> shift_);
+  const auto last = static_cast<std::uint32_t>(std::min<std::uint64_t>((offset + bytes - 1) >> shift_, nblocks_ - 1));
+  for (std::uint32_t b = first; b <= last; ++b)
+    if (!suspect_[b]) {
+      suspect_[b] = 1;
+      suspect_list_.push_back(b);
     }
+}
+
+void Store::compare_block(std::uint32_t b, const std::byte *memory) {
+  if (dirty_[b]) return;
+  const std::byte *block = memory + (std::uint64_t{b} << shift_);
+  const std::uint64_t n = bytes_of_block(b);
+  const bool same = base_[b] == kZero ? all_zero(block, n) : std::memcmp(block, slot_memory(base_[b]), n) == 0;
+  if (!same) {
+    dirty_[b] = 1;
+    dirty_list_.push_back(b);
   }
+}
+
+void Store::compare_suspects(const std::byte *memory) {
+  for (std::uint32_t b : suspect_list_) {
+    compare_block(b, memory);
+    suspect_[b] = 0;
+  }
+  suspect_list_.clear();
+}
+
+void Store::compare_dirty(const std::byte *memory) {
+  for (std::uint32_t b = 0; b < nblocks_; ++b) compare_block(b, memory);
 }
 
 void Store::shortage(std::uint64_t *data, std::uint64_t *tables) const {

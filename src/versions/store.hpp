@@ -71,11 +71,18 @@ class Store {
   [[nodiscard]] bool existed(std::uint64_t number) const;
   [[nodiscard]] bool dropped(std::uint64_t number) const { return existed(number) && find(number) == nullptr; }
 
+  // Bytes [offset, offset + bytes) of this process's memory may have been
+  // written (direct access: the application had a pointer). Such blocks are
+  // compared with base at the next version_inc or restore, so a region only
+  // read, or rewritten with equal values, costs no copy.
+  void suspect(std::uint64_t offset, std::uint64_t bytes);
+
   // --- GDS_version_inc, in the order it calls them ---------------------------------
   // Blocks of this process's memory that differ from base: `written` (ranges
-  // others and this process reported) or, for GDS_create arrays
-  // (compare = true), found by comparing `memory` with base.
+  // others and this process reported), suspect blocks that differ from base
+  // in `memory`, and for GDS_create arrays every block that differs.
   void mark_dirty(const std::vector<BlockRange> &written);
+  void compare_suspects(const std::byte *memory);
   void compare_dirty(const std::byte *memory);
   [[nodiscard]] std::uint32_t dirty_count() const { return static_cast<std::uint32_t>(dirty_list_.size()); }
   // Slots short for a version of the dirty blocks: data slots and table slots.
@@ -131,6 +138,8 @@ class Store {
   void release_ref(SlotRef r);
   SlotRef take(std::vector<SlotRef> &free);
   [[nodiscard]] std::uint64_t bytes_of_block(std::uint32_t b) const;
+  // Marks block b dirty if `memory` differs from base there.
+  void compare_block(std::uint32_t b, const std::byte *memory);
   [[nodiscard]] std::byte *slot_memory(SlotRef r) const;
 
   MPI_Comm comm_;
@@ -147,6 +156,8 @@ class Store {
   std::vector<SlotRef> base_;          // per block
   std::vector<std::uint8_t> dirty_;    // per block
   std::vector<std::uint32_t> dirty_list_;
+  std::vector<std::uint8_t> suspect_;  // per block
+  std::vector<std::uint32_t> suspect_list_;
   std::deque<Version> versions_;       // retained, oldest first
   std::vector<std::uint64_t> numbers_; // every number ever frozen, ascending
 

@@ -27,8 +27,9 @@ struct Hello {
 };
 
 // Completes this process's writes, then hands every process the ranges of
-// its memory the others wrote, and marks them dirty in its store (GDS_create
-// arrays compare their memory instead). Every process returns the same
+// its memory the others wrote, and marks them dirty in its store; blocks
+// open to direct access since the last version, and every block of a
+// GDS_create array, are compared with their last version instead. Every process returns the same
 // status; on failure nothing changed.
 GDS_status_t exchange_writes(const char *func, ArrayObject &a, GDS_status_t local, std::uint64_t agreed) {
   if (local == GDS_STATUS_OK) {
@@ -74,6 +75,7 @@ GDS_status_t exchange_writes(const char *func, ArrayObject &a, GDS_status_t loca
   std::vector<BlockRange> mine(recv.size() / 2);
   for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = BlockRange{a.rank, recv[2 * i], recv[2 * i + 1]};
   a.store->mark_dirty(mine);
+  a.store->compare_suspects(static_cast<const std::byte *>(a.local_base));
   if (a.user != nullptr) a.store->compare_dirty(static_cast<const std::byte *>(a.local_base));
   return GDS_STATUS_OK;
 }
