@@ -1,6 +1,8 @@
 // Every entry point with every kind of bad argument: each returns its own
 // status and a message naming the function and the argument; none crashes,
 // hangs or writes anything.
+#include <cmath>
+#include <cstdint>
 #include <functional>
 #include <set>
 
@@ -437,9 +439,198 @@ TEST_F(BadInput, Versions) {
   EXPECT_EQ(number, 0u);
 }
 
+TEST_F(BadInput, OpenResilience) {
+  GDS_error_attr_key_t key = 0;
+  GDS_error_attr_value_type_t type;
+  GDS_error_t desc = GDS_ERROR_NULL, raised = GDS_ERROR_NULL, null_desc = GDS_ERROR_NULL;
+  ASSERT_GDS_OK(GDS_create_error_descriptor(&desc));
+  ASSERT_GDS_OK(GDS_create_error_descriptor(&raised));
+  GDS_error_t raised_copy = raised;
+  ASSERT_GDS_OK(GDS_raise_local_error(dbl, raised));  // GDS owns it now
+  GDS_error_t freed_desc = GDS_ERROR_NULL;
+  ASSERT_GDS_OK(GDS_create_error_descriptor(&freed_desc));
+  GDS_error_t freed_copy = freed_desc;
+  ASSERT_GDS_OK(GDS_free_error_descriptor(&freed_desc));
+  GDS_error_pred_t pred = GDS_ERROR_PRED_NULL, freed_pred = GDS_ERROR_PRED_NULL;
+  ASSERT_GDS_OK(GDS_create_error_pred(&pred));
+  ASSERT_GDS_OK(GDS_create_error_pred(&freed_pred));
+  GDS_error_pred_t freed_pred_copy = freed_pred;
+  ASSERT_GDS_OK(GDS_free_error_pred(&freed_pred));
+  GDS_error_pred_term_t term = GDS_ERROR_PRED_TERM_NULL, freed_term = GDS_ERROR_PRED_TERM_NULL;
+  ASSERT_GDS_OK(GDS_create_error_pred_term(GDS_EATTR_APP, GDS_EMEXP_ANY, 0, nullptr, &term));
+  ASSERT_GDS_OK(GDS_create_error_pred_term(GDS_EATTR_APP, GDS_EMEXP_ANY, 0, nullptr, &freed_term));
+  GDS_error_pred_term_t freed_term_copy = freed_term;
+  ASSERT_GDS_OK(GDS_free_error_pred_term(&freed_term));
+  const std::int64_t i64 = 1, range_bad[2] = {5, 1}, range_ok[2] = {1, 5};
+  const int i32 = 1;
+  const double nan = std::nan(""), d2[2] = {0.0, 1.0};
+  const std::int64_t three[3] = {1, 2, 3};
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  std::int64_t out = 0;
+  GDS_size_t len = 0;
+  int flag = 0;
+  const auto handler = [](GDS_gds_t, GDS_error_t) { return GDS_STATUS_OK; };
+  const auto check = [](GDS_gds_t, GDS_priority_t) { return GDS_STATUS_OK; };
+  GDS_gds_t as_array = reinterpret_cast<GDS_gds_t>(desc);
+  ASSERT_GDS_OK(GDS_add_error_attr(desc, GDS_EATTR_GDS_VERSION, 8, &i64));
+  run({
+      {"define name NULL", [&] { return GDS_define_error_attr_key(nullptr, 3, GDS_EAVTYPE_INT, &key); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_define_error_attr_key", "attr_name"},
+      {"define key NULL", [&] { return GDS_define_error_attr_key("abc", 3, GDS_EAVTYPE_INT, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_define_error_attr_key", "new_key"},
+      {"define empty name", [&] { return GDS_define_error_attr_key("abc", 0, GDS_EAVTYPE_INT, &key); },
+       GDS_STATUS_INVALID, "GDS_define_error_attr_key", "attr_name_size=0"},
+      {"define long name", [&] { return GDS_define_error_attr_key(std::string(300, 'x').c_str(), 300, GDS_EAVTYPE_INT, &key); },
+       GDS_STATUS_INVALID, "GDS_define_error_attr_key", "attr_name_size=300"},
+      {"define type 0", [&] { return GDS_define_error_attr_key("abc", 3, static_cast<GDS_error_attr_value_type_t>(0), &key); },
+       GDS_STATUS_INVALID, "GDS_define_error_attr_key", "value_type=0"},
+      {"define type 9", [&] { return GDS_define_error_attr_key("abc", 3, static_cast<GDS_error_attr_value_type_t>(9), &key); },
+       GDS_STATUS_INVALID, "GDS_define_error_attr_key", "value_type=9"},
+      {"define predefined with another type",
+       [&] { return GDS_define_error_attr_key("GDS_EATTR_GDS_INDEX", 19, GDS_EAVTYPE_INT, &key); },
+       GDS_STATUS_ERROR_KEY_CONFLICT, "GDS_define_error_attr_key", "INT_ARRAY, not INT"},
+      {"key info bad key", [&] { return GDS_get_error_attr_key_info(9999, &type, nullptr); },
+       GDS_STATUS_INVALID_ERROR_KEY, "GDS_get_error_attr_key_info", "key=9999"},
+      {"key info NULL", [&] { return GDS_get_error_attr_key_info(GDS_EATTR_APP, nullptr, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_get_error_attr_key_info", "value_type"},
+      {"create desc NULL", [&] { return GDS_create_error_descriptor(nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_create_error_descriptor", "error_desc"},
+      {"free desc NULL ptr", [&] { return GDS_free_error_descriptor(nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_free_error_descriptor", "error_desc is NULL"},
+      {"free desc null", [&] { return GDS_free_error_descriptor(&null_desc); }, GDS_STATUS_NULL_HANDLE,
+       "GDS_free_error_descriptor", "null handle"},
+      {"free desc twice", [&] { return GDS_free_error_descriptor(&freed_copy); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_free_error_descriptor", "freed"},
+      {"free raised desc", [&] { return GDS_free_error_descriptor(&raised_copy); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_free_error_descriptor", "raised descriptors belong to GDS"},
+      {"add to freed", [&] { return GDS_add_error_attr(freed_copy, GDS_EATTR_APP, 1, "x"); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_add_error_attr", "freed"},
+      {"add key 0", [&] { return GDS_add_error_attr(desc, 0, 8, &i64); }, GDS_STATUS_INVALID_ERROR_KEY,
+       "GDS_add_error_attr", "attr_key=0"},
+      {"add key 9999", [&] { return GDS_add_error_attr(desc, 9999, 8, &i64); }, GDS_STATUS_INVALID_ERROR_KEY,
+       "GDS_add_error_attr", "attr_key=9999"},
+      {"add INT of 4 bytes", [&] { return GDS_add_error_attr(desc, GDS_EATTR_GDS_VERSION, 4, &i32); },
+       GDS_STATUS_INVALID_ATTR_VALUE, "GDS_add_error_attr", "attr_len=4 bytes does not fit key 13"},
+      {"add FLOAT of 4 bytes", [&] { return GDS_add_error_attr(desc, GDS_EATTR_LOST_COMPUTATION, 4, &i32); },
+       GDS_STATUS_INVALID_ATTR_VALUE, "GDS_add_error_attr", "FLOAT (8 bytes)"},
+      {"add INT_ARRAY of 12 bytes", [&] { return GDS_add_error_attr(desc, GDS_EATTR_GDS_INDEX, 12, three); },
+       GDS_STATUS_INVALID_ATTR_VALUE, "GDS_add_error_attr", "a multiple of 8"},
+      {"add MPIOBJ of 8 bytes", [&] { return GDS_add_error_attr(desc, GDS_EATTR_LOST_COMMUNICATOR, 8, &i64); },
+       GDS_STATUS_INVALID_ATTR_VALUE, "GDS_add_error_attr", "MPIOBJ"},
+      {"add value NULL", [&] { return GDS_add_error_attr(desc, GDS_EATTR_GDS_VERSION, 8, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_add_error_attr", "attr_val"},
+      {"add to an array handle", [&] { return GDS_add_error_attr(reinterpret_cast<GDS_error_t>(g), GDS_EATTR_APP, 0, nullptr); },
+       GDS_STATUS_INVALID_HANDLE, "GDS_add_error_attr", "not a valid handle"},
+      {"get flag NULL", [&] { return GDS_get_error_attr(desc, GDS_EATTR_GDS_VERSION, &out, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_get_error_attr", "flag"},
+      {"get value NULL", [&] { return GDS_get_error_attr(desc, GDS_EATTR_GDS_VERSION, nullptr, &flag); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_get_error_attr", "attr_val is NULL (the value has 8 bytes)"},
+      {"get bad key", [&] { return GDS_get_error_attr(desc, -3, &out, &flag); }, GDS_STATUS_INVALID_ERROR_KEY,
+       "GDS_get_error_attr", "attr_key=-3"},
+      {"get freed", [&] { return GDS_get_error_attr(freed_copy, GDS_EATTR_APP, &out, &flag); },
+       GDS_STATUS_FREED_HANDLE, "GDS_get_error_attr", "freed"},
+      {"len NULL", [&] { return GDS_get_error_attr_len(desc, GDS_EATTR_APP, nullptr, &flag); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_get_error_attr_len", "attr_len"},
+      {"len flag NULL", [&] { return GDS_get_error_attr_len(desc, GDS_EATTR_APP, &len, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_get_error_attr_len", "flag"},
+      {"pred NULL", [&] { return GDS_create_error_pred(nullptr); }, GDS_STATUS_NULL_ARGUMENT, "GDS_create_error_pred",
+       "pred"},
+      {"free pred twice", [&] { return GDS_free_error_pred(&freed_pred_copy); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_free_error_pred", "freed"},
+      {"free pred NULL ptr", [&] { return GDS_free_error_pred(nullptr); }, GDS_STATUS_NULL_ARGUMENT,
+       "GDS_free_error_pred", "pred is NULL"},
+      {"term NULL", [&] { return GDS_create_error_pred_term(GDS_EATTR_APP, GDS_EMEXP_ANY, 0, nullptr, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_create_error_pred_term", "term"},
+      {"term bad key", [&] { return GDS_create_error_pred_term(77777, GDS_EMEXP_ANY, 0, nullptr, &freed_term); },
+       GDS_STATUS_INVALID_ERROR_KEY, "GDS_create_error_pred_term", "attr_key=77777"},
+      {"term expr 0", [&] { return GDS_create_error_pred_term(GDS_EATTR_APP, static_cast<GDS_error_match_expr_t>(0), 0, nullptr, &freed_term); },
+       GDS_STATUS_INVALID, "GDS_create_error_pred_term", "match_expr=0"},
+      {"term VALUE size", [&] { return GDS_create_error_pred_term(GDS_EATTR_GDS_VERSION, GDS_EMEXP_VALUE, 4, &i32, &freed_term); },
+       GDS_STATUS_INVALID_ATTR_VALUE, "GDS_create_error_pred_term", "value_len=4"},
+      {"term VALUE NaN", [&] { return GDS_create_error_pred_term(GDS_EATTR_LOST_COMPUTATION, GDS_EMEXP_VALUE, 8, &nan, &freed_term); },
+       GDS_STATUS_INVALID_ATTR_VALUE, "GDS_create_error_pred_term", "NaN"},
+      {"term VALUE NULL", [&] { return GDS_create_error_pred_term(GDS_EATTR_GDS_VERSION, GDS_EMEXP_VALUE, 8, nullptr, &freed_term); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_create_error_pred_term", "values is NULL"},
+      {"term RANGE min > max", [&] { return GDS_create_error_pred_term(GDS_EATTR_GDS_VERSION, GDS_EMEXP_RANGE, 16, range_bad, &freed_term); },
+       GDS_STATUS_INVALID_ATTR_VALUE, "GDS_create_error_pred_term", "minimum > maximum"},
+      {"term RANGE odd", [&] { return GDS_create_error_pred_term(GDS_EATTR_GDS_VERSION, GDS_EMEXP_RANGE, 8, range_ok, &freed_term); },
+       GDS_STATUS_INVALID_ATTR_VALUE, "GDS_create_error_pred_term", "value_len/2=4"},
+      {"term RANGE on MPIOBJ", [&] { return GDS_create_error_pred_term(GDS_EATTR_LOST_COMMUNICATOR, GDS_EMEXP_RANGE, 2 * sizeof comm, &comm, &freed_term); },
+       GDS_STATUS_INVALID, "GDS_create_error_pred_term", "RANGE needs a numeric key"},
+      {"term RANGE empty", [&] { return GDS_create_error_pred_term(GDS_EATTR_GDS_INDEX, GDS_EMEXP_RANGE, 0, d2, &freed_term); },
+       GDS_STATUS_INVALID_ATTR_VALUE, "GDS_create_error_pred_term", "value_len=0"},
+      {"free term twice", [&] { return GDS_free_error_pred_term(&freed_term_copy); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_free_error_pred_term", "freed"},
+      {"add term to freed pred", [&] { return GDS_add_error_pred_term(freed_pred_copy, term); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_add_error_pred_term", "pred has been freed"},
+      {"add freed term", [&] { return GDS_add_error_pred_term(pred, freed_term_copy); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_add_error_pred_term", "term has been freed"},
+      {"add pred as term", [&] { return GDS_add_error_pred_term(pred, reinterpret_cast<GDS_error_pred_term_t>(pred)); },
+       GDS_STATUS_INVALID_HANDLE, "GDS_add_error_pred_term", "term is not a valid handle"},
+      {"register on freed", [&] { return GDS_register_local_error_handler(freed, pred, handler); },
+       GDS_STATUS_FREED_HANDLE, "GDS_register_local_error_handler", "freed"},
+      {"register on a descriptor", [&] { return GDS_register_local_error_handler(as_array, pred, handler); },
+       GDS_STATUS_INVALID_HANDLE, "GDS_register_local_error_handler", "not a valid handle"},
+      {"register freed pred", [&] { return GDS_register_local_error_handler(g, freed_pred_copy, handler); },
+       GDS_STATUS_FREED_HANDLE, "GDS_register_local_error_handler", "pred has been freed"},
+      {"register NULL func", [&] { return GDS_register_local_error_handler(g, pred, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_register_local_error_handler", "recovery_func"},
+      {"register global NULL func", [&] { return GDS_register_global_error_handler(dbl, pred, nullptr); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_register_global_error_handler", "recovery_func"},
+      {"register check NULL", [&] { return GDS_register_local_error_check(g, nullptr, GDS_PRIORITY_HIGH); },
+       GDS_STATUS_NULL_ARGUMENT, "GDS_register_local_error_check", "check_func"},
+      {"register check priority", [&] { return GDS_register_global_error_check(dbl, check, static_cast<GDS_priority_t>(3)); },
+       GDS_STATUS_INVALID, "GDS_register_global_error_check", "check_priority=3"},
+      {"raise on null", [&] { return GDS_raise_local_error(GDS_NULL, desc); }, GDS_STATUS_NULL_HANDLE,
+       "GDS_raise_local_error", "null"},
+      {"raise freed desc", [&] { return GDS_raise_global_error(g, freed_copy); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_raise_global_error", "freed"},
+      {"raise twice", [&] { return GDS_raise_local_error(g, raised_copy); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_raise_local_error", "raised descriptors belong to GDS"},
+      {"resume without an error", [&] { return GDS_resume_local(g, desc); }, GDS_STATUS_NOT_IN_HANDLER,
+       "GDS_resume_local", "not an error a local handler is handling"},
+      {"resume global without an error", [&] { return GDS_resume_global(GDS_ROOT, desc); },
+       GDS_STATUS_NOT_IN_HANDLER, "GDS_resume_global", "not an error a global handler is handling"},
+      {"resume freed", [&] { return GDS_resume_local(g, freed_copy); }, GDS_STATUS_FREED_HANDLE, "GDS_resume_local",
+       "freed"},
+      {"invoke local freed", [&] { return GDS_invoke_local_error_handler(freed); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_invoke_local_error_handler", "freed"},
+      {"invoke global null", [&] { return GDS_invoke_global_error_handler(GDS_NULL); }, GDS_STATUS_NULL_HANDLE,
+       "GDS_invoke_global_error_handler", "null"},
+      {"check all freed", [&] { return GDS_check_all_errors(freed); }, GDS_STATUS_FREED_HANDLE,
+       "GDS_check_all_errors", "freed"},
+      {"check local junk", [&] { return GDS_check_local_error(garbage<GDS_gds_t>()); }, GDS_STATUS_INVALID_HANDLE,
+       "GDS_check_local_error", "not a valid"},
+      {"inject kind", [&] { return GDS_inject_fault(static_cast<GDS_fault_t>(7), 1); }, GDS_STATUS_INVALID,
+       "GDS_inject_fault", "fault=7"},
+      {"inject after 0", [&] { return GDS_inject_fault(GDS_FAULT_RMA, 0); }, GDS_STATUS_INVALID, "GDS_inject_fault",
+       "after=0"},
+  });
+  // Processes that disagree on a key get an error, and no key.
+  if (nprocs > 1) {
+    EXPECT_EQ(GDS_define_error_attr_key("split", 5, rank == 0 ? GDS_EAVTYPE_INT : GDS_EAVTYPE_FLOAT, &key),
+              GDS_STATUS_COLLECTIVE_MISMATCH);
+    EXPECT_EQ(GDS_define_error_attr_key(rank == 0 ? "left" : "right", rank == 0 ? 4 : 5, GDS_EAVTYPE_INT, &key),
+              GDS_STATUS_COLLECTIVE_MISMATCH);
+    EXPECT_GDS_OK(GDS_define_error_attr_key("split", 5, GDS_EAVTYPE_INT, &key));
+    EXPECT_EQ(GDS_register_global_error_check(dbl, check, rank == 0 ? GDS_PRIORITY_HIGH : GDS_PRIORITY_LOW),
+              GDS_STATUS_COLLECTIVE_MISMATCH);
+  }
+  // The raised descriptor is delivered: no handler fits it.
+  EXPECT_EQ(GDS_invoke_local_error_handler(dbl), GDS_STATUS_UNHANDLED_ERROR);
+  // Nothing above registered anything or changed the descriptor.
+  EXPECT_GDS_OK(GDS_get_error_attr(desc, GDS_EATTR_GDS_VERSION, &out, &flag));
+  EXPECT_EQ(out, 1);
+  EXPECT_GDS_OK(GDS_free_error_descriptor(&desc));
+  EXPECT_EQ(desc, GDS_ERROR_NULL);
+  EXPECT_GDS_OK(GDS_free_error_pred(&pred));
+  EXPECT_GDS_OK(GDS_free_error_pred_term(&term));
+  EXPECT_EQ(freed_term, GDS_ERROR_PRED_TERM_NULL);
+}
+
 TEST(StatusStrings, EveryStatusHasItsOwnText) {
   std::set<std::string> texts;
-  for (int s = GDS_STATUS_OK; s <= GDS_STATUS_INTERNAL; ++s) {
+  for (int s = GDS_STATUS_OK; s <= GDS_STATUS_LAST; ++s) {
     const std::string t = GDS_status_string(static_cast<GDS_status_t>(s));
     EXPECT_FALSE(t.empty());
     EXPECT_NE(t, "unknown GDS status") << s;

@@ -268,6 +268,103 @@ TEST_F(Cxx, VersionsAndNavigation) {
   a.fence();
 }
 
+// Open Resilience with capturing lambdas: descriptors and predicates typed by
+// their keys, a local handler that repairs from a version, a global handler
+// and a check, exceptions turned into statuses.
+TEST_F(Cxx, ResilienceWithLambdas) {
+  const gds::error_key where = gds::define_error_key("cxx_where", GDS_EAVTYPE_INT_ARRAY);
+  const gds::error_key why = gds::define_error_key("cxx_why", GDS_EAVTYPE_BYTE_ARRAY);
+  const gds::error_key weight = gds::define_error_key("cxx_weight", GDS_EAVTYPE_FLOAT);
+  const index_t n = 4 * static_cast<index_t>(nprocs);
+  auto a = gds::array<int>::alloc({n});
+  const gds::box mine = *a.distribution(rank);
+  std::vector<int> ones(4, 1);
+  a.put(ones, mine);
+  a.wait();
+  a.version_inc("good");
+
+  // A local handler capturing the array: puts the element back from the previous version.
+  int repaired = 0;
+  a.on_local_error(gds::predicate().any(where).value(why, "bit flip"), [&](gds::raised_error &e) {
+    const auto at = e.get<std::vector<std::int64_t>>(where).value();
+    auto before = a.clone();
+    before.move_to_prev();
+    std::vector<int> v(1);
+    const box b({static_cast<index_t>(at[0])}, {static_cast<index_t>(at[0])});
+    before.get(v, b);
+    a.put(v, b);
+    a.wait();
+    ++repaired;
+    e.resume();
+  });
+  // A more specific one for heavy errors, which throws: the throw becomes the status.
+  a.on_local_error(gds::predicate().any(where).value(why, "bit flip").range(weight, 10.0, 1e9),
+                   [&](gds::raised_error &) { throw gds::error(GDS_STATUS_NOMEM, "no spare memory"); });
+
+  std::vector<int> bad{-9};
+  const box first({mine.lo[0]}, {mine.lo[0]});
+  a.put(bad, first);
+  a.wait();
+  a.raise_local(std::move(gds::error_descriptor().set(where, std::vector<std::int64_t>{static_cast<std::int64_t>(mine.lo[0])}).set(why, "bit flip").set(weight, 1)));
+  a.invoke_local_error_handler();
+  EXPECT_EQ(repaired, 1);
+  std::vector<int> got(1);
+  a.get(got, first);
+  a.wait();
+  EXPECT_EQ(got[0], 1);
+  try {
+    a.raise_local(std::move(gds::error_descriptor().set(where, std::vector<int>{0}).set(why, "bit flip").set(weight, 100)));
+    a.invoke_local_error_handler();
+    ADD_FAILURE() << "no exception";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_RECOVERY_FAILED);
+    EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
+  }
+  // Values that do not fit their key are refused before they reach GDS.
+  gds::error_descriptor d;
+  try {
+    d.set(where, 3);
+    ADD_FAILURE() << "no exception";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_INVALID_ATTR_VALUE);
+  }
+  d.set(weight, 2.5f).set(why, std::string("text"));
+  EXPECT_EQ(d.view().get<double>(weight), 2.5);
+  EXPECT_EQ(d.view().get<std::string>(why), "text");
+  EXPECT_FALSE(d.view().has(where));
+
+  // A global check and a global handler, both capturing state.
+  int checks = 0, rollbacks = 0;
+  a.add_global_check(
+      [&](GDS_gds_t h, GDS_priority_t) {
+        ++checks;
+        int v = 0;
+        const index_t zero = 0;
+        if (GDS_get(&v, nullptr, &zero, &zero, h) != GDS_STATUS_OK || GDS_wait(h) != GDS_STATUS_OK)
+          throw gds::error(GDS_STATUS_CHECK_FAILED, "cannot read");
+        if (v != 1 && rank == 0) gds::raise_global(h, std::move(gds::error_descriptor().set(why, "sum")));
+      },
+      GDS_PRIORITY_LOW);
+  a.on_global_error(gds::predicate().value(why, "sum"), [&](gds::raised_error &e) {
+    a.restore(0);
+    ++rollbacks;
+    e.resume();
+  });
+  a.check_all_errors();
+  EXPECT_EQ(rollbacks, 0);
+  if (rank == 0) {
+    std::vector<int> seven{7};
+    a.put(seven, box({0}, {0}));
+    a.wait();
+  }
+  EXPECT_TRUE(a.global_error_found());
+  a.check_all_errors();
+  EXPECT_EQ(rollbacks, 1);
+  EXPECT_FALSE(a.global_error_found());
+  EXPECT_EQ(checks, 4);  // two check_all_errors, two questions
+  a.fence();
+}
+
 int main(int argc, char **argv) {
   gds::runtime runtime(&argc, &argv, gds::thread_level::serialized);  // starts MPI
   ::testing::InitGoogleTest(&argc, argv);

@@ -14,5 +14,6 @@
 #include "gds_array.h"
 #include "gds_access.h"
 #include "gds_version.h"
+#include "gds_error.h"
 
 #endif /* GDS_H */

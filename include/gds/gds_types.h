@@ -97,8 +97,21 @@ typedef GDS_ENUM(GDS_status) {
   GDS_STATUS_NOT_CURRENT = 28,     /**< a write or GDS_access through a handle at an old version */
   GDS_STATUS_NO_VERSION = 29,      /**< no such version (navigation past either end, a skipped number) */
   GDS_STATUS_VERSION_DROPPED = 30, /**< the version was dropped by retention */
-  GDS_STATUS_INTERNAL = 31         /**< a GDS bug: please report it */
+  GDS_STATUS_INTERNAL = 31,        /**< a GDS bug: please report it */
+  GDS_STATUS_INVALID_ERROR_KEY = 32,   /**< not a defined error attribute key */
+  GDS_STATUS_INVALID_ATTR_VALUE = 33,  /**< an error attribute value of the wrong size for its type, or a bad range */
+  GDS_STATUS_ERROR_KEY_CONFLICT = 34,  /**< an error attribute name already defined with another value type */
+  GDS_STATUS_UNHANDLED_ERROR = 35,     /**< an error was delivered and no registered handler matches it */
+  GDS_STATUS_AMBIGUOUS_HANDLER = 36,   /**< several handlers match an error equally well */
+  GDS_STATUS_RECOVERY_FAILED = 37,     /**< a handler failed or returned without GDS_resume_local/global */
+  GDS_STATUS_NOT_IN_HANDLER = 38,      /**< GDS_resume_* outside the handler of that error */
+  GDS_STATUS_ERROR_FOUND = 39,         /**< an error check found an error */
+  GDS_STATUS_CHECK_FAILED = 40,        /**< an error check function returned a failure status */
+  GDS_STATUS_DESCRIPTOR_IN_USE = 41    /**< the error descriptor is being handled (GDS_resume_* frees it) */
 } GDS_status_t;
+
+/** The largest GDS_status_t value. */
+#define GDS_STATUS_LAST GDS_STATUS_DESCRIPTOR_IN_USE
 
 /** Thread support levels (GVR 1.0, 6.1), in increasing order. */
 typedef GDS_ENUM(GDS_thread_support) {

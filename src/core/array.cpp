@@ -10,6 +10,7 @@
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
 #include "gds_array.h"
+#include "errors/registry.hpp"
 #include "versions/store.hpp"
 
 namespace gds::core {
@@ -112,6 +113,7 @@ GDS_gds_t register_array(std::unique_ptr<ArrayObject> array) {
   ArrayObject *a = array.get();
   a->id = g_next_id++;
   a->primary = g_arrays.insert(std::make_unique<Cursor>(Cursor{a, true}));
+  a->errors = errors::make_scope(a);
   g_registry.emplace(a->id, std::move(array));
   return to_handle<GDS_gds_t>(a->primary);
 }
@@ -362,17 +364,22 @@ GDS_API GDS_status_t GDS_free(GDS_gds_t *gds) {
   GDS_ENTER();
   GDS_REQUIRE(gds != nullptr, GDS_STATUS_NULL_ARGUMENT, "gds is NULL");
   Cursor *cursor = nullptr;
-  GDS_TRY(resolve(__func__, *gds, &cursor));
+  GDS_status_t s = GDS_STATUS_OK;
+  GDS_TRY(resolve_collective(__func__, *gds, &cursor, &s));
   ArrayObject *a = cursor->array;
   if (!cursor->primary) {
+    GDS_TRY(s);
     const std::uint64_t h = handle_value(*gds);
     std::erase(a->clones, h);
     g_arrays.erase(h);
     *gds = GDS_NULL;
     return GDS_STATUS_OK;
   }
-  GDS_status_t s = GDS_STATUS_OK;
-  if (!a->accesses.empty())
+  // Inside a handler of the array's error: refused at once, without the
+  // collective (a local handler runs on one process only).
+  GDS_REQUIRE(!gds::errors::handling(a), GDS_STATUS_INVALID,
+              "an error raised on the array is being handled; free the array afterwards");
+  if (s == GDS_STATUS_OK && !a->accesses.empty())
     s = fail(GDS_STATUS_ACCESS_CONFLICT, __func__,
              "%zu region(s) of the array are still open by GDS_access; call GDS_release first",
              a->accesses.size());
@@ -427,10 +434,12 @@ GDS_API GDS_status_t GDS_get_attr(GDS_gds_t gds, GDS_attr_t attribute_key, void 
 GDS_API GDS_status_t GDS_get_comm(GDS_gds_t gds, GDS_comm_t *comm) {
   GDS_ENTER();
   Cursor *cursor = nullptr;
-  GDS_TRY(resolve(__func__, gds, &cursor));
+  GDS_status_t delivered = GDS_STATUS_OK;
+  GDS_TRY(resolve_collective(__func__, gds, &cursor, &delivered));
   GDS_REQUIRE(comm != nullptr, GDS_STATUS_NULL_ARGUMENT, "comm is NULL");
-  GDS_MPI(MPI_Comm_dup(cursor->array->comm, comm));
-  return GDS_STATUS_OK;
+  GDS_MPI(MPI_Comm_dup(cursor->array->comm, comm));  // collective: even if a delivery failed
+  if (delivered != GDS_STATUS_OK) MPI_Comm_free(comm);
+  return delivered;
 }
 
 GDS_API GDS_status_t GDS_distribution(GDS_gds_t gds, int rank, GDS_size_t lo[], GDS_size_t hi[],

@@ -15,11 +15,16 @@
 #include "core/datatypes.hpp"
 #include "core/handles.hpp"
 #include "core/layout.hpp"
+#include "core/log.hpp"
+#include "errors/pending.hpp"
 #include "rma/window.hpp"
 #include "versions/tracker.hpp"
 
 namespace gds::versions {
 class Store;
+}
+namespace gds::errors {
+struct Scope;
 }
 
 namespace gds::core {
@@ -67,6 +72,9 @@ struct ArrayObject {
   std::unique_ptr<versions::Store> store;
   versions::Tracker tracker;
 
+  // Open Resilience: handlers, checks and pending errors on this process.
+  std::unique_ptr<errors::Scope> errors;
+
   ArrayObject();
   ~ArrayObject();
   [[nodiscard]] std::size_t ndims() const { return layout->ndims(); }
@@ -95,11 +103,29 @@ H to_handle(std::uint64_t value) {
 GDS_status_t resolve_failed(const char *func, GDS_gds_t gds, GDS_status_t status, const char *argname);
 
 // Resolves an array handle argument; GDS_ROOT is refused (callers that accept
-// it test is_root() first).
-inline GDS_status_t resolve(const char *func, GDS_gds_t gds, Cursor **cursor, const char *argname = "gds") {
+// it test is_root() first). Delivers nothing.
+inline GDS_status_t resolve_quietly(const char *func, GDS_gds_t gds, Cursor **cursor, const char *argname = "gds") {
   const GDS_status_t s = g_arrays.find(handle_value(gds), cursor);
   if (s == GDS_STATUS_OK) [[likely]] return s;
   return resolve_failed(func, gds, s, argname);
+}
+
+// As resolve_quietly, then delivers the array's (and GDS_ROOT's) pending
+// local errors before the call's work: a failed delivery fails the call.
+inline GDS_status_t resolve(const char *func, GDS_gds_t gds, Cursor **cursor, const char *argname = "gds") {
+  GDS_TRY(resolve_quietly(func, gds, cursor, argname));
+  if (errors::g_deliverable != 0) [[unlikely]]
+    return errors::deliver_on_entry(func, (*cursor)->array);
+  return GDS_STATUS_OK;
+}
+
+// For collective calls: as resolve, but a failed delivery goes to *delivery
+// (for the call's agreement) instead of ending the call.
+inline GDS_status_t resolve_collective(const char *func, GDS_gds_t gds, Cursor **cursor, GDS_status_t *delivery,
+                                       const char *argname = "gds") {
+  GDS_TRY(resolve_quietly(func, gds, cursor, argname));
+  *delivery = errors::g_deliverable != 0 ? errors::deliver_on_entry(func, (*cursor)->array) : GDS_STATUS_OK;
+  return GDS_STATUS_OK;
 }
 
 // GDS_alloc and GDS_create, with the storage order GDS_ORDER_DEFAULT means in

@@ -15,7 +15,10 @@ namespace gds::core {
 // each failing process returns its own status (its message is recorded
 // already), and the others GDS_STATUS_REMOTE_ERROR, or
 // GDS_STATUS_COLLECTIVE_MISMATCH everywhere if only the signatures differ.
-GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uint64_t signature = 0);
+// With `poll`, the same allreduce also replaces *poll by its maximum over
+// the processes (how stable points learn of pending global errors for free).
+GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uint64_t signature = 0,
+                   std::uint64_t *poll = nullptr);
 
 // FNV-1a, for argument signatures.
 class Signature {

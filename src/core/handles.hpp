@@ -20,6 +20,9 @@ enum class HandleKind : std::uint8_t {
   root = 0xA0,  // GDS_ROOT
   array = 0xA1,
   access = 0xA2,
+  error = 0xA3,      // error descriptors
+  error_pred = 0xA4,
+  error_term = 0xA5,
 };
 
 constexpr std::uint64_t make_handle(HandleKind kind, std::uint32_t generation, std::uint32_t index) {

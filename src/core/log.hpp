@@ -37,6 +37,8 @@ GDS_status_t fail_critical(GDS_status_t status, const char *func, const char *fm
 
 // An MPI call returned rc != MPI_SUCCESS: GDS_STATUS_MPI_ERROR with MPI's text.
 GDS_status_t mpi_fail(const char *func, const char *mpi_call, int rc);
+// The MPI error class of the last mpi_fail (for the errors GDS raises itself).
+int last_mpi_error_class();
 
 }  // namespace gds::core
 

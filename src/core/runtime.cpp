@@ -10,6 +10,7 @@
 #include "core/datatypes.hpp"
 #include "core/log.hpp"
 #include "core/mpi_args.hpp"
+#include "errors/pending.hpp"
 #include "gds_runtime.h"
 #include "rma/type_cache.hpp"
 
@@ -180,6 +181,7 @@ GDS_API GDS_status_t GDS_finalize(void) {
                 "MPI was finalized before GDS_finalize; call GDS_finalize first");
   }
   GDS_status_t status = free_all_arrays(__func__);
+  gds::errors::finalize();
   gds::rma::clear_type_cache();
   MPI_Comm_free(&g_rt.world);
   g_rt.initialized = false;

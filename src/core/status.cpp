@@ -35,6 +35,16 @@ extern "C" GDS_API const char *GDS_status_string(GDS_status_t status) {
     case GDS_STATUS_NO_VERSION: return "no such version";
     case GDS_STATUS_VERSION_DROPPED: return "the version was dropped by retention";
     case GDS_STATUS_INTERNAL: return "internal GDS error (please report it)";
+    case GDS_STATUS_INVALID_ERROR_KEY: return "not a defined error attribute key";
+    case GDS_STATUS_INVALID_ATTR_VALUE: return "error attribute value of the wrong size for its type, or a bad range";
+    case GDS_STATUS_ERROR_KEY_CONFLICT: return "error attribute name already defined with another value type";
+    case GDS_STATUS_UNHANDLED_ERROR: return "no registered error handler matches the error";
+    case GDS_STATUS_AMBIGUOUS_HANDLER: return "several error handlers match the error equally well";
+    case GDS_STATUS_RECOVERY_FAILED: return "an error handler failed or did not resume";
+    case GDS_STATUS_NOT_IN_HANDLER: return "not inside the handler of this error";
+    case GDS_STATUS_ERROR_FOUND: return "an error check found an error";
+    case GDS_STATUS_CHECK_FAILED: return "an error check function failed";
+    case GDS_STATUS_DESCRIPTOR_IN_USE: return "the error descriptor is being handled";
   }
   return "unknown GDS status";
 }

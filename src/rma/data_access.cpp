@@ -57,15 +57,16 @@ bool overlap(const void *a, std::size_t an, const void *b, std::size_t bn) {
   return pa < pb + bn && pb < pa + an;
 }
 
-// Applies fn to one array, or to every array for GDS_ROOT. With GDS_ROOT a
-// failure does not stop the others: processes that share a later array must
-// still meet in its collectives. Returns the first failure.
+// Applies fn to one array, or to every array for GDS_ROOT (delivering each
+// one's pending local errors first, as for any call on it). With GDS_ROOT a
+// failure does not stop the others. Returns the first failure.
 template <class F>
 GDS_status_t for_target(const char *func, GDS_gds_t gds, F &&fn) {
   if (is_root(gds)) {
-    GDS_status_t first = GDS_STATUS_OK;
+    GDS_status_t first = gds::errors::g_deliverable != 0 ? gds::errors::deliver_on_entry(func, nullptr) : GDS_STATUS_OK;
     for (ArrayObject *a : arrays_in_creation_order()) {
-      const GDS_status_t s = fn(*a);
+      GDS_status_t s = gds::errors::g_deliverable != 0 ? gds::errors::deliver_on_entry(func, a) : GDS_STATUS_OK;
+      if (s == GDS_STATUS_OK) s = fn(*a);
       if (first == GDS_STATUS_OK) first = s;
     }
     return first;
@@ -75,7 +76,47 @@ GDS_status_t for_target(const char *func, GDS_gds_t gds, F &&fn) {
   return fn(*cursor->array);
 }
 
+// A fence of one array; `local` is what the call found so far (a failed
+// delivery). The agreement's allreduce is the synchronization and, for
+// free, the poll for global errors.
+GDS_status_t fence_array(const char *func, ArrayObject &a, GDS_status_t local) {
+  GDS_status_t s = local;
+  if (s == GDS_STATUS_OK) s = gds::errors::checked(func, &a, a.window.flush_all(func));
+  if (s == GDS_STATUS_OK) s = a.window.sync(func);
+  gds::rma::forget_outstanding(a);
+  std::uint64_t pending = gds::errors::global_pending(&a);
+  GDS_TRY(agree(func, a.comm, s, 0, &pending));
+  GDS_TRY(a.window.sync(func));
+  return pending != 0 ? gds::errors::deliver_global(func, &a) : GDS_STATUS_OK;
+}
+
 }  // namespace
+
+namespace gds::rma {
+
+GDS_status_t fence(const char *func, GDS_gds_t gds) {
+  if (!is_root(gds)) {
+    Cursor *cursor = nullptr;
+    GDS_status_t delivered = GDS_STATUS_OK;
+    GDS_TRY(resolve_collective(func, gds, &cursor, &delivered));
+    return fence_array(func, *cursor->array, delivered);
+  }
+  // Every array in creation order (processes sharing sub-communicators meet
+  // in the same order), then GDS_ROOT's own errors over GDS_COMM_WORLD.
+  GDS_status_t first = gds::errors::g_deliverable != 0 ? gds::errors::deliver_on_entry(func, nullptr) : GDS_STATUS_OK;
+  const GDS_status_t root_delivery = first;
+  for (ArrayObject *a : arrays_in_creation_order()) {
+    const GDS_status_t delivered = gds::errors::g_deliverable != 0 ? gds::errors::deliver_on_entry(func, a) : GDS_STATUS_OK;
+    const GDS_status_t s = fence_array(func, *a, delivered);
+    if (first == GDS_STATUS_OK) first = s;
+  }
+  std::uint64_t pending = gds::errors::global_pending(nullptr);
+  GDS_status_t s = agree(func, g_rt.world, root_delivery, 0, &pending);
+  if (s == GDS_STATUS_OK && pending != 0) s = gds::errors::deliver_global(func, nullptr);
+  return first != GDS_STATUS_OK ? first : s;
+}
+
+}  // namespace gds::rma
 
 extern "C" {
 
@@ -86,8 +127,11 @@ GDS_API GDS_status_t GDS_put(const void *origin_addr, const GDS_size_t origin_ld
   Index ld[kMaxDims];
   GDS_TRY(check_request(__func__, gds, true, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
                         hi_index, &c, ld));
-  return gds::rma::transfer(__func__, *c->array,
-                  Request{Kind::put, const_cast<void *>(origin_addr), ld, nullptr, nullptr, lo_index, hi_index});
+  return gds::errors::checked(__func__, c->array,
+                         gds::rma::transfer(__func__, *c->array,
+                                            Request{Kind::put, const_cast<void *>(origin_addr), ld, nullptr,
+                                                    nullptr, lo_index, hi_index}),
+                         lo_index, hi_index);
 }
 
 GDS_API GDS_status_t GDS_get(void *origin_addr, const GDS_size_t origin_ld[], const GDS_size_t lo_index[],
@@ -98,9 +142,14 @@ GDS_API GDS_status_t GDS_get(void *origin_addr, const GDS_size_t origin_ld[], co
   GDS_TRY(check_request(__func__, gds, false, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
                         hi_index, &c, ld));
   if (!c->at_current) [[unlikely]]
-    return gds::versions::read(__func__, *c->array, c->version, origin_addr, ld, lo_index, hi_index);
-  return gds::rma::transfer(__func__, *c->array,
-                            Request{Kind::get, origin_addr, ld, nullptr, nullptr, lo_index, hi_index});
+    return gds::errors::checked(
+        __func__, c->array,
+        gds::versions::read(__func__, *c->array, c->version, origin_addr, ld, lo_index, hi_index), lo_index,
+        hi_index);
+  return gds::errors::checked(
+      __func__, c->array,
+      gds::rma::transfer(__func__, *c->array, Request{Kind::get, origin_addr, ld, nullptr, nullptr, lo_index, hi_index}),
+      lo_index, hi_index);
 }
 
 GDS_API GDS_status_t GDS_acc(const void *origin_addr, const GDS_size_t origin_ld[],
@@ -115,9 +164,11 @@ GDS_API GDS_status_t GDS_acc(const void *origin_addr, const GDS_size_t origin_ld
   GDS_TRY(check_op(__func__, *a, accumulate_op));
   // MPI allows MPI_NO_OP only in get-accumulates; here it means "change nothing".
   if (accumulate_op == MPI_NO_OP) return GDS_STATUS_OK;
-  return gds::rma::transfer(__func__, *a,
-                  Request{Kind::acc, const_cast<void *>(origin_addr), ld, nullptr, nullptr, lo_index,
-                          hi_index, accumulate_op});
+  return gds::errors::checked(__func__, a,
+                         gds::rma::transfer(__func__, *a,
+                                            Request{Kind::acc, const_cast<void *>(origin_addr), ld, nullptr,
+                                                    nullptr, lo_index, hi_index, accumulate_op}),
+                         lo_index, hi_index);
 }
 
 GDS_API GDS_status_t GDS_get_acc(const void *origin_addr, const GDS_size_t origin_ld[], void *result_addr,
@@ -139,8 +190,11 @@ GDS_API GDS_status_t GDS_get_acc(const void *origin_addr, const GDS_size_t origi
                 GDS_STATUS_BUFFER_OVERLAP, "origin_addr and result_addr overlap");
   // MPI ignores the origin of MPI_NO_OP but still wants an address.
   void *origin = origin_addr != nullptr ? const_cast<void *>(origin_addr) : result_addr;
-  return gds::rma::transfer(__func__, *a,
-                  Request{Kind::get_acc, origin, old, result_addr, rld, lo_index, hi_index, accumulate_op});
+  return gds::errors::checked(
+      __func__, a,
+      gds::rma::transfer(__func__, *a,
+                         Request{Kind::get_acc, origin, old, result_addr, rld, lo_index, hi_index, accumulate_op}),
+      lo_index, hi_index);
 }
 
 GDS_API GDS_status_t GDS_compare_and_swap(const void *compare_addr, const void *swap_source_addr,
@@ -161,7 +215,10 @@ GDS_API GDS_status_t GDS_compare_and_swap(const void *compare_addr, const void *
   GDS_REQUIRE(!overlap(compare_addr, e, swap_result_addr, e) && !overlap(swap_source_addr, e, swap_result_addr, e),
               GDS_STATUS_BUFFER_OVERLAP, "swap_result_addr overlaps compare_addr or swap_source_addr");
   if (!a.accesses.empty()) GDS_TRY(gds::rma::check_no_open_access(__func__, a, gds_offset, gds_offset));
-  return gds::rma::compare_and_swap(__func__, a, compare_addr, swap_source_addr, swap_result_addr, gds_offset);
+  return gds::errors::checked(
+      __func__, &a,
+      gds::rma::compare_and_swap(__func__, a, compare_addr, swap_source_addr, swap_result_addr, gds_offset),
+      gds_offset, gds_offset);
 }
 
 GDS_API GDS_status_t GDS_wait(GDS_gds_t gds) {
@@ -169,29 +226,24 @@ GDS_API GDS_status_t GDS_wait(GDS_gds_t gds) {
   if (!is_root(gds)) [[likely]] {
     Cursor *cursor = nullptr;
     GDS_TRY(resolve(__func__, gds, &cursor));
-    return gds::rma::complete_locally(__func__, *cursor->array);
+    return gds::errors::checked(__func__, cursor->array, gds::rma::complete_locally(__func__, *cursor->array));
   }
-  return for_target(__func__, gds, [](ArrayObject &a) { return gds::rma::complete_locally("GDS_wait", a); });
+  return for_target(__func__, gds, [](ArrayObject &a) {
+    return gds::errors::checked("GDS_wait", &a, gds::rma::complete_locally("GDS_wait", a));
+  });
 }
 
 GDS_API GDS_status_t GDS_wait_local(GDS_gds_t gds) {
   GDS_ENTER();
   return for_target(__func__, gds, [](ArrayObject &a) {
-    GDS_TRY(a.window.flush("GDS_wait_local", a.rank));
+    GDS_TRY(gds::errors::checked("GDS_wait_local", &a, a.window.flush("GDS_wait_local", a.rank)));
     return a.window.sync("GDS_wait_local");
   });
 }
 
 GDS_API GDS_status_t GDS_fence(GDS_gds_t gds) {
   GDS_ENTER();
-  return for_target(__func__, gds, [](ArrayObject &a) {
-    GDS_status_t s = a.window.flush_all("GDS_fence");
-    if (s == GDS_STATUS_OK) s = a.window.sync("GDS_fence");
-    // The agreement's allreduce is the fence's synchronization.
-    gds::rma::forget_outstanding(a);
-    GDS_TRY(agree("GDS_fence", a.comm, s));
-    return a.window.sync("GDS_fence");
-  });
+  return gds::rma::fence(__func__, gds);
 }
 
 }  // extern "C"

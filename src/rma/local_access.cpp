@@ -63,6 +63,9 @@ GDS_status_t check_box_is_mine(const char *func, const ArrayObject &a, const Ind
 GDS_status_t resolve_access(const char *func, GDS_access_handle_t handle, OpenAccess **out) {
   const GDS_status_t s = g_accesses.find(handle_value(handle), out);
   if (s != GDS_STATUS_OK) return fail(s, func, "access_handle %s", handle_problem(s));
+  // A call on the region's array: its pending local errors come first.
+  if (errors::g_deliverable != 0) [[unlikely]]
+    return errors::deliver_on_entry(func, (*out)->array);
   return GDS_STATUS_OK;
 }
 
@@ -138,11 +141,13 @@ GDS_API GDS_status_t GDS_access(GDS_gds_t gds, const GDS_size_t lo_index[], cons
     open->buffer = open->copy.get();
     gds::rma::leading_dims(a, ext.data(), &open->ld);
     // Earlier writes by this process complete before the copy is read.
-    GDS_TRY(a.window.flush_all(__func__));
+    GDS_status_t s = a.window.flush_all(__func__);
     gds::rma::forget_outstanding(a);
-    GDS_TRY(gds::rma::transfer(__func__, a,
-                     Request{Kind::get, open->buffer, open->ld.data(), nullptr, nullptr, lo_index, hi_index}));
-    GDS_TRY(gds::rma::complete_locally(__func__, a));
+    if (s == GDS_STATUS_OK)
+      s = gds::rma::transfer(__func__, a,
+                             Request{Kind::get, open->buffer, open->ld.data(), nullptr, nullptr, lo_index, hi_index});
+    if (s == GDS_STATUS_OK) s = gds::rma::complete_locally(__func__, a);
+    GDS_TRY(gds::errors::checked(__func__, &a, s, lo_index, hi_index));
   }
   *access_buffer = open->buffer;
   const std::uint64_t h = g_accesses.insert(std::move(open));
@@ -191,7 +196,7 @@ GDS_API GDS_status_t GDS_release(GDS_access_handle_t *access_handle) {
   std::erase(a.accesses, h);
   g_accesses.erase(h);
   *access_handle = GDS_ACCESS_HANDLE_NULL;
-  return s;
+  return gds::errors::checked(__func__, &a, s);
 }
 
 }  // extern "C"

@@ -83,6 +83,11 @@ void for_each_run(const PieceShape &s, F &&fn) {
   }
 }
 
+// GDS_fence and GDS_invoke_global_error_handler: completes every process's
+// operations on the array (every array for GDS_ROOT) and delivers pending
+// global errors. Collective.
+GDS_status_t fence(const char *func, GDS_gds_t gds);
+
 // Tells the version store that box [lo, hi] of this process's own block may
 // have been written (DIRECT access): its blocks are compared at the next
 // version_inc.

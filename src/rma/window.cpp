@@ -21,7 +21,14 @@ GDS_status_t checked(const char *func, const char *call, int rc) {
   return rc == MPI_SUCCESS ? GDS_STATUS_OK : core::mpi_fail(func, call, rc);
 }
 
+std::uint64_t g_fail_rma_after = 0;
+
+// Whether this RMA operation is the one GDS_inject_fault asked to fail.
+inline bool injected() { return g_fail_rma_after != 0 && --g_fail_rma_after == 0; }
+
 }  // namespace
+
+void inject_rma_failure(std::uint64_t after) { g_fail_rma_after = after; }
 
 GDS_status_t Window::allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit,
                               void **base) {
@@ -61,19 +68,19 @@ GDS_status_t Window::free(const char *func) {
 
 GDS_status_t Window::put(const char *func, const void *origin, int ocount, MPI_Datatype otype,
                          int target, MPI_Aint disp, int tcount, MPI_Datatype ttype) {
-  return checked(func, "MPI_Put", MPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win_));
+  return checked(func, "MPI_Put", injected() ? MPI_ERR_OTHER : MPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win_));
 }
 
 GDS_status_t Window::get(const char *func, void *origin, int ocount, MPI_Datatype otype, int target,
                          MPI_Aint disp, int tcount, MPI_Datatype ttype) {
-  return checked(func, "MPI_Get", MPI_Get(origin, ocount, otype, target, disp, tcount, ttype, win_));
+  return checked(func, "MPI_Get", injected() ? MPI_ERR_OTHER : MPI_Get(origin, ocount, otype, target, disp, tcount, ttype, win_));
 }
 
 GDS_status_t Window::accumulate(const char *func, const void *origin, int ocount,
                                 MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
                                 MPI_Datatype ttype, MPI_Op op) {
   return checked(func, "MPI_Accumulate",
-                 MPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win_));
+                 injected() ? MPI_ERR_OTHER : MPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win_));
 }
 
 GDS_status_t Window::get_accumulate(const char *func, const void *origin, int ocount,
@@ -81,14 +88,14 @@ GDS_status_t Window::get_accumulate(const char *func, const void *origin, int oc
                                     MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
                                     MPI_Datatype ttype, MPI_Op op) {
   return checked(func, "MPI_Get_accumulate",
-                 MPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target, disp,
+                 injected() ? MPI_ERR_OTHER : MPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target, disp,
                                     tcount, ttype, op, win_));
 }
 
 GDS_status_t Window::compare_and_swap(const char *func, const void *origin, const void *compare,
                                       void *result, MPI_Datatype type, int target, MPI_Aint disp) {
   return checked(func, "MPI_Compare_and_swap",
-                 MPI_Compare_and_swap(origin, compare, result, type, target, disp, win_));
+                 injected() ? MPI_ERR_OTHER : MPI_Compare_and_swap(origin, compare, result, type, target, disp, win_));
 }
 
 GDS_status_t Window::flush_local_all(const char *func) {

@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+
 #include "gds_types.h"
 
 namespace gds::rma {
@@ -56,5 +58,9 @@ class Window {
  private:
   MPI_Win win_ = MPI_WIN_NULL;
 };
+
+// Fault injection (GDS_inject_fault): the `after`-th next RMA operation of
+// this process fails as if MPI returned MPI_ERR_OTHER; 0 cancels.
+void inject_rma_failure(std::uint64_t after);
 
 }  // namespace gds::rma

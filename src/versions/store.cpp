@@ -130,7 +130,16 @@ void Store::shortage(std::uint64_t *data, std::uint64_t *tables) const {
   *tables = need_tables > free_tables_.size() ? need_tables - free_tables_.size() : 0;
 }
 
+namespace {
+std::uint64_t g_fail_memory_after = 0;
+}
+
+void inject_memory_failure(std::uint64_t after) { g_fail_memory_after = after; }
+
 GDS_status_t Store::grow(const char *func, bool data_slab, std::uint64_t data, bool table_slab, std::uint64_t tables) {
+  // GDS_inject_fault: this process gets no memory (the allocation is
+  // collective, so it still takes part, with nothing).
+  const bool starve = g_fail_memory_after != 0 && --g_fail_memory_after == 0;
   // New slabs grow with what is stored so far (1/16 for data, 1/4 for the
   // small tables), so few slabs are made and little memory sits idle.
   const auto add = [&](bool tables_kind, std::uint64_t short_by) -> GDS_status_t {
@@ -141,6 +150,8 @@ GDS_status_t Store::grow(const char *func, bool data_slab, std::uint64_t data, b
     std::uint64_t slots = 0;
     if (short_by > 0) slots = std::max({short_by, total / (tables_kind ? 4 : 16), std::uint64_t{tables_kind ? 4u : 8u}});
     slots = std::min<std::uint64_t>(slots, UINT32_MAX);
+    const std::uint64_t wanted = slots * slab->slot_bytes;
+    if (starve) slots = 0;
     void *base = nullptr;
     GDS_TRY(slab->window.allocate(func, comm_, static_cast<MPI_Aint>(slots * slab->slot_bytes), 1, &base));
     slab->base = static_cast<std::byte *>(base);
@@ -151,11 +162,21 @@ GDS_status_t Store::grow(const char *func, bool data_slab, std::uint64_t data, b
     for (std::uint32_t i = slab->slots; i-- > 0;) free.push_back(make_ref(id, i));
     (tables_kind ? table_slots_ : data_slots_) += slots;
     slabs_.push_back(std::move(slab));
+    if (starve) failed_bytes_ += wanted;
     return GDS_STATUS_OK;
   };
-  if (data_slab) GDS_TRY(add(false, data));
-  if (table_slab) GDS_TRY(add(true, tables));
-  return GDS_STATUS_OK;
+  // Both allocations are collective: every process makes both, then reports.
+  failed_bytes_ = 0;
+  GDS_status_t s = GDS_STATUS_OK;
+  if (data_slab) s = add(false, data);
+  if (table_slab) {
+    const GDS_status_t t = add(true, tables);
+    if (s == GDS_STATUS_OK) s = t;
+  }
+  if (s == GDS_STATUS_OK && failed_bytes_ > 0)
+    s = core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for %llu bytes of versions (injected fault)",
+                            static_cast<unsigned long long>(failed_bytes_));
+  return s;
 }
 
 GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *table_location) {

@@ -90,6 +90,8 @@ class Store {
   // Collective when any process is short (the caller agreed on it): a slab
   // for each kind with `data` and `tables` slots here (0 is fine).
   GDS_status_t grow(const char *func, bool data_slab, std::uint64_t data, bool table_slab, std::uint64_t tables);
+  // Bytes the last failed grow() could not get (for the error GDS raises).
+  [[nodiscard]] std::uint64_t failed_bytes() const { return failed_bytes_; }
   // Copies the dirty blocks of `memory` into slots and writes the new table.
   // Nothing becomes visible or owned until commit(); abandon() undoes it.
   GDS_status_t freeze(const char *func, const std::byte *memory, SlotRef *table_location);
@@ -156,6 +158,7 @@ class Store {
   std::vector<SlotRef> base_;          // per block
   std::vector<std::uint8_t> dirty_;    // per block
   std::vector<std::uint32_t> dirty_list_;
+  std::uint64_t failed_bytes_ = 0;
   std::vector<std::uint8_t> suspect_;  // per block
   std::vector<std::uint32_t> suspect_list_;
   std::deque<Version> versions_;       // retained, oldest first
@@ -166,5 +169,9 @@ class Store {
   std::vector<SlotRef> pending_slots_;  // data slots taken for it
   SlotRef pending_table_slot_ = kZero;
 };
+
+// Fault injection (GDS_inject_fault): the `after`-th next growth of a version
+// store on this process gets no memory; 0 cancels.
+void inject_memory_failure(std::uint64_t after);
 
 }  // namespace gds::versions

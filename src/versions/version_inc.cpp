@@ -24,6 +24,14 @@ struct Hello {
   std::uint64_t ranges;
   std::uint64_t status;
   std::uint64_t agreed;
+  std::uint64_t errors;  // global errors this process has pending
+  std::uint64_t checks;  // whether it has checks to run before the snapshot
+};
+
+// What the exchange told every process about all of them.
+struct Poll {
+  bool errors = false;  // some process has global errors pending
+  bool checks = false;  // some process has high-priority checks
 };
 
 // Completes this process's writes, then hands every process the ranges of
@@ -31,17 +39,21 @@ struct Hello {
 // open to direct access since the last version, and every block of a
 // GDS_create array, are compared with their last version instead. Every process returns the same
 // status; on failure nothing changed.
-GDS_status_t exchange_writes(const char *func, ArrayObject &a, GDS_status_t local, std::uint64_t agreed) {
+GDS_status_t exchange_writes(const char *func, ArrayObject &a, GDS_status_t local, std::uint64_t agreed,
+                             Poll *poll = nullptr) {
   if (local == GDS_STATUS_OK) {
-    local = a.window.flush_all(func);
+    local = gds::errors::checked(func, &a, a.window.flush_all(func));
     gds::rma::forget_outstanding(a);
   }
   const auto p = static_cast<std::size_t>(a.nprocs);
   std::vector<BlockRange> &written = a.tracker.merged();
-  std::vector<Hello> out(p, Hello{0, static_cast<std::uint64_t>(local), agreed}), in(p);
+  const Hello hello{0, static_cast<std::uint64_t>(local), agreed, gds::errors::global_pending(&a),
+                    poll != nullptr && gds::errors::has_high_checks(a) ? 1u : 0u};
+  std::vector<Hello> out(p, hello), in(p);
   if (local == GDS_STATUS_OK)
     for (const BlockRange &r : written) ++out[static_cast<std::size_t>(r.rank)].ranges;
-  int rc = MPI_Alltoall(out.data(), 3, MPI_UINT64_T, in.data(), 3, MPI_UINT64_T, a.comm);
+  constexpr int kWords = sizeof(Hello) / sizeof(std::uint64_t);
+  int rc = MPI_Alltoall(out.data(), kWords, MPI_UINT64_T, in.data(), kWords, MPI_UINT64_T, a.comm);
   if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Alltoall", rc);
   if (local != GDS_STATUS_OK) return local;
   for (const Hello &h : in)
@@ -49,6 +61,11 @@ GDS_status_t exchange_writes(const char *func, ArrayObject &a, GDS_status_t loca
   for (const Hello &h : in)
     if (h.agreed != agreed)
       return fail(GDS_STATUS_COLLECTIVE_MISMATCH, func, "processes passed different arguments to this collective call");
+  if (poll != nullptr)
+    for (const Hello &h : in) {
+      poll->errors = poll->errors || h.errors != 0;
+      poll->checks = poll->checks || h.checks != 0;
+    }
 
   // The ranges themselves, as (first, last) pairs, sorted by destination already.
   std::vector<int> send_counts(p), send_displs(p), recv_counts(p), recv_displs(p);
@@ -106,14 +123,38 @@ extern "C" {
 GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const char *label, size_t label_size) {
   GDS_ENTER();
   Cursor *cursor = nullptr;
-  GDS_TRY(resolve(__func__, gds, &cursor));
+  GDS_status_t s = GDS_STATUS_OK;
+  GDS_TRY(resolve_collective(__func__, gds, &cursor, &s));
   ArrayObject &a = *cursor->array;
   Store &store = *a.store;
-  GDS_status_t s = check_collective(__func__, a);
+  if (s == GDS_STATUS_OK) s = check_collective(__func__, a);
   if (s == GDS_STATUS_OK && increment == 0) s = fail(GDS_STATUS_INVALID, __func__, "increment=0; it must be at least 1");
   if (s == GDS_STATUS_OK && label == nullptr && label_size > 0)
     s = fail(GDS_STATUS_NULL_ARGUMENT, __func__, "label is NULL but label_size=%zu", label_size);
-  GDS_TRY(exchange_writes(__func__, a, s, increment));
+
+  // A stable point: the exchange completes every write and polls for global
+  // errors; those are delivered, and the high-priority checks run once, before
+  // the snapshot. Handlers may write, so the exchange then runs again.
+  constexpr int kMaxRounds = 8;
+  bool checked = false;
+  for (int round = 0;; ++round) {
+    Poll poll;
+    GDS_TRY(exchange_writes(__func__, a, s, increment, &poll));
+    if (round == kMaxRounds) {
+      s = fail(GDS_STATUS_RECOVERY_FAILED, __func__, "errors kept being raised through %d rounds of recovery", round);
+      GDS_TRY(agree(__func__, a.comm, s));  // every process got here alike
+    }
+    if (poll.errors) {
+      GDS_TRY(gds::errors::deliver_global(__func__, &a));
+      continue;
+    }
+    if (poll.checks && !checked) {
+      checked = true;
+      s = gds::errors::run_version_checks(__func__, a);
+      continue;  // the next exchange agrees on s and polls what the checks raised
+    }
+    break;
+  }
 
   // Slabs for the new blocks, if any process is short of slots.
   std::uint64_t data_short = 0, table_short = 0;
@@ -140,6 +181,9 @@ GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const 
   for (const Done &d : all) ok = ok && d.status == GDS_STATUS_OK;
   if (!ok) {
     store.abandon();
+    if (s == GDS_STATUS_NOMEM)  // through the Open Resilience dispatcher
+      return gds::errors::detected(__func__, &a, s, nullptr, nullptr, static_cast<std::int64_t>(a.current_version),
+                                   store.failed_bytes());
     return s != GDS_STATUS_OK ? s : fail(GDS_STATUS_REMOTE_ERROR, __func__, "another process failed this collective call");
   }
   std::vector<SlotRef> tables(all.size());
@@ -163,10 +207,11 @@ GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const 
 GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version) {
   GDS_ENTER();
   Cursor *cursor = nullptr;
-  GDS_TRY(resolve(__func__, gds, &cursor));
+  GDS_status_t s = GDS_STATUS_OK;
+  GDS_TRY(resolve_collective(__func__, gds, &cursor, &s));
   ArrayObject &a = *cursor->array;
   Store &store = *a.store;
-  GDS_status_t s = check_collective(__func__, a);
+  if (s == GDS_STATUS_OK) s = check_collective(__func__, a);
   const gds::versions::Version *v = store.find(version);
   if (s == GDS_STATUS_OK && v == nullptr)
     s = store.dropped(version)

@@ -16,6 +16,7 @@
 #include "../gds.h"
 #include "box.hpp"
 #include "error.hpp"
+#include "resilience.hpp"
 #include "types.hpp"
 
 namespace gds {
@@ -272,6 +273,40 @@ class array {
     detail::check(GDS_get_version_stats(handle_, &s));
     return s;
   }
+
+  // ---- Open Resilience (see resilience.hpp; the C API for GDS_ROOT) -------------------
+
+  /// Handles local errors `p` fits with f(gds::raised_error&). Local.
+  template <class F>
+  void on_local_error(const predicate &p, F &&f) {
+    gds::on_local_error(handle_, p, std::forward<F>(f));
+  }
+  /// Handles global errors `p` fits with f(gds::raised_error&). Collective.
+  template <class F>
+  void on_global_error(const predicate &p, F &&f) {
+    gds::on_global_error(handle_, p, std::forward<F>(f));
+  }
+  /// A local check f(GDS_gds_t, GDS_priority_t). Local.
+  template <class F>
+  void add_local_check(F &&f, GDS_priority_t p = GDS_PRIORITY_HIGH) {
+    gds::add_local_check(handle_, std::forward<F>(f), p);
+  }
+  /// A global check f(GDS_gds_t, GDS_priority_t). Collective.
+  template <class F>
+  void add_global_check(F &&f, GDS_priority_t p = GDS_PRIORITY_HIGH) {
+    gds::add_global_check(handle_, std::forward<F>(f), p);
+  }
+  void raise_local(error_descriptor &&e) { gds::raise_local(handle_, std::move(e)); }
+  void raise_global(error_descriptor &&e) { gds::raise_global(handle_, std::move(e)); }
+  /// Runs every check and delivers what they find (collective).
+  void check_all_errors() { gds::check_all_errors(handle_); }
+  /// Whether the local checks find an error at this handle's version (nothing is queued).
+  [[nodiscard]] bool local_error_found() const { return gds::local_error_found(handle_); }
+  /// Whether the global checks do (collective).
+  [[nodiscard]] bool global_error_found() const { return gds::global_error_found(handle_); }
+  void invoke_local_error_handler() { gds::invoke_local_error_handler(handle_); }
+  /// A stable point: completes every operation and delivers global errors (collective).
+  void invoke_global_error_handler() { gds::invoke_global_error_handler(handle_); }
 
   /// Opens box `b` for loads and stores (GDS_access); released when the result is destroyed.
   [[nodiscard]] local_access<T> access(const box &b, access_mode mode = access_mode::any) {

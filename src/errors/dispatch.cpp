@@ -1,0 +1,475 @@
+// Raising errors, delivering them to handlers, running checks, and the entry
+// points that drive them.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/array.hpp"
+#include "core/collective.hpp"
+#include "core/log.hpp"
+#include "core/runtime.hpp"
+#include "errors/keys.hpp"
+#include "errors/pending.hpp"
+#include "errors/registry.hpp"
+#include "rma/transfer.hpp"
+#include "rma/window.hpp"
+#include "versions/store.hpp"
+
+using namespace gds::core;
+
+namespace gds::errors {
+
+std::uint64_t g_deliverable = 0;
+
+namespace {
+
+std::uint64_t g_pending_local = 0;  // queued local errors, every scope
+int g_depth = 0;                    // handlers and checks running: nothing is delivered
+int g_probe = 0;                    // inside GDS_check_*_error: raises are counted, not queued
+std::uint64_t g_raises = 0;         // errors raised so far (did a check raise one?)
+
+void refresh() { g_deliverable = g_depth == 0 ? g_pending_local : 0; }
+
+struct Busy {
+  Busy() {
+    ++g_depth;
+    refresh();
+  }
+  ~Busy() {
+    --g_depth;
+    refresh();
+  }
+  Busy(const Busy &) = delete;
+  Busy &operator=(const Busy &) = delete;
+};
+
+// The error a handler is handling (handlers never nest: nothing is
+// delivered while one runs).
+struct Active {
+  std::uint64_t handle;
+  bool local;
+  bool resumed;
+  const Scope *raised_in;
+};
+Active *g_active = nullptr;
+
+// Bounds on recovery that keeps raising errors.
+constexpr int kMaxLocalPerCall = 1000;
+constexpr int kMaxGlobalRounds = 16;
+
+// The keys of a descriptor, for messages.
+std::string summary(const Descriptor &d) {
+  if (d.attrs.empty()) return "no attributes";
+  std::string s;
+  for (const Attribute &a : d.attrs) {
+    if (!s.empty()) s += ", ";
+    const KeyInfo *k = find_key(a.key);
+    s += k != nullptr ? k->name : "key " + std::to_string(a.key);
+  }
+  return s;
+}
+
+// Finds the handler for one error and runs it. `d` is freed on return.
+GDS_status_t dispatch(const char *func, Scope &raised_in, std::unique_ptr<Descriptor> d, bool local) {
+  const char *kind = local ? "local" : "global";
+  const Handler *h = nullptr;
+  std::string tied;
+  Scope *where = &raised_in;
+  HandlerSet::Outcome outcome = (local ? raised_in.local_handlers : raised_in.global_handlers).match(*d, &h, &tied);
+  if (outcome == HandlerSet::Outcome::none && raised_in.array != nullptr) {
+    where = &root_scope();
+    outcome = (local ? where->local_handlers : where->global_handlers).match(*d, &h, &tied);
+  }
+  if (outcome == HandlerSet::Outcome::none) {
+    if (d->system) return GDS_STATUS_OK;  // the failing call's status reports it
+    return fail_critical(GDS_STATUS_UNHANDLED_ERROR, func,
+                         "no %s error handler of %s%s matches the %s error raised on %s (attributes: %s)", kind,
+                         raised_in.name().c_str(), raised_in.array != nullptr ? " or GDS_ROOT" : "", kind,
+                         raised_in.name().c_str(), summary(*d).c_str());
+  }
+  if (outcome == HandlerSet::Outcome::tie)
+    return fail_critical(GDS_STATUS_AMBIGUOUS_HANDLER, func,
+                         "the %s error raised on %s (attributes: %s) fits %s handlers %s of %s equally well; none "
+                         "was called",
+                         kind, raised_in.name().c_str(), summary(*d).c_str(), kind, tied.c_str(),
+                         where->name().c_str());
+
+  d->use = local ? Descriptor::Use::local_handler : Descriptor::Use::global_handler;
+  const std::uint64_t handle = g_descriptors.insert(std::move(d));
+  Active active{handle, local, false, &raised_in};
+  Active *outer = g_active;
+  g_active = &active;
+  GDS_status_t r;
+  {
+    Busy busy;
+    r = h->call(raised_in.handle(), to_handle<GDS_error_t>(handle));
+  }
+  g_active = outer;
+  if (!active.resumed) g_descriptors.erase(handle);
+  const std::string who = describe(*h);
+  if (r != GDS_STATUS_OK)
+    return fail(GDS_STATUS_RECOVERY_FAILED, func, "%s error handler %s of %s returned %s", kind, who.c_str(),
+                where->name().c_str(), GDS_status_string(r));
+  if (!active.resumed)
+    return fail(GDS_STATUS_RECOVERY_FAILED, func, "%s error handler %s of %s returned without GDS_resume_%s", kind,
+                who.c_str(), where->name().c_str(), kind);
+  return GDS_STATUS_OK;
+}
+
+// Delivers a scope's pending local errors, oldest first, including those
+// its handlers raise meanwhile.
+GDS_status_t deliver_local(const char *func, Scope &s) {
+  if (g_depth > 0) return GDS_STATUS_OK;
+  GDS_status_t first = GDS_STATUS_OK;
+  for (int n = 0; !s.pending_local.empty(); ++n) {
+    if (n == kMaxLocalPerCall)
+      return first != GDS_STATUS_OK
+                 ? first
+                 : fail(GDS_STATUS_RECOVERY_FAILED, func, "local error handlers of %s kept raising errors (%d delivered)",
+                        s.name().c_str(), n);
+    std::unique_ptr<Descriptor> d = std::move(s.pending_local.front());
+    s.pending_local.pop_front();
+    --g_pending_local;
+    refresh();
+    const GDS_status_t r = dispatch(func, s, std::move(d), true);
+    if (first == GDS_STATUS_OK) first = r;
+  }
+  return first;
+}
+
+void queue_local(Scope &s, std::unique_ptr<Descriptor> d) {
+  s.pending_local.push_back(std::move(d));
+  ++g_pending_local;
+  refresh();
+}
+
+Scope &scope_of(core::ArrayObject *a) { return a != nullptr ? *a->errors : root_scope(); }
+
+// Outcome of running checks.
+struct CheckRun {
+  GDS_status_t status = GDS_STATUS_OK;  // CHECK_FAILED if a check returned a failure
+  bool raised = false;                  // a check raised an error
+};
+
+// Runs the checks of `s` of priority HIGH (only_high) or all, high first;
+// local ones, then global ones, at each priority. No error is delivered
+// while checks run.
+CheckRun run_checks(const char *func, Scope &s, GDS_gds_t handle, bool local, bool global, bool only_high) {
+  CheckRun run;
+  const std::uint64_t before = g_raises;
+  Busy busy;
+  const auto go = [&](const std::vector<Check> &checks, const char *kind, GDS_priority_t p) {
+    for (std::size_t i = 0; i < checks.size(); ++i) {  // a check may register another
+      if (checks[i].priority != p) continue;
+      const GDS_status_t r = checks[i].call(handle, p);
+      if (r != GDS_STATUS_OK && run.status == GDS_STATUS_OK)
+        run.status = fail(GDS_STATUS_CHECK_FAILED, func, "%s error check #%zu of %s returned %s", kind,
+                          checks[i].number, s.name().c_str(), GDS_status_string(r));
+    }
+  };
+  for (GDS_priority_t p : {GDS_PRIORITY_HIGH, GDS_PRIORITY_MEDIUM, GDS_PRIORITY_LOW}) {
+    if (only_high && p != GDS_PRIORITY_HIGH) break;
+    if (local) go(s.local_checks, "local", p);
+    if (global) go(s.global_checks, "global", p);
+  }
+  run.raised = g_raises != before;
+  return run;
+}
+
+GDS_status_t first_failure(std::initializer_list<GDS_status_t> all) {
+  for (GDS_status_t s : all)
+    if (s != GDS_STATUS_OK) return s;
+  return GDS_STATUS_OK;
+}
+
+// Takes a raised descriptor over from the application.
+GDS_status_t take_descriptor(const char *func, GDS_error_t error_desc, std::unique_ptr<Descriptor> *out) {
+  Descriptor *d = nullptr;
+  GDS_TRY(resolve_descriptor(func, error_desc, &d));
+  GDS_CHECK(d->use == Descriptor::Use::free, GDS_STATUS_DESCRIPTOR_IN_USE,
+            "error_desc is being handled; raise a new descriptor (GDS_resume_%s frees this one)",
+            d->use == Descriptor::Use::local_handler ? "local" : "global");
+  *out = g_descriptors.erase(handle_value(error_desc));
+  ++g_raises;
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t raise(const char *func, GDS_gds_t gds, GDS_error_t error_desc, bool local) {
+  Scope *s = nullptr;
+  GDS_TRY(resolve_scope(func, gds, &s));
+  std::unique_ptr<Descriptor> d;
+  GDS_TRY(take_descriptor(func, error_desc, &d));
+  if (g_probe > 0) return GDS_STATUS_OK;  // a question was asked: the answer is that it was raised
+  if (local) queue_local(*s, std::move(d));
+  else s->pending_global.push_back(std::move(d));
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t resume(const char *func, GDS_gds_t gds, GDS_error_t error_desc, bool local) {
+  Scope *s = nullptr;
+  GDS_TRY(resolve_scope(func, gds, &s));
+  Descriptor *d = nullptr;
+  GDS_TRY(resolve_descriptor(func, error_desc, &d));
+  const char *kind = local ? "local" : "global";
+  GDS_CHECK(g_active != nullptr && g_active->handle == handle_value(error_desc) && g_active->local == local &&
+                !g_active->resumed,
+            GDS_STATUS_NOT_IN_HANDLER, "error_desc is not an error a %s handler is handling", kind);
+  GDS_CHECK(s == g_active->raised_in, GDS_STATUS_INVALID, "gds is %s, but the error was raised on %s",
+            s->name().c_str(), g_active->raised_in->name().c_str());
+  g_descriptors.erase(handle_value(error_desc));
+  g_active->resumed = true;
+  return GDS_STATUS_OK;
+}
+
+}  // namespace
+
+Scope::~Scope() {
+  g_pending_local -= pending_local.size();
+  refresh();
+}
+
+GDS_status_t deliver_on_entry(const char *func, core::ArrayObject *a) {
+  const GDS_status_t own = a != nullptr ? deliver_local(func, *a->errors) : GDS_STATUS_OK;
+  const GDS_status_t root = deliver_local(func, root_scope());
+  return first_failure({own, root});
+}
+
+std::uint64_t global_pending(const core::ArrayObject *a) {
+  if (g_depth > 0) return 0;
+  return a != nullptr ? a->errors->pending_global.size() : root_scope().pending_global.size();
+}
+
+GDS_status_t deliver_global(const char *func, core::ArrayObject *a) {
+  Scope &s = scope_of(a);
+  const MPI_Comm comm = s.comm();
+  int nprocs = 0;
+  MPI_Comm_size(comm, &nprocs);
+  GDS_status_t first = GDS_STATUS_OK;
+  for (int round = 1;; ++round) {
+    // Every process's pending errors, in rank order, each rank's in the order raised.
+    std::vector<std::byte> mine;
+    for (const auto &d : s.pending_global) d->write(mine);
+    const auto count = static_cast<int>(s.pending_global.size());
+    s.pending_global.clear();
+    const int bytes = static_cast<int>(mine.size());
+    std::vector<int> counts(static_cast<std::size_t>(nprocs)), sizes(counts.size()), displs(counts.size());
+    int header[2] = {count, bytes};
+    std::vector<int> headers(2 * counts.size());
+    int rc = MPI_Allgather(header, 2, MPI_INT, headers.data(), 2, MPI_INT, comm);
+    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgather", rc);
+    int total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      counts[r] = headers[2 * r];
+      sizes[r] = headers[2 * r + 1];
+      displs[r] = total;
+      total += sizes[r];
+    }
+    std::vector<std::byte> gathered(static_cast<std::size_t>(total));
+    rc = MPI_Allgatherv(mine.data(), bytes, MPI_BYTE, gathered.data(), sizes.data(), displs.data(), MPI_BYTE, comm);
+    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgatherv", rc);
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      const std::byte *p = gathered.data() + displs[r], *end = p + sizes[r];
+      for (int i = 0; i < counts[r]; ++i) {
+        auto d = std::make_unique<Descriptor>();
+        if (!Descriptor::read(p, end, d.get()))
+          return fail_critical(GDS_STATUS_INTERNAL, func, "malformed global error from rank %zu", r);
+        const GDS_status_t h = dispatch(func, s, std::move(d), false);
+        if (first == GDS_STATUS_OK) first = h;
+      }
+    }
+    // Did a handler fail anywhere, and did handlers raise more global errors?
+    std::uint64_t flags[2] = {first != GDS_STATUS_OK ? 1u : 0u, s.pending_global.empty() ? 0u : 1u}, any[2];
+    rc = MPI_Allreduce(flags, any, 2, MPI_UINT64_T, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
+    if (any[0] != 0 && first == GDS_STATUS_OK)
+      first = fail(GDS_STATUS_RECOVERY_FAILED, func, "a global error handler of %s failed on another process",
+                   s.name().c_str());
+    if (any[1] == 0) return first;
+    if (round == kMaxGlobalRounds)  // the rest wait for the next stable point
+      return first != GDS_STATUS_OK
+                 ? first
+                 : fail(GDS_STATUS_RECOVERY_FAILED, func, "global error handlers of %s kept raising errors (%d rounds)",
+                        s.name().c_str(), round);
+  }
+}
+
+bool has_high_checks(const core::ArrayObject &a) {
+  for (const auto *checks : {&a.errors->local_checks, &a.errors->global_checks})
+    for (const Check &c : *checks)
+      if (c.priority == GDS_PRIORITY_HIGH) return true;
+  return false;
+}
+
+GDS_status_t run_version_checks(const char *func, core::ArrayObject &a) {
+  const CheckRun run = run_checks(func, *a.errors, a.errors->handle(), true, true, true);
+  const GDS_status_t delivered = deliver_local(func, *a.errors);
+  return first_failure({run.status, delivered});
+}
+
+GDS_status_t detected(const char *func, core::ArrayObject *a, GDS_status_t status, const std::uint64_t *lo,
+                      const std::uint64_t *hi, std::int64_t version, std::uint64_t bytes) {
+  if (a == nullptr || !a->errors) return status;
+  auto d = std::make_unique<Descriptor>();
+  d->system = true;
+  d->set(GDS_EATTR_DETECTED_BY, "GDS", 3);
+  const std::int64_t code = status;
+  d->set(GDS_EATTR_GDS_STATUS, &code, sizeof code);
+  d->set(GDS_EATTR_GDS_FUNCTION, func, std::strlen(func));
+  if (status == GDS_STATUS_MPI_ERROR) {
+    const std::int64_t cls = last_mpi_error_class();
+    d->set(GDS_EATTR_MPI_ERROR_CLASS, &cls, sizeof cls);
+  }
+  if (lo != nullptr && hi != nullptr) {
+    const std::size_t n = a->ndims();
+    std::vector<std::int64_t> first(n), count(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      first[i] = static_cast<std::int64_t>(lo[i]);
+      count[i] = static_cast<std::int64_t>(hi[i] - lo[i] + 1);
+    }
+    d->set(GDS_EATTR_GDS_INDEX, first.data(), n * sizeof(std::int64_t));
+    d->set(GDS_EATTR_GDS_COUNT, count.data(), n * sizeof(std::int64_t));
+  }
+  if (version >= 0) d->set(GDS_EATTR_GDS_VERSION, &version, sizeof version);
+  if (bytes > 0) {
+    const auto size = static_cast<std::int64_t>(bytes);
+    d->set(GDS_EATTR_MEMORY_SIZE, &size, sizeof size);
+  }
+  queue_local(*a->errors, std::move(d));
+  (void)deliver_local(func, *a->errors);  // the call's own status stays the report
+  return status;
+}
+
+bool handling(const core::ArrayObject *a) {
+  return g_active != nullptr && a != nullptr && g_active->raised_in == a->errors.get();
+}
+
+void finalize() {
+  reset_root_scope();
+  reset_keys();
+  g_pending_local = 0;
+  refresh();
+}
+
+}  // namespace gds::errors
+
+using namespace gds::errors;
+
+extern "C" {
+
+GDS_API GDS_status_t GDS_raise_local_error(GDS_gds_t gds, GDS_error_t error_desc) {
+  GDS_ENTER();
+  return raise(__func__, gds, error_desc, true);
+}
+
+GDS_API GDS_status_t GDS_raise_global_error(GDS_gds_t gds, GDS_error_t error_desc) {
+  GDS_ENTER();
+  return raise(__func__, gds, error_desc, false);
+}
+
+GDS_API GDS_status_t GDS_resume_local(GDS_gds_t gds, GDS_error_t error_desc) {
+  GDS_ENTER();
+  return resume(__func__, gds, error_desc, true);
+}
+
+GDS_API GDS_status_t GDS_resume_global(GDS_gds_t gds, GDS_error_t error_desc) {
+  GDS_ENTER();
+  return resume(__func__, gds, error_desc, false);
+}
+
+GDS_API GDS_status_t GDS_invoke_local_error_handler(GDS_gds_t gds) {
+  GDS_ENTER();
+  Scope *s = nullptr;
+  GDS_TRY(resolve_scope(__func__, gds, &s));
+  if (s->array != nullptr) return deliver_on_entry(__func__, s->array);
+  GDS_status_t first = deliver_on_entry(__func__, nullptr);
+  for (ArrayObject *a : arrays_in_creation_order()) {
+    const GDS_status_t r = deliver_local(__func__, *a->errors);
+    if (first == GDS_STATUS_OK) first = r;
+  }
+  return first;
+}
+
+GDS_API GDS_status_t GDS_invoke_global_error_handler(GDS_gds_t gds) {
+  GDS_ENTER();
+  return gds::rma::fence(__func__, gds);
+}
+
+GDS_API GDS_status_t GDS_check_all_errors(GDS_gds_t gds) {
+  GDS_ENTER();
+  Scope *s = nullptr;
+  GDS_status_t status = GDS_STATUS_OK;
+  ArrayObject *a = nullptr;
+  if (!is_root(gds)) {
+    Cursor *c = nullptr;
+    GDS_TRY(resolve_collective(__func__, gds, &c, &status));
+    a = c->array;
+    s = a->errors.get();
+  } else {
+    s = &root_scope();
+    if (g_deliverable != 0) status = deliver_on_entry(__func__, nullptr);
+  }
+  const MPI_Comm comm = s->comm();
+  // A stable point first: every write complete, pending global errors delivered.
+  if (a != nullptr && status == GDS_STATUS_OK) status = checked(__func__, a, a->window.flush_all(__func__));
+  std::uint64_t pending = global_pending(a);
+  GDS_TRY(agree(__func__, comm, status, 0, &pending));
+  if (a != nullptr) GDS_TRY(a->window.sync(__func__));
+  if (pending != 0) GDS_TRY(deliver_global(__func__, a));
+
+  const bool in_handler = g_depth > 0;
+  const CheckRun run = run_checks(__func__, *s, gds, true, true, false);
+  if (in_handler) {  // nothing can be delivered: report what was found
+    std::uint64_t found = run.raised ? 1 : 0;
+    GDS_TRY(agree(__func__, comm, run.status, 0, &found));
+    return found != 0 ? fail(GDS_STATUS_ERROR_FOUND, __func__, "error checks of %s found errors; they stay queued",
+                             s->name().c_str())
+                      : GDS_STATUS_OK;
+  }
+  GDS_status_t delivered = deliver_local(__func__, *s);
+  if (a != nullptr) delivered = first_failure({delivered, deliver_local(__func__, root_scope())});
+  pending = global_pending(a);
+  GDS_TRY(agree(__func__, comm, first_failure({run.status, delivered}), 0, &pending));
+  return pending != 0 ? deliver_global(__func__, a) : GDS_STATUS_OK;
+}
+
+GDS_API GDS_status_t GDS_check_local_error(GDS_gds_t gds) {
+  GDS_ENTER();
+  Scope *s = nullptr;
+  GDS_TRY(resolve_scope(__func__, gds, &s));
+  ++g_probe;
+  const CheckRun run = run_checks(__func__, *s, gds, true, false, false);
+  --g_probe;
+  GDS_TRY(run.status);
+  return run.raised ? fail(GDS_STATUS_ERROR_FOUND, __func__, "local error checks of %s found errors",
+                           s->name().c_str())
+                    : GDS_STATUS_OK;
+}
+
+GDS_API GDS_status_t GDS_check_global_error(GDS_gds_t gds) {
+  GDS_ENTER();
+  Scope *s = nullptr;
+  GDS_TRY(resolve_scope(__func__, gds, &s));
+  ++g_probe;
+  const CheckRun run = run_checks(__func__, *s, gds, false, true, false);
+  --g_probe;
+  std::uint64_t found = run.raised ? 1 : 0;
+  GDS_TRY(agree(__func__, s->comm(), run.status, 0, &found));
+  return found != 0 ? fail(GDS_STATUS_ERROR_FOUND, __func__, "global error checks of %s found errors",
+                           s->name().c_str())
+                    : GDS_STATUS_OK;
+}
+
+GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) {
+  GDS_ENTER();
+  GDS_REQUIRE(fault >= GDS_FAULT_NONE && fault <= GDS_FAULT_VERSION_MEMORY, GDS_STATUS_INVALID,
+              "fault=%d is not a GDS_fault_t", static_cast<int>(fault));
+  GDS_REQUIRE(fault == GDS_FAULT_NONE || after >= 1, GDS_STATUS_INVALID,
+              "after=0; 1 is the next operation");
+  if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_RMA) gds::rma::inject_rma_failure(fault == GDS_FAULT_NONE ? 0 : after);
+  if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_VERSION_MEMORY)
+    gds::versions::inject_memory_failure(fault == GDS_FAULT_NONE ? 0 : after);
+  return GDS_STATUS_OK;
+}
+
+}  // extern "C"
