@@ -192,6 +192,128 @@ MODULE GDS_C_INTERFACES
       TYPE(C_PTR), VALUE :: gds
       INTEGER(C_INT64_T), VALUE :: version
     END FUNCTION
+    INTEGER(C_INT) FUNCTION c_define_error_attr_key(name, name_size, value_type, new_key) &
+        BIND(C, NAME="GDS_define_error_attr_key")
+      IMPORT :: C_INT, C_INT64_T, C_CHAR
+      CHARACTER(KIND=C_CHAR) :: name(*)
+      INTEGER(C_INT64_T), VALUE :: name_size
+      INTEGER(C_INT), VALUE :: value_type
+      INTEGER(C_INT) :: new_key
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_create_error_descriptor(e) BIND(C, NAME="GDS_create_error_descriptor")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR) :: e
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_free_error_descriptor(e) BIND(C, NAME="GDS_free_error_descriptor")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR) :: e
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_add_error_attr(e, key, length, value) BIND(C, NAME="GDS_add_error_attr")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: e, value
+      INTEGER(C_INT), VALUE :: key
+      INTEGER(C_INT64_T), VALUE :: length
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_get_error_attr(e, key, value, flag) BIND(C, NAME="GDS_get_error_attr")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: e, value
+      INTEGER(C_INT), VALUE :: key
+      INTEGER(C_INT) :: flag
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_get_error_attr_len(e, key, length, flag) BIND(C, NAME="GDS_get_error_attr_len")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: e
+      INTEGER(C_INT), VALUE :: key
+      INTEGER(C_INT64_T) :: length
+      INTEGER(C_INT) :: flag
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_create_error_pred(p) BIND(C, NAME="GDS_create_error_pred")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR) :: p
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_free_error_pred(p) BIND(C, NAME="GDS_free_error_pred")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR) :: p
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_create_error_pred_term(key, expr, length, values, term) &
+        BIND(C, NAME="GDS_create_error_pred_term")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      INTEGER(C_INT), VALUE :: key, expr
+      INTEGER(C_INT64_T), VALUE :: length
+      TYPE(C_PTR), VALUE :: values
+      TYPE(C_PTR) :: term
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_free_error_pred_term(term) BIND(C, NAME="GDS_free_error_pred_term")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR) :: term
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_add_error_pred_term(p, term) BIND(C, NAME="GDS_add_error_pred_term")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: p, term
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_register_handler(gds, p, f) BIND(C, NAME="GDS_register_local_error_handler")
+      IMPORT :: C_INT, C_PTR, C_FUNPTR
+      TYPE(C_PTR), VALUE :: gds, p
+      TYPE(C_FUNPTR), VALUE :: f
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_register_global_handler(gds, p, f) BIND(C, NAME="GDS_register_global_error_handler")
+      IMPORT :: C_INT, C_PTR, C_FUNPTR
+      TYPE(C_PTR), VALUE :: gds, p
+      TYPE(C_FUNPTR), VALUE :: f
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_register_check(gds, f, priority) BIND(C, NAME="GDS_register_local_error_check")
+      IMPORT :: C_INT, C_PTR, C_FUNPTR
+      TYPE(C_PTR), VALUE :: gds
+      TYPE(C_FUNPTR), VALUE :: f
+      INTEGER(C_INT), VALUE :: priority
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_register_global_check(gds, f, priority) BIND(C, NAME="GDS_register_global_error_check")
+      IMPORT :: C_INT, C_PTR, C_FUNPTR
+      TYPE(C_PTR), VALUE :: gds
+      TYPE(C_FUNPTR), VALUE :: f
+      INTEGER(C_INT), VALUE :: priority
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_raise_local(gds, e) BIND(C, NAME="GDS_raise_local_error")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds, e
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_raise_global(gds, e) BIND(C, NAME="GDS_raise_global_error")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds, e
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_resume_local(gds, e) BIND(C, NAME="GDS_resume_local")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds, e
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_resume_global(gds, e) BIND(C, NAME="GDS_resume_global")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds, e
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_check_all_errors(gds) BIND(C, NAME="GDS_check_all_errors")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_check_local_error(gds) BIND(C, NAME="GDS_check_local_error")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_check_global_error(gds) BIND(C, NAME="GDS_check_global_error")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_invoke_local(gds) BIND(C, NAME="GDS_invoke_local_error_handler")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_invoke_global(gds) BIND(C, NAME="GDS_invoke_global_error_handler")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_inject_fault(fault, after) BIND(C, NAME="GDS_inject_fault")
+      IMPORT :: C_INT, C_INT64_T
+      INTEGER(C_INT), VALUE :: fault
+      INTEGER(C_INT64_T), VALUE :: after
+    END FUNCTION
     TYPE(C_PTR) FUNCTION c_last_error_message() BIND(C, NAME="GDS_last_error_message")
       IMPORT :: C_PTR
     END FUNCTION
@@ -219,7 +341,33 @@ MODULE GDS
     GDS_STATUS_ACCESS_CONFLICT = 21, GDS_STATUS_BUFFER_OVERLAP = 22, GDS_STATUS_COLLECTIVE_MISMATCH = 23, &
     GDS_STATUS_REMOTE_ERROR = 24, GDS_STATUS_WRONG_THREAD = 25, GDS_STATUS_NOMEM = 26, &
     GDS_STATUS_MPI_ERROR = 27, GDS_STATUS_NOT_CURRENT = 28, GDS_STATUS_NO_VERSION = 29, &
-    GDS_STATUS_VERSION_DROPPED = 30, GDS_STATUS_INTERNAL = 31
+    GDS_STATUS_VERSION_DROPPED = 30, GDS_STATUS_INTERNAL = 31, GDS_STATUS_INVALID_ERROR_KEY = 32, &
+    GDS_STATUS_INVALID_ATTR_VALUE = 33, GDS_STATUS_ERROR_KEY_CONFLICT = 34, GDS_STATUS_UNHANDLED_ERROR = 35, &
+    GDS_STATUS_AMBIGUOUS_HANDLER = 36, GDS_STATUS_RECOVERY_FAILED = 37, GDS_STATUS_NOT_IN_HANDLER = 38, &
+    GDS_STATUS_ERROR_FOUND = 39, GDS_STATUS_CHECK_FAILED = 40, GDS_STATUS_DESCRIPTOR_IN_USE = 41
+
+  ! Open Resilience (gds_error.h). Handlers are BIND(C) functions
+  !   INTEGER(C_INT) FUNCTION h(gds, error_desc) BIND(C); TYPE(C_PTR), VALUE :: gds, error_desc
+  ! and checks
+  !   INTEGER(C_INT) FUNCTION c(gds, priority) BIND(C); TYPE(C_PTR), VALUE :: gds; INTEGER(C_INT), VALUE :: priority
+  ! passed with C_FUNLOC. Attribute values are passed by address (C_LOC); INT values are INTEGER(8),
+  ! FLOAT values DOUBLE PRECISION.
+  INTEGER, PARAMETER :: GDS_EAVTYPE_BYTE = 1, GDS_EAVTYPE_INT = 2, GDS_EAVTYPE_FLOAT = 3, &
+    GDS_EAVTYPE_BYTE_ARRAY = 4, GDS_EAVTYPE_INT_ARRAY = 5, GDS_EAVTYPE_FLOAT_ARRAY = 6, &
+    GDS_EAVTYPE_MPIOBJ = 7, GDS_EAVTYPE_MPIOBJ_ARRAY = 8
+  INTEGER, PARAMETER :: GDS_EMEXP_ANY = 1, GDS_EMEXP_VALUE = 2, GDS_EMEXP_RANGE = 3, GDS_EMEXP_NOT = 4, &
+    GDS_EPRED_ANY = 1, GDS_EPRED_VALUE = 2, GDS_EPRED_RANGE = 3, GDS_EPRED_NOT = 4
+  INTEGER, PARAMETER :: GDS_EATTR_MEMORY_VADDR = 1, GDS_EATTR_MEMORY_SIZE = 2, &
+    GDS_EATTR_MEMORY_AFFECTED_SIZE = 3, GDS_EATTR_MEMORY_N_RANGES = 4, GDS_EATTR_MEMORY_DATA = 5, &
+    GDS_EATTR_MEMORY_CHECK_BITS = 6, GDS_EATTR_MEMORY_LOCATION_REUSABLE = 7, GDS_EATTR_APP = 8, &
+    GDS_EATTR_DETECTED_BY = 9, GDS_EATTR_GDS_INDEX = 10, GDS_EATTR_GDS_COUNT = 11, &
+    GDS_EATTR_GDS_AFFECTED_COUNT = 12, GDS_EATTR_GDS_VERSION = 13, GDS_EATTR_GDS_LATENCY = 14, &
+    GDS_EATTR_LOST_PROCESSES = 15, GDS_EATTR_LOST_COMMUNICATOR = 16, GDS_EATTR_REPLACED_COMMUNICATOR = 17, &
+    GDS_EATTR_LOST_COMPUTATION = 18, GDS_EATTR_MPI_RANK_UNRESPONSIVE = 19, GDS_EATTR_GDS_STATUS = 20, &
+    GDS_EATTR_GDS_FUNCTION = 21, GDS_EATTR_MPI_ERROR_CLASS = 22
+  INTEGER, PARAMETER :: GDS_FAULT_NONE = 0, GDS_FAULT_RMA = 1, GDS_FAULT_VERSION_MEMORY = 2
+  TYPE(C_PTR), PARAMETER :: GDS_ERROR_NULL = C_NULL_PTR, GDS_ERROR_PRED_NULL = C_NULL_PTR, &
+    GDS_ERROR_PRED_TERM_NULL = C_NULL_PTR
 
   INTEGER, PARAMETER :: GDS_THREAD_SINGLE = 0, GDS_THREAD_FUNNELED = 1, GDS_THREAD_SERIALIZED = 2, &
     GDS_THREAD_MULTIPLE = 3
@@ -252,7 +400,12 @@ MODULE GDS
     c_get_access_buffer_type, c_get_access_buffer_ld, c_release, c_distribution, c_locate, &
     c_status_string, c_last_error_message, c_strlen, c_version_inc, c_get_version_number, &
     c_get_version_label, c_move_to_newest, c_move_to_next, c_move_to_prev, c_version_dec, c_descriptor_clone, &
-    c_version_restore
+    c_version_restore, c_define_error_attr_key, c_create_error_descriptor, c_free_error_descriptor, &
+    c_add_error_attr, c_get_error_attr, c_get_error_attr_len, c_create_error_pred, c_free_error_pred, &
+    c_create_error_pred_term, c_free_error_pred_term, c_add_error_pred_term, c_register_handler, &
+    c_register_global_handler, c_register_check, c_register_global_check, c_raise_local, c_raise_global, &
+    c_resume_local, c_resume_global, c_check_all_errors, c_check_local_error, c_check_global_error, &
+    c_invoke_local, c_invoke_global, c_inject_fault
 
 
 CONTAINS
@@ -511,6 +664,197 @@ CONTAINS
     INTEGER(8), INTENT(IN) :: version
     INTEGER, INTENT(OUT) :: status
     status = c_version_restore(gds, version)
+  END SUBROUTINE
+
+  ! ---- Open Resilience (GVR 1.0, 6.4.2) -------------------------------------------------
+
+  ! Collective over GDS_COMM_WORLD.
+  SUBROUTINE GDS_DEFINE_ERROR_ATTR_KEY(attr_name, attr_name_size, value_type, new_key, status)
+    CHARACTER(*), INTENT(IN) :: attr_name
+    INTEGER(8), INTENT(IN) :: attr_name_size
+    INTEGER, INTENT(IN) :: value_type
+    INTEGER, INTENT(OUT) :: new_key, status
+    INTEGER(C_INT) :: key
+    key = 0
+    status = c_define_error_attr_key(attr_name, attr_name_size, value_type, key)
+    new_key = key
+  END SUBROUTINE
+
+  SUBROUTINE GDS_CREATE_ERROR_DESCRIPTOR(error_desc, status)
+    TYPE(C_PTR), INTENT(OUT) :: error_desc
+    INTEGER, INTENT(OUT) :: status
+    error_desc = C_NULL_PTR
+    status = c_create_error_descriptor(error_desc)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_FREE_ERROR_DESCRIPTOR(error_desc, status)
+    TYPE(C_PTR), INTENT(INOUT) :: error_desc
+    INTEGER, INTENT(OUT) :: status
+    status = c_free_error_descriptor(error_desc)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_ADD_ERROR_ATTR(error_desc, attr_key, attr_len, attr_val, status)
+    TYPE(C_PTR), INTENT(IN) :: error_desc, attr_val
+    INTEGER, INTENT(IN) :: attr_key
+    INTEGER(8), INTENT(IN) :: attr_len
+    INTEGER, INTENT(OUT) :: status
+    status = c_add_error_attr(error_desc, attr_key, attr_len, attr_val)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GET_ERROR_ATTR(error_desc, attr_key, attr_val, flag, status)
+    TYPE(C_PTR), INTENT(IN) :: error_desc, attr_val
+    INTEGER, INTENT(IN) :: attr_key
+    INTEGER, INTENT(OUT) :: flag, status
+    INTEGER(C_INT) :: f
+    f = 0
+    status = c_get_error_attr(error_desc, attr_key, attr_val, f)
+    flag = f
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GET_ERROR_ATTR_LEN(error_desc, attr_key, attr_len, flag, status)
+    TYPE(C_PTR), INTENT(IN) :: error_desc
+    INTEGER, INTENT(IN) :: attr_key
+    INTEGER(8), INTENT(OUT) :: attr_len
+    INTEGER, INTENT(OUT) :: flag, status
+    INTEGER(C_INT) :: f
+    f = 0
+    attr_len = 0
+    status = c_get_error_attr_len(error_desc, attr_key, attr_len, f)
+    flag = f
+  END SUBROUTINE
+
+  SUBROUTINE GDS_CREATE_ERROR_PRED(pred, status)
+    TYPE(C_PTR), INTENT(OUT) :: pred
+    INTEGER, INTENT(OUT) :: status
+    pred = C_NULL_PTR
+    status = c_create_error_pred(pred)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_FREE_ERROR_PRED(pred, status)
+    TYPE(C_PTR), INTENT(INOUT) :: pred
+    INTEGER, INTENT(OUT) :: status
+    status = c_free_error_pred(pred)
+  END SUBROUTINE
+
+  ! values: C_LOC of the value (VALUE) or of min and max (RANGE); ignored for ANY and NOT.
+  SUBROUTINE GDS_CREATE_ERROR_PRED_TERM(attr_key, match_expr, value_len, values, term, status)
+    INTEGER, INTENT(IN) :: attr_key, match_expr
+    INTEGER(8), INTENT(IN) :: value_len
+    TYPE(C_PTR), INTENT(IN) :: values
+    TYPE(C_PTR), INTENT(OUT) :: term
+    INTEGER, INTENT(OUT) :: status
+    term = C_NULL_PTR
+    status = c_create_error_pred_term(attr_key, match_expr, value_len, values, term)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_FREE_ERROR_PRED_TERM(term, status)
+    TYPE(C_PTR), INTENT(INOUT) :: term
+    INTEGER, INTENT(OUT) :: status
+    status = c_free_error_pred_term(term)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_ADD_ERROR_PRED_TERM(pred, term, status)
+    TYPE(C_PTR), INTENT(IN) :: pred, term
+    INTEGER, INTENT(OUT) :: status
+    status = c_add_error_pred_term(pred, term)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_REGISTER_LOCAL_ERROR_HANDLER(gds, pred, recovery_func, status)
+    TYPE(C_PTR), INTENT(IN) :: gds, pred
+    TYPE(C_FUNPTR), INTENT(IN) :: recovery_func
+    INTEGER, INTENT(OUT) :: status
+    status = c_register_handler(gds, pred, recovery_func)
+  END SUBROUTINE
+
+  ! Collective.
+  SUBROUTINE GDS_REGISTER_GLOBAL_ERROR_HANDLER(gds, pred, recovery_func, status)
+    TYPE(C_PTR), INTENT(IN) :: gds, pred
+    TYPE(C_FUNPTR), INTENT(IN) :: recovery_func
+    INTEGER, INTENT(OUT) :: status
+    status = c_register_global_handler(gds, pred, recovery_func)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_REGISTER_LOCAL_ERROR_CHECK(gds, check_func, check_priority, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    TYPE(C_FUNPTR), INTENT(IN) :: check_func
+    INTEGER, INTENT(IN) :: check_priority
+    INTEGER, INTENT(OUT) :: status
+    status = c_register_check(gds, check_func, check_priority)
+  END SUBROUTINE
+
+  ! Collective.
+  SUBROUTINE GDS_REGISTER_GLOBAL_ERROR_CHECK(gds, check_func, check_priority, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    TYPE(C_FUNPTR), INTENT(IN) :: check_func
+    INTEGER, INTENT(IN) :: check_priority
+    INTEGER, INTENT(OUT) :: status
+    status = c_register_global_check(gds, check_func, check_priority)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_RAISE_LOCAL_ERROR(gds, error_desc, status)
+    TYPE(C_PTR), INTENT(IN) :: gds, error_desc
+    INTEGER, INTENT(OUT) :: status
+    status = c_raise_local(gds, error_desc)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_RAISE_GLOBAL_ERROR(gds, error_desc, status)
+    TYPE(C_PTR), INTENT(IN) :: gds, error_desc
+    INTEGER, INTENT(OUT) :: status
+    status = c_raise_global(gds, error_desc)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_RESUME_LOCAL(gds, error_desc, status)
+    TYPE(C_PTR), INTENT(IN) :: gds, error_desc
+    INTEGER, INTENT(OUT) :: status
+    status = c_resume_local(gds, error_desc)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_RESUME_GLOBAL(gds, error_desc, status)
+    TYPE(C_PTR), INTENT(IN) :: gds, error_desc
+    INTEGER, INTENT(OUT) :: status
+    status = c_resume_global(gds, error_desc)
+  END SUBROUTINE
+
+  ! Collective.
+  SUBROUTINE GDS_CHECK_ALL_ERRORS(gds, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: status
+    status = c_check_all_errors(gds)
+  END SUBROUTINE
+
+  ! GDS extension: do the local checks find an error (GDS_STATUS_ERROR_FOUND)?
+  SUBROUTINE GDS_CHECK_LOCAL_ERROR(gds, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: status
+    status = c_check_local_error(gds)
+  END SUBROUTINE
+
+  ! GDS extension: do the global checks find an error? Collective.
+  SUBROUTINE GDS_CHECK_GLOBAL_ERROR(gds, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: status
+    status = c_check_global_error(gds)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_INVOKE_LOCAL_ERROR_HANDLER(gds, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: status
+    status = c_invoke_local(gds)
+  END SUBROUTINE
+
+  ! Collective.
+  SUBROUTINE GDS_INVOKE_GLOBAL_ERROR_HANDLER(gds, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: status
+    status = c_invoke_global(gds)
+  END SUBROUTINE
+
+  ! GDS extension: make the after-th next operation of a kind fail, to test handlers.
+  SUBROUTINE GDS_INJECT_FAULT(fault, after, status)
+    INTEGER, INTENT(IN) :: fault
+    INTEGER(8), INTENT(IN) :: after
+    INTEGER, INTENT(OUT) :: status
+    status = c_inject_fault(fault, after)
   END SUBROUTINE
 
   ! A one-line description of a status.

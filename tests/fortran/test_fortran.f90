@@ -24,13 +24,53 @@ CONTAINS
   END FUNCTION
 END MODULE
 
+! Open Resilience handlers and a check, as BIND(C) functions.
+MODULE HANDLERS
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE GDS
+  IMPLICIT NONE
+  INTEGER :: local_calls = 0, global_calls = 0, check_calls = 0, id_key = 0
+  INTEGER(8) :: seen = -1
+CONTAINS
+  INTEGER(C_INT) FUNCTION ON_LOCAL(gds, err) BIND(C)
+    TYPE(C_PTR), VALUE :: gds, err
+    INTEGER(8), TARGET :: v
+    INTEGER :: flag, st
+    CALL GDS_GET_ERROR_ATTR(err, id_key, C_LOC(v), flag, st)
+    seen = v
+    local_calls = local_calls + 1
+    CALL GDS_RESUME_LOCAL(gds, err, st)
+    ON_LOCAL = st
+  END FUNCTION
+  INTEGER(C_INT) FUNCTION ON_GLOBAL(gds, err) BIND(C)
+    TYPE(C_PTR), VALUE :: gds, err
+    INTEGER(8), TARGET :: v
+    INTEGER(8) :: n
+    INTEGER :: flag, st
+    CALL GDS_GET_ERROR_ATTR_LEN(err, id_key, n, flag, st)
+    IF (n == 8) CALL GDS_GET_ERROR_ATTR(err, id_key, C_LOC(v), flag, st)
+    seen = v
+    global_calls = global_calls + 1
+    CALL GDS_RESUME_GLOBAL(gds, err, st)
+    ON_GLOBAL = st
+  END FUNCTION
+  INTEGER(C_INT) FUNCTION A_CHECK(gds, priority) BIND(C)
+    TYPE(C_PTR), VALUE :: gds
+    INTEGER(C_INT), VALUE :: priority
+    IF (priority == GDS_PRIORITY_HIGH .AND. C_ASSOCIATED(gds)) check_calls = check_calls + 1
+    A_CHECK = GDS_STATUS_OK
+  END FUNCTION
+END MODULE
+
 PROGRAM TEST_FORTRAN
   USE, INTRINSIC :: ISO_C_BINDING
   USE GDS
   USE CYCLIC_MAPPING
+  USE HANDLERS
   IMPLICIT NONE
 
-  TYPE(C_PTR) :: g, h, buffer
+  TYPE(C_PTR) :: g, h, buffer, pred, term, err
+  INTEGER(8), TARGET :: ival
   TYPE(C_FUNPTR) :: g2l, l2g
   INTEGER(8) :: ndim, cts(1), min_chunk(1), lo_idx(1), hi_idx(1), ld(1), count2(2), lo2(2), hi2(2), zero2(2)
   INTEGER(8) :: ld2(1), offset, n
@@ -182,6 +222,48 @@ PROGRAM TEST_FORTRAN
 
   CALL GDS_FREE(g, stat)
   CALL CHECK(stat == GDS_STATUS_NULL_HANDLE, "freeing a null handle")
+
+  ! Open Resilience: a key, a predicate, local and global handlers, a check.
+  CALL GDS_DEFINE_ERROR_ATTR_KEY("f90_id", 6_8, GDS_EAVTYPE_INT, id_key, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. id_key > GDS_EATTR_MPI_ERROR_CLASS, "GDS_DEFINE_ERROR_ATTR_KEY")
+  CALL GDS_ALLOC(1_8, [4_8 * np], [0_8], GDS_DATA_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, g, stat)
+  CALL GDS_CREATE_ERROR_PRED(pred, stat)
+  CALL GDS_CREATE_ERROR_PRED_TERM(id_key, GDS_EMEXP_ANY, 0_8, C_NULL_PTR, term, stat)
+  CALL GDS_ADD_ERROR_PRED_TERM(pred, term, stat)
+  CALL GDS_FREE_ERROR_PRED_TERM(term, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. .NOT. C_ASSOCIATED(term), "predicate")
+  CALL GDS_REGISTER_LOCAL_ERROR_HANDLER(g, pred, C_FUNLOC(ON_LOCAL), stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_REGISTER_LOCAL_ERROR_HANDLER")
+  CALL GDS_REGISTER_GLOBAL_ERROR_HANDLER(g, pred, C_FUNLOC(ON_GLOBAL), stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_REGISTER_GLOBAL_ERROR_HANDLER")
+  CALL GDS_REGISTER_LOCAL_ERROR_CHECK(g, C_FUNLOC(A_CHECK), GDS_PRIORITY_HIGH, stat)
+  CALL GDS_FREE_ERROR_PRED(pred, stat)
+  ival = 41 + rank
+  CALL GDS_CREATE_ERROR_DESCRIPTOR(err, stat)
+  CALL GDS_ADD_ERROR_ATTR(err, id_key, 8_8, C_LOC(ival), stat)
+  CALL GDS_RAISE_LOCAL_ERROR(g, err, stat)
+  CALL CHECK(local_calls == 0, "a local error waits for the next call")
+  CALL GDS_INVOKE_LOCAL_ERROR_HANDLER(g, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. local_calls == 1 .AND. seen == 41 + rank, "local handler")
+  CALL GDS_FREE_ERROR_DESCRIPTOR(err, stat)
+  CALL CHECK(stat == GDS_STATUS_FREED_HANDLE, "a raised descriptor belongs to GDS")
+  IF (rank == np - 1) THEN
+    ival = 99
+    CALL GDS_CREATE_ERROR_DESCRIPTOR(err, stat)
+    CALL GDS_ADD_ERROR_ATTR(err, id_key, 8_8, C_LOC(ival), stat)
+    CALL GDS_RAISE_GLOBAL_ERROR(g, err, stat)
+  END IF
+  CALL GDS_FENCE(g, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. global_calls == 1 .AND. seen == 99, "global handler at the fence")
+  CALL GDS_CHECK_ALL_ERRORS(g, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. check_calls == 1, "GDS_CHECK_ALL_ERRORS")
+  CALL GDS_VERSION_INC(g, 1_8, "", 0_8, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. check_calls == 2, "high checks before a version")
+  CALL GDS_CHECK_LOCAL_ERROR(g, stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_CHECK_LOCAL_ERROR")
+  CALL GDS_RESUME_LOCAL(g, err, stat)
+  CALL CHECK(stat /= GDS_STATUS_OK, "resume without an error")
+  CALL GDS_FREE(g, stat)
   CALL MPI_ALLREDUCE(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, GDS_COMM_WORLD, ierr)
   CALL GDS_FINALIZE(stat)
   IF (rank == 0) PRINT '(A, I0, A)', "test_fortran: ", all_failures, " failure(s)"
