@@ -9,3 +9,5 @@ shift
 mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_rma" "$@"
 echo
 mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_versions"
+echo
+mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_errors"

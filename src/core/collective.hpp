@@ -15,10 +15,13 @@ namespace gds::core {
 // each failing process returns its own status (its message is recorded
 // already), and the others GDS_STATUS_REMOTE_ERROR, or
 // GDS_STATUS_COLLECTIVE_MISMATCH everywhere if only the signatures differ.
-// With `poll`, the same allreduce also replaces *poll by its maximum over
-// the processes (how stable points learn of pending global errors for free).
-GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uint64_t signature = 0,
-                   std::uint64_t *poll = nullptr);
+GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uint64_t signature = 0);
+
+// The agreement of a stable point: as agree() without a signature, in one
+// allreduce of one word (bitwise OR of "failed" and "has global errors
+// pending"), cheaper than an MPI_Barrier in MPICH. *pending becomes whether
+// any process has errors pending.
+GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local, bool *pending);
 
 // FNV-1a, for argument signatures.
 class Signature {

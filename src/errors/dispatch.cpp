@@ -412,25 +412,25 @@ GDS_API GDS_status_t GDS_check_all_errors(GDS_gds_t gds) {
   const MPI_Comm comm = s->comm();
   // A stable point first: every write complete, pending global errors delivered.
   if (a != nullptr && status == GDS_STATUS_OK) status = checked(__func__, a, a->window.flush_all(__func__));
-  std::uint64_t pending = global_pending(a);
-  GDS_TRY(agree(__func__, comm, status, 0, &pending));
+  bool pending = global_pending(a) != 0;
+  GDS_TRY(agree_and_poll(__func__, comm, status, &pending));
   if (a != nullptr) GDS_TRY(a->window.sync(__func__));
-  if (pending != 0) GDS_TRY(deliver_global(__func__, a));
+  if (pending) GDS_TRY(deliver_global(__func__, a));
 
   const bool in_handler = g_depth > 0;
   const CheckRun run = run_checks(__func__, *s, gds, true, true, false);
   if (in_handler) {  // nothing can be delivered: report what was found
-    std::uint64_t found = run.raised ? 1 : 0;
-    GDS_TRY(agree(__func__, comm, run.status, 0, &found));
-    return found != 0 ? fail(GDS_STATUS_ERROR_FOUND, __func__, "error checks of %s found errors; they stay queued",
+    bool found = run.raised;
+    GDS_TRY(agree_and_poll(__func__, comm, run.status, &found));
+    return found ? fail(GDS_STATUS_ERROR_FOUND, __func__, "error checks of %s found errors; they stay queued",
                              s->name().c_str())
                       : GDS_STATUS_OK;
   }
   GDS_status_t delivered = deliver_local(__func__, *s);
   if (a != nullptr) delivered = first_failure({delivered, deliver_local(__func__, root_scope())});
-  pending = global_pending(a);
-  GDS_TRY(agree(__func__, comm, first_failure({run.status, delivered}), 0, &pending));
-  return pending != 0 ? deliver_global(__func__, a) : GDS_STATUS_OK;
+  pending = global_pending(a) != 0;
+  GDS_TRY(agree_and_poll(__func__, comm, first_failure({run.status, delivered}), &pending));
+  return pending ? deliver_global(__func__, a) : GDS_STATUS_OK;
 }
 
 GDS_API GDS_status_t GDS_check_local_error(GDS_gds_t gds) {
@@ -453,9 +453,9 @@ GDS_API GDS_status_t GDS_check_global_error(GDS_gds_t gds) {
   ++g_probe;
   const CheckRun run = run_checks(__func__, *s, gds, false, true, false);
   --g_probe;
-  std::uint64_t found = run.raised ? 1 : 0;
-  GDS_TRY(agree(__func__, s->comm(), run.status, 0, &found));
-  return found != 0 ? fail(GDS_STATUS_ERROR_FOUND, __func__, "global error checks of %s found errors",
+  bool found = run.raised;
+  GDS_TRY(agree_and_poll(__func__, s->comm(), run.status, &found));
+  return found ? fail(GDS_STATUS_ERROR_FOUND, __func__, "global error checks of %s found errors",
                            s->name().c_str())
                     : GDS_STATUS_OK;
 }

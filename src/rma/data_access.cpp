@@ -84,10 +84,10 @@ GDS_status_t fence_array(const char *func, ArrayObject &a, GDS_status_t local) {
   if (s == GDS_STATUS_OK) s = gds::errors::checked(func, &a, a.window.flush_all(func));
   if (s == GDS_STATUS_OK) s = a.window.sync(func);
   gds::rma::forget_outstanding(a);
-  std::uint64_t pending = gds::errors::global_pending(&a);
-  GDS_TRY(agree(func, a.comm, s, 0, &pending));
+  bool pending = gds::errors::global_pending(&a) != 0;
+  GDS_TRY(agree_and_poll(func, a.comm, s, &pending));
   GDS_TRY(a.window.sync(func));
-  return pending != 0 ? gds::errors::deliver_global(func, &a) : GDS_STATUS_OK;
+  return pending ? gds::errors::deliver_global(func, &a) : GDS_STATUS_OK;
 }
 
 }  // namespace
@@ -110,9 +110,9 @@ GDS_status_t fence(const char *func, GDS_gds_t gds) {
     const GDS_status_t s = fence_array(func, *a, delivered);
     if (first == GDS_STATUS_OK) first = s;
   }
-  std::uint64_t pending = gds::errors::global_pending(nullptr);
-  GDS_status_t s = agree(func, g_rt.world, root_delivery, 0, &pending);
-  if (s == GDS_STATUS_OK && pending != 0) s = gds::errors::deliver_global(func, nullptr);
+  bool pending = gds::errors::global_pending(nullptr) != 0;
+  GDS_status_t s = agree_and_poll(func, g_rt.world, root_delivery, &pending);
+  if (s == GDS_STATUS_OK && pending) s = gds::errors::deliver_global(func, nullptr);
   return first != GDS_STATUS_OK ? first : s;
 }
 
