@@ -91,7 +91,7 @@ static GDS_status_t checksum_check(GDS_gds_t g, GDS_priority_t priority) {
   const int64_t count[2] = {(int64_t)(in->hi[0] - in->lo[0] + 1), (int64_t)(in->hi[1] - in->lo[1] + 1)};
   CHECK(GDS_add_error_attr(e, GDS_EATTR_GDS_INDEX, sizeof index, index));
   CHECK(GDS_add_error_attr(e, GDS_EATTR_GDS_COUNT, sizeof count, count));
-  CHECK(GDS_add_error_attr(e, GDS_EATTR_DETECTED_BY, 8, "checksum"));
+  CHECK(GDS_add_error_attr(e, GDS_EATTR_DETECTED_BY, strlen("checksum"), "checksum"));
   return GDS_raise_local_error(g, e);
 }
 
@@ -167,7 +167,8 @@ static GDS_status_t row_sums_check(GDS_gds_t g, GDS_priority_t priority) {
   if (any_bad && rank == 0) {
     GDS_error_t e;
     CHECK(GDS_create_error_descriptor(&e));
-    CHECK(GDS_add_error_attr(e, GDS_EATTR_APP, 18, "product row sums"));
+    const char *what = "product row sums";
+    CHECK(GDS_add_error_attr(e, GDS_EATTR_APP, strlen(what), what));
     return GDS_raise_global_error(g, e);
   }
   return GDS_STATUS_OK;
@@ -251,14 +252,14 @@ int main(int argc, char **argv) {
   CHECK(GDS_create_error_pred_term(GDS_EATTR_GDS_COUNT, GDS_EMEXP_ANY, 0, NULL, &term));
   CHECK(GDS_add_error_pred_term(pred, term));
   CHECK(GDS_free_error_pred_term(&term));
-  CHECK(GDS_create_error_pred_term(GDS_EATTR_DETECTED_BY, GDS_EMEXP_VALUE, 8, "checksum", &term));
+  CHECK(GDS_create_error_pred_term(GDS_EATTR_DETECTED_BY, GDS_EMEXP_VALUE, strlen("checksum"), "checksum", &term));
   CHECK(GDS_add_error_pred_term(pred, term));
   CHECK(GDS_free_error_pred_term(&term));
   for (int m = 0; m < 2; m++) {
     struct input *in = &inputs[m];
     CHECK(GDS_distribution(*in->gds, rank, in->lo, in->hi, &in->owns));
     fill(*in->gds, in, m == 0 ? a_value : b_value);
-    CHECK(GDS_version_inc(*in->gds, 1, "after the inputs", 16));
+    CHECK(GDS_version_inc(*in->gds, 1, "after the inputs", strlen("after the inputs")));
     if (in->owns) block_checksum(*in->gds, in, &in->sum, &in->weighted);
     CHECK(GDS_register_local_error_check(*in->gds, checksum_check, GDS_PRIORITY_HIGH));
     CHECK(GDS_register_local_error_handler(*in->gds, pred, reload_box));
@@ -295,7 +296,7 @@ int main(int argc, char **argv) {
   CHECK(GDS_free_error_pred(&pred));
   CHECK(GDS_register_global_error_check(C, row_sums_check, GDS_PRIORITY_HIGH));
   if (rank == 0 && c_owns) flip_a_bit(C, c_lo, c_hi);
-  CHECK(GDS_version_inc(C, 1, "after the product", 17));
+  CHECK(GDS_version_inc(C, 1, "after the product", strlen("after the product")));
   const double seconds = MPI_Wtime() - t0;
 
   /* 7. Every process checks a band of rows of C, read from wherever it lives. */

@@ -63,6 +63,27 @@ GDS_error_pred_t pred_any(GDS_error_attr_key_t k) {
   return p;
 }
 
+// The box this process owns of a 1-D array (every process owns one here).
+struct Part {
+  Index lo = 0, hi = 0;
+};
+Part my_part(GDS_gds_t gds) {
+  int rank = 0, owns = 0;
+  GDS_comm_rank(GDS_COMM_WORLD, &rank);
+  Part p;
+  EXPECT_GDS_OK(GDS_distribution(gds, rank, &p.lo, &p.hi, &owns));
+  return p;
+}
+
+// This process's part of the version `gds` points at.
+template <class T>
+std::vector<T> read_part(GDS_gds_t gds, Part p) {
+  std::vector<T> v(p.hi - p.lo + 1);
+  EXPECT_GDS_OK(GDS_get(v.data(), nullptr, &p.lo, &p.hi, gds));
+  EXPECT_GDS_OK(GDS_wait(gds));
+  return v;
+}
+
 GDS_status_t log_local(GDS_gds_t gds, GDS_error_t e) {
   ++g_log.calls;
   g_log.ids.push_back(int_attr(e, g_id_key));
@@ -418,16 +439,10 @@ std::vector<std::string> g_check_order;
 GDS_status_t no_negatives(GDS_gds_t gds, GDS_priority_t p) {
   g_check_order.push_back("high");
   EXPECT_EQ(p, GDS_PRIORITY_HIGH);
-  int rank = 0;
-  GDS_comm_rank(GDS_COMM_WORLD, &rank);
-  Index lo, hi;
-  int owns;
-  EXPECT_GDS_OK(GDS_distribution(gds, rank, &lo, &hi, &owns));
-  std::vector<int> part(hi - lo + 1);
-  EXPECT_GDS_OK(GDS_get(part.data(), nullptr, &lo, &hi, gds));
-  EXPECT_GDS_OK(GDS_wait(gds));
+  const Part mine = my_part(gds);
+  const std::vector<int> part = read_part<int>(gds, mine);
   for (std::size_t i = 0; i < part.size(); ++i)
-    if (part[i] < 0) EXPECT_GDS_OK(GDS_raise_local_error(gds, error_with(static_cast<std::int64_t>(lo + i))));
+    if (part[i] < 0) EXPECT_GDS_OK(GDS_raise_local_error(gds, error_with(static_cast<std::int64_t>(mine.lo + i))));
   return GDS_STATUS_OK;
 }
 
@@ -503,14 +518,8 @@ int g_expected_sum = 0;
 GDS_status_t sum_is_right(GDS_gds_t gds, GDS_priority_t) {
   int rank = 0;
   GDS_comm_rank(GDS_COMM_WORLD, &rank);
-  Index lo, hi;
-  int owns;
-  EXPECT_GDS_OK(GDS_distribution(gds, rank, &lo, &hi, &owns));
-  std::vector<int> part(hi - lo + 1);
-  EXPECT_GDS_OK(GDS_get(part.data(), nullptr, &lo, &hi, gds));
-  EXPECT_GDS_OK(GDS_wait(gds));
   int mine = 0, sum = 0;
-  for (int v : part) mine += v;
+  for (int v : read_part<int>(gds, my_part(gds))) mine += v;
   MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (sum != g_expected_sum && rank == 0) EXPECT_GDS_OK(GDS_raise_global_error(gds, error_with(sum)));
   return GDS_STATUS_OK;
@@ -638,15 +647,11 @@ GDS_status_t reload(GDS_gds_t gds, GDS_error_t e) {
   int flag = 0;
   EXPECT_GDS_OK(GDS_get_error_attr(e, g_buffer_key, &address, &flag));
   auto *x = reinterpret_cast<double *>(static_cast<std::uintptr_t>(address));
-  int rank = 0;
-  GDS_comm_rank(GDS_COMM_WORLD, &rank);
-  Index lo, hi;
-  int owns;
-  EXPECT_GDS_OK(GDS_distribution(gds, rank, &lo, &hi, &owns));
+  const Part p = my_part(gds);
   GDS_gds_t copy = GDS_NULL;
   EXPECT_GDS_OK(GDS_descriptor_clone(gds, &copy));
   EXPECT_GDS_OK(GDS_move_to_prev(copy));
-  EXPECT_GDS_OK(GDS_get(x, nullptr, &lo, &hi, copy));
+  EXPECT_GDS_OK(GDS_get(x, nullptr, &p.lo, &p.hi, copy));
   EXPECT_GDS_OK(GDS_free(&copy));
   ++g_log.calls;
   return GDS_resume_local(gds, e);
@@ -701,14 +706,8 @@ const double kBox = 100.0;
 GDS_status_t full_check(GDS_gds_t gds, GDS_priority_t) {
   int rank = 0;
   GDS_comm_rank(GDS_COMM_WORLD, &rank);
-  Index lo, hi;
-  int owns;
-  EXPECT_GDS_OK(GDS_distribution(gds, rank, &lo, &hi, &owns));
-  std::vector<double> atoms(hi - lo + 1);
-  EXPECT_GDS_OK(GDS_get(atoms.data(), nullptr, &lo, &hi, gds));
-  EXPECT_GDS_OK(GDS_wait(gds));
   int bad = 0, any = 0;
-  for (double a : atoms) bad |= !(a >= 0 && a < kBox);
+  for (double a : read_part<double>(gds, my_part(gds))) bad |= !(a >= 0 && a < kBox);
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any && rank == 0) EXPECT_GDS_OK(GDS_raise_global_error(gds, error_with(-1)));
   return GDS_STATUS_OK;
@@ -723,12 +722,7 @@ GDS_status_t rollback(GDS_gds_t gds, GDS_error_t e) {
   EXPECT_GDS_OK(GDS_move_to_prev(c));
   while (GDS_check_global_error(c) != GDS_STATUS_OK) EXPECT_GDS_OK(GDS_move_to_prev(c));
   EXPECT_GDS_OK(GDS_get_version_number(c, &g_rolled_back_to));
-  int rank = 0;
-  GDS_comm_rank(GDS_COMM_WORLD, &rank);
-  Index lo, hi;
-  int owns;
-  EXPECT_GDS_OK(GDS_distribution(gds, rank, &lo, &hi, &owns));
-  EXPECT_GDS_OK(GDS_get(g_atoms->data(), nullptr, &lo, &hi, c));
+  *g_atoms = read_part<double>(c, my_part(gds));
   EXPECT_GDS_OK(GDS_free(&c));
   EXPECT_GDS_OK(GDS_version_restore(gds, g_rolled_back_to));
   ++g_log.calls;

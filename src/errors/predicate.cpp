@@ -111,6 +111,25 @@ std::uint64_t Predicate::signature() const {
   return s.value();
 }
 
+namespace {
+
+template <class T, class H>
+GDS_status_t find_in(const char *func, const core::HandleTable<T> &table, H h, T **out, const char *argname) {
+  const GDS_status_t s = table.find(handle_value(h), out);
+  if (s == GDS_STATUS_OK) [[likely]] return s;
+  return fail(s, func, "%s %s", argname, handle_problem(s));
+}
+
+}  // namespace
+
+GDS_status_t find_predicate(const char *func, GDS_error_pred_t h, Predicate **out, const char *argname) {
+  return find_in(func, g_predicates, h, out, argname);
+}
+
+GDS_status_t find_term(const char *func, GDS_error_pred_term_t h, Term **out, const char *argname) {
+  return find_in(func, g_terms, h, out, argname);
+}
+
 }  // namespace gds::errors
 
 using namespace gds::errors;
@@ -190,8 +209,7 @@ GDS_API GDS_status_t GDS_free_error_pred(GDS_error_pred_t *pred) {
   GDS_ENTER();
   GDS_REQUIRE(pred != nullptr, GDS_STATUS_NULL_ARGUMENT, "pred is NULL");
   Predicate *p = nullptr;
-  const GDS_status_t s = g_predicates.find(handle_value(*pred), &p);
-  GDS_REQUIRE(s == GDS_STATUS_OK, s, "pred %s", handle_problem(s));
+  GDS_TRY(find_predicate(__func__, *pred, &p));
   g_predicates.erase(handle_value(*pred));
   *pred = GDS_ERROR_PRED_NULL;
   return GDS_STATUS_OK;
@@ -222,8 +240,7 @@ GDS_API GDS_status_t GDS_free_error_pred_term(GDS_error_pred_term_t *term) {
   GDS_ENTER();
   GDS_REQUIRE(term != nullptr, GDS_STATUS_NULL_ARGUMENT, "term is NULL");
   Term *t = nullptr;
-  const GDS_status_t s = g_terms.find(handle_value(*term), &t);
-  GDS_REQUIRE(s == GDS_STATUS_OK, s, "term %s", handle_problem(s));
+  GDS_TRY(find_term(__func__, *term, &t));
   g_terms.erase(handle_value(*term));
   *term = GDS_ERROR_PRED_TERM_NULL;
   return GDS_STATUS_OK;
@@ -232,11 +249,9 @@ GDS_API GDS_status_t GDS_free_error_pred_term(GDS_error_pred_term_t *term) {
 GDS_API GDS_status_t GDS_add_error_pred_term(GDS_error_pred_t pred, GDS_error_pred_term_t term) {
   GDS_ENTER();
   Predicate *p = nullptr;
-  GDS_status_t s = g_predicates.find(handle_value(pred), &p);
-  GDS_REQUIRE(s == GDS_STATUS_OK, s, "pred %s", handle_problem(s));
   Term *t = nullptr;
-  s = g_terms.find(handle_value(term), &t);
-  GDS_REQUIRE(s == GDS_STATUS_OK, s, "term %s", handle_problem(s));
+  GDS_TRY(find_predicate(__func__, pred, &p));
+  GDS_TRY(find_term(__func__, term, &t));
   p->add(*t);
   return GDS_STATUS_OK;
 }

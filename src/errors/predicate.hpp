@@ -45,4 +45,8 @@ std::vector<std::byte> canonical(GDS_error_attr_value_type_t type, const void *v
 extern core::HandleTable<Predicate> g_predicates;
 extern core::HandleTable<Term> g_terms;
 
+// Looks a predicate or term handle up, reporting "<argname> has been freed" and the like.
+GDS_status_t find_predicate(const char *func, GDS_error_pred_t h, Predicate **out, const char *argname = "pred");
+GDS_status_t find_term(const char *func, GDS_error_pred_term_t h, Term **out, const char *argname = "term");
+
 }  // namespace gds::errors

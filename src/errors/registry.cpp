@@ -146,9 +146,9 @@ GDS_status_t register_handler(const char *func, GDS_gds_t gds, GDS_error_pred_t 
   GDS_TRY(resolve_scope(func, gds, &s));
   // Arguments are checked, then (global) agreed on with the predicate.
   Predicate *p = nullptr;
-  GDS_status_t status = g_predicates.find(handle_value(pred), &p);
-  if (status != GDS_STATUS_OK) status = fail(status, func, "pred %s", handle_problem(status));
-  else if (fn.address() == nullptr) status = fail(GDS_STATUS_NULL_ARGUMENT, func, "recovery_func is NULL");
+  GDS_status_t status = find_predicate(func, pred, &p);
+  if (status == GDS_STATUS_OK && fn.address() == nullptr)
+    status = fail(GDS_STATUS_NULL_ARGUMENT, func, "recovery_func is NULL");
   HandlerSet &set = global ? s->global_handlers : s->local_handlers;
   if (global) GDS_TRY(agree(func, s->comm(), status, status == GDS_STATUS_OK ? p->signature() : 0));
   else GDS_TRY(status);

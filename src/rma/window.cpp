@@ -68,19 +68,22 @@ GDS_status_t Window::free(const char *func) {
 
 GDS_status_t Window::put(const char *func, const void *origin, int ocount, MPI_Datatype otype,
                          int target, MPI_Aint disp, int tcount, MPI_Datatype ttype) {
-  return checked(func, "MPI_Put", injected() ? MPI_ERR_OTHER : MPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win_));
+  return checked(func, "MPI_Put",
+                 injected() ? MPI_ERR_OTHER : MPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win_));
 }
 
 GDS_status_t Window::get(const char *func, void *origin, int ocount, MPI_Datatype otype, int target,
                          MPI_Aint disp, int tcount, MPI_Datatype ttype) {
-  return checked(func, "MPI_Get", injected() ? MPI_ERR_OTHER : MPI_Get(origin, ocount, otype, target, disp, tcount, ttype, win_));
+  return checked(func, "MPI_Get",
+                 injected() ? MPI_ERR_OTHER : MPI_Get(origin, ocount, otype, target, disp, tcount, ttype, win_));
 }
 
 GDS_status_t Window::accumulate(const char *func, const void *origin, int ocount,
                                 MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
                                 MPI_Datatype ttype, MPI_Op op) {
   return checked(func, "MPI_Accumulate",
-                 injected() ? MPI_ERR_OTHER : MPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win_));
+                 injected() ? MPI_ERR_OTHER
+                            : MPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win_));
 }
 
 GDS_status_t Window::get_accumulate(const char *func, const void *origin, int ocount,
@@ -88,8 +91,9 @@ GDS_status_t Window::get_accumulate(const char *func, const void *origin, int oc
                                     MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
                                     MPI_Datatype ttype, MPI_Op op) {
   return checked(func, "MPI_Get_accumulate",
-                 injected() ? MPI_ERR_OTHER : MPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target, disp,
-                                    tcount, ttype, op, win_));
+                 injected() ? MPI_ERR_OTHER
+                            : MPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target, disp, tcount,
+                                                 ttype, op, win_));
 }
 
 GDS_status_t Window::compare_and_swap(const char *func, const void *origin, const void *compare,
