@@ -457,6 +457,37 @@ TEST_F(Atomics, ManyOutstandingAccumulates) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
+// Accumulates far longer than GDS_ACC_SEGMENT_SIZE (32 KiB by default) go out
+// in segments, the last one short: acc and get_acc over an odd-length array
+// give the exact sums, and get_acc fetches exactly the content before it.
+TEST_F(Atomics, LongAccumulatesInSegments) {
+  const Index count = 100003;  // 781 KiB of doubles; a prime, so no segment size divides it
+  GDS_gds_t g = GDS_NULL;
+  ASSERT_GDS_OK(GDS_alloc(1, &count, nullptr, MPI_DOUBLE, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+  const Index lo = 0, hi = count - 1;
+  std::vector<double> mine(count), fetched(count, -1.0), out(count);
+  for (Index i = 0; i < count; ++i) mine[i] = static_cast<double>(i % 1000) + 1000.0 * (rank + 1);
+  for (int k = 0; k < 3; ++k) EXPECT_GDS_OK(GDS_acc(mine.data(), nullptr, &lo, &hi, MPI_SUM, g));
+  EXPECT_GDS_OK(GDS_fence(g));
+  const double ranks_sum = 1000.0 * nprocs * (nprocs + 1) / 2;  // sum over r of 1000 (r + 1)
+  const auto after_accs = [&](Index i) { return 3.0 * (nprocs * static_cast<double>(i % 1000) + ranks_sum); };
+  if (rank == 0) {
+    std::vector<double> twos(count, 2.0);
+    EXPECT_GDS_OK(GDS_get_acc(twos.data(), nullptr, fetched.data(), nullptr, &lo, &hi, MPI_PROD, g));
+    EXPECT_GDS_OK(GDS_wait(g));
+    Index wrong = 0;
+    for (Index i = 0; i < count; ++i) wrong += fetched[i] != after_accs(i);
+    EXPECT_EQ(wrong, 0) << "elements fetched wrong";
+  }
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_GDS_OK(GDS_get(out.data(), nullptr, &lo, &hi, g));
+  EXPECT_GDS_OK(GDS_wait(g));
+  Index wrong = 0;
+  for (Index i = 0; i < count; ++i) wrong += out[i] != 2.0 * after_accs(i);
+  EXPECT_EQ(wrong, 0) << "elements wrong after the accumulates";
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
 // A box longer than one MPI count (2^31 - 1 elements) is sent in slices.
 // Needs 2 x 2 GiB; registered at one process only.
 TEST_F(Atomics, HugeBoxIsSliced) {

@@ -77,9 +77,11 @@ void show_info(GDS_thread_support_t requested) {
   log(Level::info, "GDS_init", "threads: requested %s, provided %s", level_name(requested),
       level_name(g_rt.provided));
   log(Level::info, "GDS_init",
-      "GDS_DEBUG_LEVEL=%d GDS_SHOW_INFO=1 GDS_SANITY_CHECK=%d GDS_OUTSTANDING_RMA_OPS_MAX=%llu",
+      "GDS_DEBUG_LEVEL=%d GDS_SHOW_INFO=1 GDS_SANITY_CHECK=%d GDS_OUTSTANDING_RMA_OPS_MAX=%llu "
+      "GDS_ACC_SEGMENT_SIZE=%llu",
       c.debug_level, c.sanity_check ? 1 : 0,
-      static_cast<unsigned long long>(c.outstanding_rma_ops_max));
+      static_cast<unsigned long long>(c.outstanding_rma_ops_max),
+      static_cast<unsigned long long>(c.acc_segment_size));
   log(Level::info, "GDS_init", "GDS_VERSION_BLOCK_SIZE=%llu GDS_MAX_VERSIONS=%llu GDS_MAX_VERSION_BYTES=%llu",
       static_cast<unsigned long long>(c.version_block_size), static_cast<unsigned long long>(c.max_versions),
       static_cast<unsigned long long>(c.max_version_bytes));
@@ -106,6 +108,7 @@ Config read_config() {
         static_cast<unsigned long long>(block), static_cast<unsigned long long>(c.version_block_size));
   read_unsigned<std::uint64_t>("GDS_MAX_VERSIONS", UINT64_MAX, &c.max_versions);
   read_unsigned<std::uint64_t>("GDS_MAX_VERSION_BYTES", UINT64_MAX, &c.max_version_bytes);
+  read_unsigned<std::uint64_t>("GDS_ACC_SEGMENT_SIZE", UINT64_MAX, &c.acc_segment_size);
   return c;
 }
 

@@ -19,6 +19,7 @@ struct Config {
   std::uint64_t version_block_size = 16384;   // GDS_VERSION_BLOCK_SIZE
   std::uint64_t max_versions = 0;             // GDS_MAX_VERSIONS; 0 = no limit
   std::uint64_t max_version_bytes = 0;        // GDS_MAX_VERSION_BYTES; 0 = no limit
+  std::uint64_t acc_segment_size = 32768;     // GDS_ACC_SEGMENT_SIZE; 0 = never split
 };
 
 // Whether a version block size is acceptable: a power of two, 64 B to 64 MiB.

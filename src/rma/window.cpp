@@ -1,7 +1,11 @@
 // The only file that calls MPI_Win_* and the MPI RMA operations.
 #include "rma/window.hpp"
 
+#include <algorithm>
+#include <cstddef>
+
 #include "core/log.hpp"
+#include "core/runtime.hpp"
 
 namespace gds::rma {
 namespace {
@@ -26,7 +30,25 @@ std::uint64_t g_fail_rma_after = 0;
 // Whether this RMA operation is the one GDS_inject_fault asked to fail.
 inline bool injected() { return g_fail_rma_after != 0 && --g_fail_rma_after == 0; }
 
+// The largest named MPI type is 32 bytes (MPI_C_LONG_DOUBLE_COMPLEX).
+constexpr int kMaxNamedSize = 32;
+
 }  // namespace
+
+int Window::segment_elements(int count, MPI_Datatype type) const {
+  const std::uint64_t seg = core::g_rt.config.acc_segment_size;
+  if (seg == 0 || static_cast<std::uint64_t>(count) <= seg / kMaxNamedSize) return 0;  // the usual case
+  int size = 0;
+  if (MPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
+      static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size) <= seg)
+    return 0;
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  MPI_Aint lb = 0, extent = 0;
+  if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS || combiner != MPI_COMBINER_NAMED ||
+      MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || lb != 0 || extent % disp_unit_ != 0)
+    return 0;
+  return static_cast<int>(std::max<std::uint64_t>(1, seg / static_cast<std::uint64_t>(size)));
+}
 
 void inject_rma_failure(std::uint64_t after) { g_fail_rma_after = after; }
 
@@ -39,6 +61,7 @@ GDS_status_t Window::allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, i
   // tests/mpi_bugs/win_allocate_unaligned.c. Padding every segment to a
   // cache line avoids it (and keeps neighbours off each other's lines).
   constexpr MPI_Aint kSegmentAlign = 64;
+  disp_unit_ = disp_unit;
   bytes = (bytes + kSegmentAlign - 1) / kSegmentAlign * kSegmentAlign;
   MPI_Info info = window_info();
   int rc = MPI_Win_allocate(bytes, disp_unit, info, comm, base, &win_);
@@ -50,6 +73,7 @@ GDS_status_t Window::allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, i
 
 GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes,
                             int disp_unit) {
+  disp_unit_ = disp_unit;
   MPI_Info info = window_info();
   int rc = MPI_Win_create(base, bytes, disp_unit, info, comm, &win_);
   MPI_Info_free(&info);
@@ -81,19 +105,41 @@ GDS_status_t Window::get(const char *func, void *origin, int ocount, MPI_Datatyp
 GDS_status_t Window::accumulate(const char *func, const void *origin, int ocount,
                                 MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
                                 MPI_Datatype ttype, MPI_Op op) {
-  return checked(func, "MPI_Accumulate",
-                 injected() ? MPI_ERR_OTHER
-                            : MPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win_));
+  if (injected()) return checked(func, "MPI_Accumulate", MPI_ERR_OTHER);
+  const int seg = ocount == tcount && otype == ttype ? segment_elements(ocount, otype) : 0;
+  if (seg == 0) return checked(func, "MPI_Accumulate", MPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win_));
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Type_get_extent(otype, &lb, &extent);
+  for (int done = 0; done < ocount; done += seg) {
+    const int n = std::min(seg, ocount - done);
+    const void *o = origin == nullptr ? nullptr : static_cast<const std::byte *>(origin) + done * extent;
+    GDS_TRY(checked(func, "MPI_Accumulate",
+                    MPI_Accumulate(o, n, otype, target, disp + done * (extent / disp_unit_), n, ttype, op, win_)));
+  }
+  return GDS_STATUS_OK;
 }
 
 GDS_status_t Window::get_accumulate(const char *func, const void *origin, int ocount,
                                     MPI_Datatype otype, void *result, int rcount,
                                     MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
                                     MPI_Datatype ttype, MPI_Op op) {
-  return checked(func, "MPI_Get_accumulate",
-                 injected() ? MPI_ERR_OTHER
-                            : MPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target, disp, tcount,
-                                                 ttype, op, win_));
+  if (injected()) return checked(func, "MPI_Get_accumulate", MPI_ERR_OTHER);
+  const int seg = ocount == tcount && ocount == rcount && otype == ttype && otype == rtype
+                      ? segment_elements(ocount, otype)
+                      : 0;
+  if (seg == 0)
+    return checked(func, "MPI_Get_accumulate", MPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype,
+                                                                  target, disp, tcount, ttype, op, win_));
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Type_get_extent(otype, &lb, &extent);
+  for (int done = 0; done < ocount; done += seg) {
+    const int n = std::min(seg, ocount - done);
+    const void *o = origin == nullptr ? nullptr : static_cast<const std::byte *>(origin) + done * extent;
+    GDS_TRY(checked(func, "MPI_Get_accumulate",
+                    MPI_Get_accumulate(o, n, otype, static_cast<std::byte *>(result) + done * extent, n, rtype,
+                                       target, disp + done * (extent / disp_unit_), n, ttype, op, win_)));
+  }
+  return GDS_STATUS_OK;
 }
 
 GDS_status_t Window::compare_and_swap(const char *func, const void *origin, const void *compare,
