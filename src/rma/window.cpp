@@ -33,21 +33,27 @@ inline bool injected() { return g_fail_rma_after != 0 && --g_fail_rma_after == 0
 // The largest named MPI type is 32 bytes (MPI_C_LONG_DOUBLE_COMPLEX).
 constexpr int kMaxNamedSize = 32;
 
+const void *advance(const void *p, MPI_Aint bytes) {
+  return p == nullptr ? nullptr : static_cast<const std::byte *>(p) + bytes;
+}
+
 }  // namespace
 
-int Window::segment_elements(int count, MPI_Datatype type) const {
+Window::Segments Window::segments(int count, MPI_Datatype type) const {
   const std::uint64_t seg = core::g_rt.config.acc_segment_size;
-  if (seg == 0 || static_cast<std::uint64_t>(count) <= seg / kMaxNamedSize) return 0;  // the usual case
+  if (seg == 0 || static_cast<std::uint64_t>(count) <= seg / kMaxNamedSize) return {};  // the usual case
   int size = 0;
   if (MPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
       static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size) <= seg)
-    return 0;
+    return {};
   int ni = 0, na = 0, nd = 0, combiner = 0;
   MPI_Aint lb = 0, extent = 0;
   if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS || combiner != MPI_COMBINER_NAMED ||
       MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || lb != 0 || extent % disp_unit_ != 0)
-    return 0;
-  return static_cast<int>(std::max<std::uint64_t>(1, seg / static_cast<std::uint64_t>(size)));
+    return {};
+  // seg / size < count, so it fits an int.
+  return {static_cast<int>(std::max<std::uint64_t>(1, seg / static_cast<std::uint64_t>(size))), extent,
+          extent / disp_unit_};
 }
 
 void inject_rma_failure(std::uint64_t after) { g_fail_rma_after = after; }
@@ -106,17 +112,14 @@ GDS_status_t Window::accumulate(const char *func, const void *origin, int ocount
                                 MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
                                 MPI_Datatype ttype, MPI_Op op) {
   if (injected()) return checked(func, "MPI_Accumulate", MPI_ERR_OTHER);
-  const int seg = ocount == tcount && otype == ttype ? segment_elements(ocount, otype) : 0;
-  if (seg == 0) return checked(func, "MPI_Accumulate", MPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win_));
-  MPI_Aint lb = 0, extent = 0;
-  MPI_Type_get_extent(otype, &lb, &extent);
-  for (int done = 0; done < ocount; done += seg) {
-    const int n = std::min(seg, ocount - done);
-    const void *o = origin == nullptr ? nullptr : static_cast<const std::byte *>(origin) + done * extent;
-    GDS_TRY(checked(func, "MPI_Accumulate",
-                    MPI_Accumulate(o, n, otype, target, disp + done * (extent / disp_unit_), n, ttype, op, win_)));
-  }
-  return GDS_STATUS_OK;
+  const Segments seg = ocount == tcount && otype == ttype ? segments(ocount, otype) : Segments{};
+  const int rc = seg.elements == 0
+                     ? MPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win_)
+                     : each_segment(ocount, seg, [&](int n, MPI_Aint bytes, MPI_Aint elements) {
+                         return MPI_Accumulate(advance(origin, bytes), n, otype, target, disp + elements, n, ttype,
+                                               op, win_);
+                       });
+  return checked(func, "MPI_Accumulate", rc);
 }
 
 GDS_status_t Window::get_accumulate(const char *func, const void *origin, int ocount,
@@ -124,22 +127,18 @@ GDS_status_t Window::get_accumulate(const char *func, const void *origin, int oc
                                     MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
                                     MPI_Datatype ttype, MPI_Op op) {
   if (injected()) return checked(func, "MPI_Get_accumulate", MPI_ERR_OTHER);
-  const int seg = ocount == tcount && ocount == rcount && otype == ttype && otype == rtype
-                      ? segment_elements(ocount, otype)
-                      : 0;
-  if (seg == 0)
-    return checked(func, "MPI_Get_accumulate", MPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype,
-                                                                  target, disp, tcount, ttype, op, win_));
-  MPI_Aint lb = 0, extent = 0;
-  MPI_Type_get_extent(otype, &lb, &extent);
-  for (int done = 0; done < ocount; done += seg) {
-    const int n = std::min(seg, ocount - done);
-    const void *o = origin == nullptr ? nullptr : static_cast<const std::byte *>(origin) + done * extent;
-    GDS_TRY(checked(func, "MPI_Get_accumulate",
-                    MPI_Get_accumulate(o, n, otype, static_cast<std::byte *>(result) + done * extent, n, rtype,
-                                       target, disp + done * (extent / disp_unit_), n, ttype, op, win_)));
-  }
-  return GDS_STATUS_OK;
+  const Segments seg = ocount == tcount && ocount == rcount && otype == ttype && otype == rtype
+                           ? segments(ocount, otype)
+                           : Segments{};
+  const int rc = seg.elements == 0
+                     ? MPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target, disp, tcount, ttype,
+                                          op, win_)
+                     : each_segment(ocount, seg, [&](int n, MPI_Aint bytes, MPI_Aint elements) {
+                         return MPI_Get_accumulate(advance(origin, bytes), n, otype,
+                                                   static_cast<std::byte *>(result) + bytes, n, rtype, target,
+                                                   disp + elements, n, ttype, op, win_);
+                       });
+  return checked(func, "MPI_Get_accumulate", rc);
 }
 
 GDS_status_t Window::compare_and_swap(const char *func, const void *origin, const void *compare,

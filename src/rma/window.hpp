@@ -61,8 +61,24 @@ class Window {
   // large accumulate at about 1 GB/s but overlaps several 32 KiB ones at
   // 3-3.5 GB/s (bench/bench_rma.cpp, "acc 1 MiB"). Element-wise atomicity and
   // same-origin ordering, all that MPI promises for an accumulate, are kept.
-  // Returns the elements per operation, or 0 to issue one operation.
-  [[nodiscard]] int segment_elements(int count, MPI_Datatype type) const;
+  struct Segments {
+    int elements = 0;         // per operation; 0: issue one operation
+    MPI_Aint extent = 0;      // bytes per element in the local buffers
+    MPI_Aint disp_units = 0;  // target displacement units per element
+  };
+  [[nodiscard]] Segments segments(int count, MPI_Datatype type) const;
+
+  // Calls issue(n, byte offset, target element offset) for each segment of
+  // a run of `count` elements; returns the first MPI error.
+  template <class Issue>
+  static int each_segment(int count, Segments seg, Issue issue) {
+    for (int done = 0; done < count; done += seg.elements) {
+      const int n = count - done < seg.elements ? count - done : seg.elements;
+      const int rc = issue(n, done * seg.extent, done * seg.disp_units);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+  }
 
   MPI_Win win_ = MPI_WIN_NULL;
   int disp_unit_ = 1;
