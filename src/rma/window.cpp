@@ -30,7 +30,8 @@ std::uint64_t g_fail_rma_after = 0;
 // Whether this RMA operation is the one GDS_inject_fault asked to fail.
 inline bool injected() { return g_fail_rma_after != 0 && --g_fail_rma_after == 0; }
 
-// The largest named MPI type is 32 bytes (MPI_C_LONG_DOUBLE_COMPLEX).
+// The largest named MPI type is 32 bytes (MPI_C_LONG_DOUBLE_COMPLEX): runs of
+// at most acc_segment_size / 32 elements are never split, without asking MPI.
 constexpr int kMaxNamedSize = 32;
 
 const void *advance(const void *p, MPI_Aint bytes) {
@@ -42,14 +43,13 @@ const void *advance(const void *p, MPI_Aint bytes) {
 Window::Segments Window::segments(int count, MPI_Datatype type) const {
   const std::uint64_t seg = core::g_rt.config.acc_segment_size;
   if (seg == 0 || static_cast<std::uint64_t>(count) <= seg / kMaxNamedSize) return {};  // the usual case
+  // `count` repetitions of `type` lie one extent apart, so any split at
+  // repetition boundaries describes the same elements.
   int size = 0;
-  if (MPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
-      static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size) <= seg)
-    return {};
-  int ni = 0, na = 0, nd = 0, combiner = 0;
   MPI_Aint lb = 0, extent = 0;
-  if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS || combiner != MPI_COMBINER_NAMED ||
-      MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || lb != 0 || extent % disp_unit_ != 0)
+  if (MPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
+      static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size) <= seg ||
+      MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || extent % disp_unit_ != 0)
     return {};
   // seg / size < count, so it fits an int.
   return {static_cast<int>(std::max<std::uint64_t>(1, seg / static_cast<std::uint64_t>(size))), extent,

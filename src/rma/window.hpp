@@ -56,7 +56,7 @@ class Window {
   GDS_status_t sync(const char *func);
 
  private:
-  // Accumulates of more than GDS_ACC_SEGMENT_SIZE bytes of one named type go
+  // Accumulates of more than GDS_ACC_SEGMENT_SIZE bytes (count x one type) go
   // out as several operations of that many bytes: MPICH 4.0.2 applies one
   // large accumulate at about 1 GB/s but overlaps several 32 KiB ones at
   // 3-3.5 GB/s (bench/bench_rma.cpp, "acc 1 MiB"). Element-wise atomicity and
