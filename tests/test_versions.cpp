@@ -316,7 +316,7 @@ TEST_F(Versions, WritesToOldVersionsFailAndWriteNothing) {
   int x = 1, y = 0;
   const Index i = 5;
   EXPECT_EQ(GDS_put(&x, nullptr, &i, &i, old), GDS_STATUS_NOT_CURRENT);
-  EXPECT_TRUE(message_names("GDS_put", "gds is at version 0; only the current version (1)"));
+  EXPECT_TRUE(message_names("GDS_put", "gds is at version 0, an old one; only the current version can be written"));
   EXPECT_EQ(GDS_acc(&x, nullptr, &i, &i, MPI_SUM, old), GDS_STATUS_NOT_CURRENT);
   EXPECT_EQ(GDS_acc(&x, nullptr, &i, &i, MPI_NO_OP, old), GDS_STATUS_NOT_CURRENT);
   EXPECT_EQ(GDS_get_acc(&x, nullptr, &y, nullptr, &i, &i, MPI_SUM, old), GDS_STATUS_NOT_CURRENT);

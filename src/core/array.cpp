@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "core/check.hpp"
 #include "core/collective.hpp"
@@ -10,20 +11,20 @@
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
 #include "gds_array.h"
-#include "errors/registry.hpp"
-#include "versions/store.hpp"
 
 namespace gds::core {
 
 HandleTable<Cursor> g_arrays{HandleKind::array};
-HandleTable<OpenAccess> g_accesses{HandleKind::access};
 
-ArrayObject::ArrayObject() = default;
-ArrayObject::~ArrayObject() = default;
+Array::Array() = default;
+Array::~Array() {
+  // Highest layer first: a module's state may refer to the ones below it.
+  for (std::size_t i = kLayers; i-- > 0;) states[i].reset();
+}
 
 namespace {
 
-std::map<std::uint64_t, std::unique_ptr<ArrayObject>> g_registry;
+std::map<std::uint64_t, std::unique_ptr<Array>> g_registry;
 std::uint64_t g_next_id = 1;
 
 unsigned long long ull(Index v) { return static_cast<unsigned long long>(v); }
@@ -33,8 +34,6 @@ struct Shape {
   Dims count;
   const ElementType *type = nullptr;
   Order order = Order::row_major;
-  unsigned block_shift = 14;  // versions: log2 of the block size
-  versions::Retention retention;
 };
 
 GDS_status_t check_shape(const char *func, GDS_size_t ndims, const GDS_size_t *count,
@@ -59,86 +58,101 @@ GDS_status_t check_shape(const char *func, GDS_size_t ndims, const GDS_size_t *c
               ull(volume), shape->type->extent);
   GDS_CHECK(priority >= GDS_PRIORITY_HIGH && priority <= GDS_PRIORITY_LOW, GDS_STATUS_INVALID,
               "resilience_priority=%d is not a GDS_PRIORITY_* value", static_cast<int>(priority));
-  Hints hints;
-  GDS_TRY(read_hints(func, info, &hints));
+  GDS_TRY(check_info(func, info));
   shape->order = language_default;
-  if (hints.order) {
-    const std::string &v = *hints.order;
-    if (v == GDS_ORDER_ROW_MAJOR) shape->order = Order::row_major;
-    else if (v == GDS_ORDER_COL_MAJOR) shape->order = Order::col_major;
-    else if (v != GDS_ORDER_DEFAULT)
+  if (const std::optional<std::string> v = info_value(info, GDS_ORDER_KEY)) {
+    if (*v == GDS_ORDER_ROW_MAJOR) shape->order = Order::row_major;
+    else if (*v == GDS_ORDER_COL_MAJOR) shape->order = Order::col_major;
+    else if (*v != GDS_ORDER_DEFAULT)
       return fail(GDS_STATUS_INVALID_INFO, func, "info: %s=\"%s\" is not \"%s\", \"%s\" or \"%s\"",
-                  GDS_ORDER_KEY, v.c_str(), GDS_ORDER_DEFAULT, GDS_ORDER_ROW_MAJOR,
-                  GDS_ORDER_COL_MAJOR);
+                  GDS_ORDER_KEY, v->c_str(), GDS_ORDER_DEFAULT, GDS_ORDER_ROW_MAJOR, GDS_ORDER_COL_MAJOR);
   }
-  const Config &config = g_rt.config;
-  const std::uint64_t block = hints.block_size.value_or(config.version_block_size);
-  GDS_CHECK(valid_block_size(block), GDS_STATUS_INVALID_INFO,
-            "info: %s=%llu is not a power of two from 64 to 67108864", GDS_VERSION_BLOCK_SIZE_KEY, ull(block));
-  shape->block_shift = static_cast<unsigned>(__builtin_ctzll(block));
-  shape->retention.max_versions = hints.max_versions.value_or(config.max_versions);
-  shape->retention.max_bytes = hints.max_version_bytes.value_or(config.max_version_bytes);
   shape->count.assign(count, count + ndims);
   return GDS_STATUS_OK;
 }
 
-Signature shape_signature(const Shape &shape) {
-  Signature sig;
-  sig.add(shape.count.size());
-  for (Index c : shape.count) sig.add(c);
-  sig.add(shape.type->mpi).add(shape.order).add(shape.block_shift);
-  sig.add(shape.retention.max_versions).add(shape.retention.max_bytes);
-  return sig;
-}
+using States = std::array<std::unique_ptr<ArrayState>, kLayers>;
 
-// Versions need every process's blocks numbered in 32 bits. `largest` is the
-// largest part any process holds, the same on every process.
-GDS_status_t check_blocks(const char *func, const Shape &shape, Index largest) {
-  GDS_CHECK(((largest * shape.type->extent) >> shape.block_shift) < (Index{1} << 32), GDS_STATUS_INVALID_COUNT,
-            "a process's part (%llu bytes) has 2^32 or more version blocks of %llu bytes; set a larger %s",
-            ull(largest * shape.type->extent), ull(Index{1} << shape.block_shift), GDS_VERSION_BLOCK_SIZE_KEY);
+// Core's shape, then every module's arguments, checked on this process; the
+// signature covers what every process must pass alike.
+GDS_status_t check_arguments(const char *func, GDS_flavor_t flavor, GDS_size_t ndims, const GDS_size_t *count,
+                             GDS_datatype_t element_type, GDS_priority_t priority, MPI_Info info,
+                             Order language_default, Shape *shape, States *states, Signature *sig) {
+  GDS_TRY(check_shape(func, ndims, count, element_type, priority, info, language_default, shape));
+  sig->add(shape->count.size());
+  for (Index c : shape->count) sig->add(c);
+  sig->add(shape->type->mpi).add(shape->order);
+  const ArraySpec spec{flavor, &shape->count, shape->type, shape->order};
+  for (Module *m : modules())
+    GDS_TRY(m->prepare(func, spec, info, *sig, &(*states)[static_cast<std::size_t>(m->layer())]));
   return GDS_STATUS_OK;
 }
 
-// Sets up versions for a built array: the store and the change tracker
-// (GDS_create arrays are compared instead: the application writes their memory).
-void attach_versions(ArrayObject *a, const Shape &shape) {
-  a->store = std::make_unique<versions::Store>(a->comm, a->rank, shape.block_shift,
-                                               a->local_count * a->type->extent, shape.retention);
-  a->tracker.configure(shape.block_shift, a->blocks != nullptr);
+// Makes the array's communicator, a duplicate of `users`.
+GDS_status_t make_comm(const char *func, MPI_Comm users, Array *a) {
+  MPI_Comm dup = MPI_COMM_NULL;
+  const int rc = MPI_Comm_dup(users, &dup);
+  if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Comm_dup", rc);
+  a->comm = Comm(dup);
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(dup, &a->rank);
+  MPI_Comm_size(dup, &a->nprocs);
+  return GDS_STATUS_OK;
+}
+
+// Collective: releases what the first `count` modules attached, highest first.
+GDS_status_t detach_modules(const char *func, Array &a, std::size_t count) {
+  GDS_status_t first = GDS_STATUS_OK;
+  const std::span<Module *const> all = modules();
+  for (std::size_t i = count; i-- > 0;) {
+    const GDS_status_t s = all[i]->detach(func, a);
+    if (first == GDS_STATUS_OK) first = s;
+  }
+  return first;
+}
+
+// Collective: attaches the modules lowest first, agreeing after each; after
+// a failure, those attached are detached again (on every process).
+GDS_status_t attach_modules(const char *func, Array &a) {
+  const std::span<Module *const> all = modules();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const GDS_status_t s = agree(func, a.communicator(), all[i]->attach(func, a));
+    if (s != GDS_STATUS_OK) {
+      (void)detach_modules(func, a, i);
+      return s;
+    }
+  }
+  return GDS_STATUS_OK;
 }
 
 // Takes ownership of a fully built array and returns its primary handle.
-GDS_gds_t register_array(std::unique_ptr<ArrayObject> array) {
-  ArrayObject *a = array.get();
-  a->id = g_next_id++;
+GDS_gds_t register_array(std::unique_ptr<Array> array) {
+  Array *a = array.get();
   a->primary = g_arrays.insert(std::make_unique<Cursor>(Cursor{a, true}));
-  a->errors = errors::make_scope(a);
   g_registry.emplace(a->id, std::move(array));
   return to_handle<GDS_gds_t>(a->primary);
 }
 
-// Releases the MPI resources and the registry entry of an array and every handle on it.
-GDS_status_t destroy(const char *func, ArrayObject *a) {
-  for (std::uint64_t h : a->accesses) g_accesses.erase(h);
-  for (std::uint64_t h : a->clones) g_arrays.erase(h);
-  g_arrays.erase(a->primary);
-  GDS_status_t s = a->store ? a->store->release(func) : GDS_STATUS_OK;
-  const GDS_status_t w = a->window.free(func);
-  if (s == GDS_STATUS_OK) s = w;
-  MPI_Comm_free(&a->comm);
-  g_registry.erase(a->id);
-  return s;
+// A new array: its id, communicator and the modules' states (not yet attached).
+GDS_status_t make_array(const char *func, MPI_Comm users, const Shape &shape, GDS_priority_t priority,
+                        States states, std::unique_ptr<Array> *out) {
+  auto a = std::make_unique<Array>();
+  a->type = shape.type;
+  a->priority = priority;
+  a->states = std::move(states);
+  GDS_TRY(make_comm(func, users, a.get()));
+  a->id = g_next_id++;
+  *out = std::move(a);
+  return GDS_STATUS_OK;
 }
 
-// Duplicates `users` for the array's own traffic; errors return.
-GDS_status_t make_comm(const char *func, MPI_Comm users, ArrayObject *a) {
-  const int rc = MPI_Comm_dup(users, &a->comm);
-  if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Comm_dup", rc);
-  MPI_Comm_set_errhandler(a->comm, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(a->comm, &a->rank);
-  MPI_Comm_size(a->comm, &a->nprocs);
-  return GDS_STATUS_OK;
+// Collective: releases the modules' resources and every handle on the array, and destroys it.
+GDS_status_t destroy(const char *func, Array *a) {
+  const GDS_status_t s = detach_modules(func, *a, modules().size());
+  for (std::uint64_t h : a->clones) g_arrays.erase(h);
+  g_arrays.erase(a->primary);
+  g_registry.erase(a->id);
+  return s;
 }
 
 // Sanity check of a GDS_create mapping: every local offset maps to a global
@@ -167,20 +181,18 @@ GDS_status_t alloc_array(const char *func, GDS_size_t ndims, const GDS_size_t *c
   // An invalid communicator cannot carry the agreement, so it is reported at once.
   GDS_TRY(check_comm(func, users, "users"));
   Shape shape;
-  GDS_status_t s = check_shape(func, ndims, count, element_type, priority, info, language_default, &shape);
-  if (s == GDS_STATUS_OK && gds == nullptr) s = fail(GDS_STATUS_NULL_ARGUMENT, func, "gds is NULL");
+  States states;
   Signature sig;
-  if (s == GDS_STATUS_OK) {
-    sig = shape_signature(shape);
+  GDS_status_t s = check_arguments(func, GDS_FLAVOR_ALLOC, ndims, count, element_type, priority, info,
+                                   language_default, &shape, &states, &sig);
+  if (s == GDS_STATUS_OK && gds == nullptr) s = fail(GDS_STATUS_NULL_ARGUMENT, func, "gds is NULL");
+  if (s == GDS_STATUS_OK)
     for (std::size_t d = 0; d < ndims; ++d)
       sig.add(min_chunks != nullptr && min_chunks[d] > 1 ? min_chunks[d] : Index{0});
-  }
-  GDS_TRY(agree(func, users, s, sig.value()));
+  GDS_TRY(agree(func, users, s, s == GDS_STATUS_OK ? sig.value() : 0));
 
-  auto a = std::make_unique<ArrayObject>();
-  a->type = shape.type;
-  a->priority = priority;
-  GDS_TRY(make_comm(func, users, a.get()));
+  std::unique_ptr<Array> a;
+  GDS_TRY(make_array(func, users, shape, priority, std::move(states), &a));
   Dims grid = BlockLayout::choose_grid(shape.count, min_chunks, a->nprocs, shape.order);
   auto layout = std::make_unique<BlockLayout>(shape.count, std::move(grid), shape.order);
   a->blocks = layout.get();
@@ -190,24 +202,8 @@ GDS_status_t alloc_array(const char *func, GDS_size_t ndims, const GDS_size_t *c
   if (layout->owned_box(a->rank, a->local_lo.data(), hi.data()))
     for (std::size_t d = 0; d < ndims; ++d) a->local_ext[d] = hi[d] - a->local_lo[d] + 1;
   a->local_count = layout->local_volume(a->rank);
-  // Block 0 (rank 0's) is the largest; every process reaches the same verdict.
-  s = check_blocks(func, shape, layout->local_volume(0));
-  if (s != GDS_STATUS_OK) {
-    MPI_Comm_free(&a->comm);
-    return s;
-  }
   a->layout = std::move(layout);
-
-  const MPI_Aint bytes = static_cast<MPI_Aint>(a->local_count * a->type->extent);
-  s = a->window.allocate(func, a->comm, bytes, static_cast<int>(a->type->extent), &a->local_base);
-  if (s != GDS_STATUS_OK) {
-    MPI_Comm_free(&a->comm);
-    return s;
-  }
-  if (bytes > 0) std::memset(a->local_base, 0, static_cast<std::size_t>(bytes));
-  attach_versions(a.get(), shape);
-  // Nobody may access the array before every process has zeroed its part.
-  GDS_TRY(agree(func, a->comm, GDS_STATUS_OK));
+  GDS_TRY(attach_modules(func, *a));
   *gds = register_array(std::move(a));
   if (debug_level() >= 2)
     log(Level::debug, func, "allocated a %zu-dimensional array", static_cast<std::size_t>(ndims));
@@ -220,7 +216,10 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
                          MPI_Info info, Order language_default, GDS_gds_t *gds) {
   GDS_TRY(check_comm(func, users, "users"));
   Shape shape;
-  GDS_status_t s = check_shape(func, ndims, count, element_type, priority, info, language_default, &shape);
+  States states;
+  Signature sig;
+  GDS_status_t s = check_arguments(func, GDS_FLAVOR_CREATE, ndims, count, element_type, priority, info,
+                                   language_default, &shape, &states, &sig);
   const bool have_g2l = mapping.g2l != nullptr || mapping.g2l_ctx != nullptr;
   const bool have_l2g = mapping.l2g != nullptr || mapping.l2g_ctx != nullptr;
   if (s == GDS_STATUS_OK && !have_g2l)
@@ -237,55 +236,33 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
     s = fail(GDS_STATUS_INVALID_COUNT, func, "local_buffer_count=%llu overflows the address range",
              ull(local_buffer_count));
   if (s == GDS_STATUS_OK && gds == nullptr) s = fail(GDS_STATUS_NULL_ARGUMENT, func, "gds is NULL");
-  GDS_TRY(agree(func, users, s, s == GDS_STATUS_OK ? shape_signature(shape).value() : 0));
+  GDS_TRY(agree(func, users, s, s == GDS_STATUS_OK ? sig.value() : 0));
 
-  auto a = std::make_unique<ArrayObject>();
-  a->type = shape.type;
-  a->priority = priority;
-  GDS_TRY(make_comm(func, users, a.get()));
+  std::unique_ptr<Array> a;
+  GDS_TRY(make_array(func, users, shape, priority, std::move(states), &a));
   std::vector<Index> counts(static_cast<std::size_t>(a->nprocs));
   const Index mine = local_buffer_count;
-  int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, a->comm);
-  if (rc != MPI_SUCCESS) {
-    MPI_Comm_free(&a->comm);
-    return mpi_fail(func, "MPI_Allgather", rc);
-  }
-  Index total = 0, volume = 1, largest = 0;
-  for (Index c : counts) {
-    total += c;
-    largest = std::max(largest, c);
-  }
+  const int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, a->communicator());
+  if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgather", rc);
+  Index total = 0, volume = 1;
+  bool overflow = false;
+  for (Index c : counts) overflow = overflow || __builtin_add_overflow(total, c, &total);
   for (Index c : shape.count) volume *= c;
   // Every process computes the same verdict from the same counts.
-  if (total < volume) {
-    MPI_Comm_free(&a->comm);
+  if (!overflow && total < volume)
     return fail(GDS_STATUS_INVALID_MAPPING, func,
-                "the local buffers hold %llu elements in all, fewer than the array's %llu",
-                ull(total), ull(volume));
-  }
-  if (const GDS_status_t b = check_blocks(func, shape, largest); b != GDS_STATUS_OK) {
-    MPI_Comm_free(&a->comm);
-    return b;
-  }
+                "the local buffers hold %llu elements in all, fewer than the array's %llu", ull(total), ull(volume));
   auto layout = std::make_unique<UserLayout>(shape.count, shape.order, mapping, std::move(counts));
-  s = g_rt.config.sanity_check ? check_round_trip(func, *layout, a->rank, local_buffer_count)
-                               : GDS_STATUS_OK;
-  s = agree(func, a->comm, s);
-  if (s != GDS_STATUS_OK) {
-    MPI_Comm_free(&a->comm);
-    return s;
-  }
+  s = g_rt.config.sanity_check ? check_round_trip(func, *layout, a->rank, local_buffer_count) : GDS_STATUS_OK;
+  GDS_TRY(agree(func, a->communicator(), s));
   a->user = layout.get();
   a->layout = std::move(layout);
-  a->local_base = local_buffer;
+  a->user_buffer = local_buffer;
   a->local_count = local_buffer_count;
-  GDS_TRY(a->window.create(func, a->comm, local_buffer, static_cast<MPI_Aint>(bytes),
-                           static_cast<int>(a->type->extent)));
-  attach_versions(a.get(), shape);
+  GDS_TRY(attach_modules(func, *a));
   *gds = register_array(std::move(a));
   return GDS_STATUS_OK;
 }
-
 
 GDS_status_t resolve_failed(const char *func, GDS_gds_t gds, GDS_status_t s, const char *argname) {
   if (is_root(gds))
@@ -296,12 +273,12 @@ GDS_status_t resolve_failed(const char *func, GDS_gds_t gds, GDS_status_t s, con
 
 GDS_status_t not_current(const char *func, const Cursor &cursor) {
   return fail(GDS_STATUS_NOT_CURRENT, func,
-              "gds is at version %llu; only the current version (%llu) can be written (GDS_move_to_newest)",
-              ull(cursor.version), ull(cursor.array->current_version));
+              "gds is at version %llu, an old one; only the current version can be written (GDS_move_to_newest)",
+              ull(cursor.version));
 }
 
-std::vector<ArrayObject *> arrays_in_creation_order() {
-  std::vector<ArrayObject *> out;
+std::vector<Array *> arrays_in_creation_order() {
+  std::vector<Array *> out;
   out.reserve(g_registry.size());
   for (auto &[id, a] : g_registry) out.push_back(a.get());
   return out;
@@ -309,9 +286,8 @@ std::vector<ArrayObject *> arrays_in_creation_order() {
 
 GDS_status_t free_all_arrays(const char *func) {
   GDS_status_t status = GDS_STATUS_OK;
-  for (ArrayObject *a : arrays_in_creation_order()) {
-    if (g_rt.config.debug_level >= 1)
-      log(Level::warning, func, "array #%llu was not freed; freeing it", ull(a->id));
+  for (Array *a : arrays_in_creation_order()) {
+    if (debug_level() >= 1) log(Level::warning, func, "array #%llu was not freed; freeing it", ull(a->id));
     const GDS_status_t s = destroy(func, a);
     if (status == GDS_STATUS_OK) status = s;
   }
@@ -366,7 +342,7 @@ GDS_API GDS_status_t GDS_free(GDS_gds_t *gds) {
   Cursor *cursor = nullptr;
   GDS_status_t s = GDS_STATUS_OK;
   GDS_TRY(resolve_collective(__func__, *gds, &cursor, &s));
-  ArrayObject *a = cursor->array;
+  Array *a = cursor->array;
   if (!cursor->primary) {
     GDS_TRY(s);
     const std::uint64_t h = handle_value(*gds);
@@ -377,16 +353,14 @@ GDS_API GDS_status_t GDS_free(GDS_gds_t *gds) {
   }
   // Inside a handler of the array's error: refused at once, without the
   // collective (a local handler runs on one process only).
-  GDS_REQUIRE(!gds::errors::handling(a), GDS_STATUS_INVALID,
+  const Resilience *r = resilience();
+  GDS_REQUIRE(r == nullptr || !r->handling(*a), GDS_STATUS_INVALID,
               "an error raised on the array is being handled; free the array afterwards");
-  if (s == GDS_STATUS_OK && !a->accesses.empty())
-    s = fail(GDS_STATUS_ACCESS_CONFLICT, __func__,
-             "%zu region(s) of the array are still open by GDS_access; call GDS_release first",
-             a->accesses.size());
-  // Complete everything first, so a failure is agreed on before the
-  // collective MPI_Win_free, which must then be called by everyone.
-  if (s == GDS_STATUS_OK) s = a->window.flush_all(__func__);
-  GDS_TRY(agree(__func__, a->comm, s));
+  // Every module says on this process whether the array may go, so that a
+  // refusal is agreed on before the collective teardown, which everyone must then join.
+  for (const Module *m : modules())
+    if (s == GDS_STATUS_OK) s = m->prepare_free(__func__, *a);
+  GDS_TRY(agree(__func__, a->communicator(), s));
   GDS_TRY(destroy(__func__, a));
   *gds = GDS_NULL;
   return GDS_STATUS_OK;
@@ -399,7 +373,7 @@ GDS_API GDS_status_t GDS_get_attr(GDS_gds_t gds, GDS_attr_t attribute_key, void 
   GDS_TRY(resolve(__func__, gds, &cursor));
   GDS_REQUIRE(attribute_value != nullptr, GDS_STATUS_NULL_ARGUMENT, "attribute_value is NULL");
   GDS_REQUIRE(flag != nullptr, GDS_STATUS_NULL_ARGUMENT, "flag is NULL");
-  const ArrayObject &a = *cursor->array;
+  const Array &a = *cursor->array;
   const Layout &layout = *a.layout;
   auto *sizes = static_cast<GDS_size_t *>(attribute_value);
   *flag = 1;
@@ -437,7 +411,7 @@ GDS_API GDS_status_t GDS_get_comm(GDS_gds_t gds, GDS_comm_t *comm) {
   GDS_status_t delivered = GDS_STATUS_OK;
   GDS_TRY(resolve_collective(__func__, gds, &cursor, &delivered));
   GDS_REQUIRE(comm != nullptr, GDS_STATUS_NULL_ARGUMENT, "comm is NULL");
-  GDS_MPI(MPI_Comm_dup(cursor->array->comm, comm));  // collective: even if a delivery failed
+  GDS_MPI(MPI_Comm_dup(cursor->array->communicator(), comm));  // collective: even if a delivery failed
   if (delivered != GDS_STATUS_OK) MPI_Comm_free(comm);
   return delivered;
 }
@@ -447,7 +421,7 @@ GDS_API GDS_status_t GDS_distribution(GDS_gds_t gds, int rank, GDS_size_t lo[], 
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(__func__, gds, &cursor));
-  const ArrayObject &a = *cursor->array;
+  const Array &a = *cursor->array;
   GDS_REQUIRE(a.blocks != nullptr, GDS_STATUS_INVALID,
               "the array was made by GDS_create; its layout is the application's mapping");
   GDS_REQUIRE(rank >= 0 && rank < a.nprocs, GDS_STATUS_RANGE,

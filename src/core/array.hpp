@@ -1,49 +1,30 @@
 // Arrays, the handles that point at them, and the registry behind GDS_ROOT.
 //
-// An ArrayObject is shared by every handle on it: the one GDS_alloc or
-// GDS_create returned (the primary) and its clones. The registry owns the
-// object; freeing the primary destroys it and invalidates the clones.
+// An Array is a thin aggregate: what core knows of it (communicator, element
+// type, layout, handles) and one state per module above core (its window,
+// its versions, its error handlers), each owned and edited by its module.
+// The registry owns the arrays; freeing the primary handle (the one
+// GDS_alloc or GDS_create returned) frees the array and invalidates its clones.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "core/datatypes.hpp"
 #include "core/handles.hpp"
 #include "core/layout.hpp"
 #include "core/log.hpp"
-#include "errors/pending.hpp"
-#include "rma/window.hpp"
-#include "versions/tracker.hpp"
-
-namespace gds::versions {
-class Store;
-}
-namespace gds::errors {
-struct Scope;
-}
+#include "core/module.hpp"
+#include "core/mpi_handles.hpp"
 
 namespace gds::core {
 
-struct ArrayObject;
-
-// A region this process opened with GDS_access.
-struct OpenAccess {
-  ArrayObject *array = nullptr;
-  Dims lo, hi;
-  GDS_access_buffer_t kind = GDS_ACCESS_BUFFER_DIRECT;  // DIRECT or COPY
-  void *buffer = nullptr;                               // what the application got
-  std::unique_ptr<std::byte[]> copy;                    // COPY: the copy
-  Dims ld;                                              // ndims-1 leading dimensions
-};
-
-struct ArrayObject {
+struct Array {
   std::uint64_t id = 0;  // creation sequence: the order of GDS_ROOT operations
-  MPI_Comm comm = MPI_COMM_NULL;  // a duplicate of the users communicator
+  Comm comm;             // a duplicate of the users' communicator
   int rank = 0;
   int nprocs = 0;
   const ElementType *type = nullptr;
@@ -51,46 +32,40 @@ struct ArrayObject {
   std::unique_ptr<Layout> layout;
   const BlockLayout *blocks = nullptr;  // the layout, for GDS_alloc arrays
   const UserLayout *user = nullptr;     // the layout, for GDS_create arrays
-  rma::Window window;
-  void *local_base = nullptr;  // this process's memory in the window
-  Index local_count = 0;       // elements in it
-  Dims local_lo, local_ext;    // GDS_alloc: this process's block (ext 0 if none)
-  std::vector<std::uint64_t> accesses;  // open GDS_access handles of this process
-  std::uint64_t ops_since_flush = 0;    // for GDS_OUTSTANDING_RMA_OPS_MAX
-  // Targets of operations not yet completed, so GDS_wait flushes only them
-  // (MPI_Win_flush_local_all costs more); past kMaxPendingTargets, all.
-  static constexpr int kMaxPendingTargets = 4;
-  int pending_targets[kMaxPendingTargets] = {};
-  int npending = 0;  // kMaxPendingTargets + 1: all targets
+  Index local_count = 0;                // elements this process stores
+  void *user_buffer = nullptr;          // GDS_create: the application's buffer
+  Dims local_lo, local_ext;             // GDS_alloc: this process's block (ext 0 if none)
   std::uint64_t primary = 0;            // handle
   std::vector<std::uint64_t> clones;    // handles
+  std::array<std::unique_ptr<ArrayState>, kLayers> states;  // one per module above core
 
-  // Versions: the current version's number and label, the frozen versions,
-  // and the blocks this process wrote since the last version.
-  std::uint64_t current_version = 0;
-  std::string current_label;
-  std::unique_ptr<versions::Store> store;
-  versions::Tracker tracker;
+  Array();
+  ~Array();
+  Array(const Array &) = delete;
+  Array &operator=(const Array &) = delete;
 
-  // Open Resilience: handlers, checks and pending errors on this process.
-  std::unique_ptr<errors::Scope> errors;
-
-  ArrayObject();
-  ~ArrayObject();
   [[nodiscard]] std::size_t ndims() const { return layout->ndims(); }
+  [[nodiscard]] MPI_Comm communicator() const { return comm.get(); }
+  // The state of module S (S::kLayer); exists from creation to destruction.
+  template <class S>
+  [[nodiscard]] S &state() {
+    return static_cast<S &>(*states[static_cast<std::size_t>(S::kLayer)]);
+  }
+  template <class S>
+  [[nodiscard]] const S &state() const {
+    return static_cast<const S &>(*states[static_cast<std::size_t>(S::kLayer)]);
+  }
 };
 
 // What an array handle refers to: the array and a version of it.
 struct Cursor {
-  ArrayObject *array = nullptr;
+  Array *array = nullptr;
   bool primary = false;
-  bool at_current = true;    // follows the current version
+  bool at_current = true;     // follows the current version
   std::uint64_t version = 0;  // when not at_current
-  [[nodiscard]] std::uint64_t number() const { return at_current ? array->current_version : version; }
 };
 
 extern HandleTable<Cursor> g_arrays;
-extern HandleTable<OpenAccess> g_accesses;
 
 inline std::uint64_t handle_value(const void *h) { return reinterpret_cast<std::uintptr_t>(h); }
 inline bool is_root(GDS_gds_t gds) { return handle_value(gds) == make_handle(HandleKind::root, 0, 0); }
@@ -110,13 +85,19 @@ inline GDS_status_t resolve_quietly(const char *func, GDS_gds_t gds, Cursor **cu
   return resolve_failed(func, gds, s, argname);
 }
 
+// Delivers the pending local errors of `a` (nullptr: only GDS_ROOT's) and of
+// GDS_ROOT when a call enters.
+inline GDS_status_t deliver_on_entry(const char *func, Array *a) {
+  if (g_deliverable == 0) [[likely]] return GDS_STATUS_OK;
+  Resilience *r = resilience();
+  return r != nullptr ? r->deliver_local(func, a) : GDS_STATUS_OK;
+}
+
 // As resolve_quietly, then delivers the array's (and GDS_ROOT's) pending
 // local errors before the call's work: a failed delivery fails the call.
 inline GDS_status_t resolve(const char *func, GDS_gds_t gds, Cursor **cursor, const char *argname = "gds") {
   GDS_TRY(resolve_quietly(func, gds, cursor, argname));
-  if (errors::g_deliverable != 0) [[unlikely]]
-    return errors::deliver_on_entry(func, (*cursor)->array);
-  return GDS_STATUS_OK;
+  return deliver_on_entry(func, (*cursor)->array);
 }
 
 // For collective calls: as resolve, but a failed delivery goes to *delivery
@@ -124,7 +105,7 @@ inline GDS_status_t resolve(const char *func, GDS_gds_t gds, Cursor **cursor, co
 inline GDS_status_t resolve_collective(const char *func, GDS_gds_t gds, Cursor **cursor, GDS_status_t *delivery,
                                        const char *argname = "gds") {
   GDS_TRY(resolve_quietly(func, gds, cursor, argname));
-  *delivery = errors::g_deliverable != 0 ? errors::deliver_on_entry(func, (*cursor)->array) : GDS_STATUS_OK;
+  *delivery = deliver_on_entry(func, (*cursor)->array);
   return GDS_STATUS_OK;
 }
 
@@ -145,7 +126,7 @@ inline GDS_status_t require_current(const char *func, const Cursor &cursor) {
 }
 
 // Live arrays, in creation order.
-std::vector<ArrayObject *> arrays_in_creation_order();
+std::vector<Array *> arrays_in_creation_order();
 
 // GDS_finalize: frees every array still allocated (collective, creation order).
 GDS_status_t free_all_arrays(const char *func);

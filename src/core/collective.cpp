@@ -1,5 +1,10 @@
 #include "core/collective.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <new>
+#include <stdexcept>
+
 #include "core/log.hpp"
 
 namespace gds::core {
@@ -19,14 +24,76 @@ GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uin
   return GDS_STATUS_OK;
 }
 
-GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local, bool *pending) {
-  const unsigned mine = (local != GDS_STATUS_OK ? 1u : 0u) | (*pending ? 2u : 0u);
+GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local, bool *pending, bool *flag) {
+  const unsigned mine =
+      (local != GDS_STATUS_OK ? 1u : 0u) | (*pending ? 2u : 0u) | (flag != nullptr && *flag ? 4u : 0u);
   unsigned all = 0;
   const int rc = MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED, MPI_BOR, comm);
   if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
   *pending = (all & 2u) != 0;
+  if (flag != nullptr) *flag = (all & 4u) != 0;
   if (local != GDS_STATUS_OK) return local;
   if ((all & 1u) != 0) return fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, const std::vector<std::byte> &mine,
+                             std::vector<std::byte> *all, std::vector<std::uint64_t> *sizes) {
+  int nprocs = 0;
+  MPI_Comm_size(comm, &nprocs);
+  const auto p = static_cast<std::size_t>(nprocs);
+  GDS_status_t local = GDS_STATUS_OK;
+  try {
+    sizes->assign(p, 0);
+  } catch (const std::bad_alloc &) {
+    local = fail_critical(GDS_STATUS_NOMEM, func, "no memory for %zu sizes", p);
+  }
+  // Without memory for the sizes a process cannot take part: it says so first.
+  GDS_TRY(agree(func, comm, local));
+  const std::uint64_t size = mine.size();
+  int rc = MPI_Allgather(&size, 1, MPI_UINT64_T, sizes->data(), 1, MPI_UINT64_T, comm);
+  if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgather", rc);
+  std::uint64_t total = 0;
+  bool fits_int = true;
+  for (std::uint64_t s : *sizes) {
+    if (__builtin_add_overflow(total, s, &total)) total = UINT64_MAX;
+    fits_int = fits_int && s <= INT_MAX;
+  }
+  fits_int = fits_int && total <= INT_MAX;
+  try {
+    if (total > all->max_size()) throw std::length_error("total");
+    all->resize(total);
+  } catch (const std::exception &) {
+    local = fail_critical(GDS_STATUS_NOMEM, func, "no memory to gather %llu bytes from %d processes",
+                          static_cast<unsigned long long>(total), nprocs);
+  }
+  GDS_TRY(agree(func, comm, local));
+  if (fits_int) {
+    std::vector<int> counts(p), displs(p);
+    int at = 0;
+    for (std::size_t r = 0; r < p; ++r) {
+      counts[r] = static_cast<int>((*sizes)[r]);
+      displs[r] = at;
+      at += counts[r];
+    }
+    rc = MPI_Allgatherv(mine.data(), static_cast<int>(size), MPI_BYTE, all->data(), counts.data(), displs.data(),
+                        MPI_BYTE, comm);
+    return rc == MPI_SUCCESS ? GDS_STATUS_OK : mpi_fail(func, "MPI_Allgatherv", rc);
+  }
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
+  std::uint64_t at = 0;
+  for (std::size_t r = 0; r < p; ++r) {
+    std::byte *dest = all->data() + at;
+    if (static_cast<int>(r) == rank && size > 0) std::copy(mine.begin(), mine.end(), dest);
+    for (std::uint64_t done = 0; done < (*sizes)[r]; done += kPiece) {
+      const auto n = static_cast<int>(std::min(kPiece, (*sizes)[r] - done));
+      rc = MPI_Bcast(dest + done, n, MPI_BYTE, static_cast<int>(r), comm);
+      if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Bcast", rc);
+    }
+    at += (*sizes)[r];
+  }
   return GDS_STATUS_OK;
 }
 

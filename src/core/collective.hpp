@@ -3,7 +3,9 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "gds_types.h"
 
@@ -20,8 +22,19 @@ GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uin
 // The agreement of a stable point: as agree() without a signature, in one
 // allreduce of one word (bitwise OR of "failed" and "has global errors
 // pending"), cheaper than an MPI_Barrier in MPICH. *pending becomes whether
-// any process has errors pending.
-GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local, bool *pending);
+// any process has errors pending; *flag, if given, becomes whether it was
+// set on any process.
+GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local, bool *pending,
+                            bool *flag = nullptr);
+
+// Every process's `mine`, concatenated in rank order into *all, with each
+// process's size in *sizes. Sizes are 64-bit: one MPI_Allgatherv when every
+// count fits an int, otherwise one broadcast per process in pieces of at
+// most 1 GiB. Memory is reserved before any data moves and the processes
+// agree that all have it (GDS_STATUS_NOMEM on a process that had not,
+// GDS_STATUS_REMOTE_ERROR on the others). Collective over comm.
+GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, const std::vector<std::byte> &mine,
+                             std::vector<std::byte> *all, std::vector<std::uint64_t> *sizes);
 
 // FNV-1a, for argument signatures.
 class Signature {

@@ -6,7 +6,8 @@
 #include <vector>
 
 #include "core/log.hpp"
-#include "gds_version.h"
+#include "core/module.hpp"
+#include "gds_types.h"
 
 namespace gds::core {
 namespace {
@@ -35,20 +36,24 @@ class ErrorsReturnScope {
   MPI_Errhandler self_ = MPI_ERRHANDLER_NULL;
 };
 
-constexpr const char *kKnownKeys[] = {GDS_ORDER_KEY, GDS_VERSION_BLOCK_SIZE_KEY, GDS_MAX_VERSIONS_KEY,
-                                      GDS_MAX_VERSION_BYTES_KEY};
-
-// A decimal unsigned integer, or nothing.
-std::optional<std::uint64_t> parse_unsigned(const char *text) {
-  if (*text == '\0' || *text == '-') return std::nullopt;
-  errno = 0;
-  char *end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || *end != '\0') return std::nullopt;
-  return v;
+bool known_key(const char *key) {
+  if (std::strcmp(key, GDS_ORDER_KEY) == 0) return true;
+  for (const Module *m : modules())
+    for (const char *k : m->info_keys())
+      if (std::strcmp(key, k) == 0) return true;
+  return false;
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> parse_unsigned(const char *text, std::uint64_t max) {
+  if (*text == '\0' || *text == '-' || *text == '+' || *text == ' ') return std::nullopt;
+  errno = 0;
+  char *end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || v > max) return std::nullopt;
+  return v;
+}
 
 GDS_status_t check_comm(const char *func, MPI_Comm comm, const char *argname) {
   if (comm == MPI_COMM_NULL)
@@ -66,8 +71,7 @@ GDS_status_t check_comm(const char *func, MPI_Comm comm, const char *argname) {
   return GDS_STATUS_OK;
 }
 
-GDS_status_t read_hints(const char *func, MPI_Info info, Hints *hints) {
-  *hints = Hints{};
+GDS_status_t check_info(const char *func, MPI_Info info) {
   if (info == MPI_INFO_NULL) return GDS_STATUS_OK;
   ErrorsReturnScope scope;
   int nkeys = 0;
@@ -77,25 +81,30 @@ GDS_status_t read_hints(const char *func, MPI_Info info, Hints *hints) {
   for (int i = 0; i < nkeys; ++i) {
     if (MPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS)
       return fail(GDS_STATUS_INVALID_INFO, func, "info: cannot read key %d", i);
-    if (std::strncmp(key, "gds_", 4) != 0) continue;
-    bool known = false;
-    for (const char *k : kKnownKeys) known = known || std::strcmp(key, k) == 0;
-    if (!known) return fail(GDS_STATUS_INVALID_INFO, func, "info: unknown GDS key \"%s\"", key);
-    int len = 0, flag = 0;
-    MPI_Info_get_valuelen(info, key, &len, &flag);
-    std::vector<char> value(static_cast<std::size_t>(len) + 1, '\0');
-    MPI_Info_get(info, key, len, value.data(), &flag);
-    if (std::strcmp(key, GDS_ORDER_KEY) == 0) {
-      hints->order = std::string(value.data());
-      continue;
-    }
-    const std::optional<std::uint64_t> number = parse_unsigned(value.data());
-    if (!number)
-      return fail(GDS_STATUS_INVALID_INFO, func, "info: %s=\"%s\" is not a non-negative integer", key, value.data());
-    if (std::strcmp(key, GDS_VERSION_BLOCK_SIZE_KEY) == 0) hints->block_size = number;
-    else if (std::strcmp(key, GDS_MAX_VERSIONS_KEY) == 0) hints->max_versions = number;
-    else hints->max_version_bytes = number;
+    if (std::strncmp(key, "gds_", 4) == 0 && !known_key(key))
+      return fail(GDS_STATUS_INVALID_INFO, func, "info: unknown GDS key \"%s\"", key);
   }
+  return GDS_STATUS_OK;
+}
+
+std::optional<std::string> info_value(MPI_Info info, const char *key) {
+  if (info == MPI_INFO_NULL) return std::nullopt;
+  int len = 0, flag = 0;
+  MPI_Info_get_valuelen(info, key, &len, &flag);
+  if (!flag) return std::nullopt;
+  std::vector<char> value(static_cast<std::size_t>(len) + 1, '\0');
+  MPI_Info_get(info, key, len, value.data(), &flag);
+  return std::string(value.data());
+}
+
+GDS_status_t info_unsigned(const char *func, MPI_Info info, const char *key, std::uint64_t max,
+                           std::optional<std::uint64_t> *out) {
+  out->reset();
+  const std::optional<std::string> text = info_value(info, key);
+  if (!text) return GDS_STATUS_OK;
+  *out = parse_unsigned(text->c_str(), max);
+  GDS_CHECK(out->has_value(), GDS_STATUS_INVALID_INFO, "info: %s=\"%s\" is not an integer in [0, %llu]", key,
+            text->c_str(), static_cast<unsigned long long>(max));
   return GDS_STATUS_OK;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "gds_types.h"
@@ -19,16 +20,20 @@ namespace gds::core {
 // Checks that `comm` is a valid intra-communicator.
 GDS_status_t check_comm(const char *func, MPI_Comm comm, const char *argname);
 
-// Hints GDS understands, read from an MPI_Info.
-struct Hints {
-  std::optional<std::string> order;                // GDS_ORDER_KEY
-  std::optional<std::uint64_t> block_size;         // GDS_VERSION_BLOCK_SIZE_KEY
-  std::optional<std::uint64_t> max_versions;       // GDS_MAX_VERSIONS_KEY
-  std::optional<std::uint64_t> max_version_bytes;  // GDS_MAX_VERSION_BYTES_KEY
-};
+// Checks that `info` is MPI_INFO_NULL or a valid info object whose keys
+// starting with "gds_" are all known to core or to a module (others are
+// ignored: they belong to the MPI library or the application).
+GDS_status_t check_info(const char *func, MPI_Info info);
 
-// Reads the gds_* keys of `info` (MPI_INFO_NULL gives no hints). Keys that
-// start with "gds_" and are not in `known` are errors; other keys are ignored.
-GDS_status_t read_hints(const char *func, MPI_Info info, Hints *hints);
+// The value of `key` in `info` (MPI_INFO_NULL: none). check_info first.
+std::optional<std::string> info_value(MPI_Info info, const char *key);
+
+// The value of `key` as a decimal unsigned integer (GDS_STATUS_INVALID_INFO
+// if it is not one, or is above `max`).
+GDS_status_t info_unsigned(const char *func, MPI_Info info, const char *key, std::uint64_t max,
+                           std::optional<std::uint64_t> *out);
+
+// A decimal unsigned integer at most `max`, or nothing.
+std::optional<std::uint64_t> parse_unsigned(const char *text, std::uint64_t max = UINT64_MAX);
 
 }  // namespace gds::core

@@ -9,10 +9,9 @@
 #include "core/array.hpp"
 #include "core/datatypes.hpp"
 #include "core/log.hpp"
+#include "core/module.hpp"
 #include "core/mpi_args.hpp"
-#include "errors/pending.hpp"
 #include "gds_runtime.h"
-#include "rma/type_cache.hpp"
 
 namespace gds::core {
 
@@ -47,20 +46,10 @@ const char *level_name(GDS_thread_support_t level) {
   return "?";
 }
 
-// Reads an unsigned integer variable; reports and ignores values that are not one.
-template <class T>
-void read_unsigned(const char *name, T max, T *out) {
-  const char *text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return;
-  errno = 0;
-  char *end = nullptr;
-  unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || *end != '\0' || text[0] == '-' || v > static_cast<unsigned long long>(max)) {
-    log(Level::warning, "GDS_init", "%s=\"%s\" is not an integer in [0, %llu]; using %llu", name,
-        text, static_cast<unsigned long long>(max), static_cast<unsigned long long>(*out));
-    return;
-  }
-  *out = static_cast<T>(v);
+bool env_flag(const char *name) {
+  std::uint64_t v = 0;
+  env_unsigned(name, 1, &v);
+  return v != 0;
 }
 
 void show_info(GDS_thread_support_t requested) {
@@ -76,39 +65,31 @@ void show_info(GDS_thread_support_t requested) {
       g_rt.owns_mpi ? "initialized" : "already initialized", g_rt.owns_mpi ? "GDS" : "the application");
   log(Level::info, "GDS_init", "threads: requested %s, provided %s", level_name(requested),
       level_name(g_rt.provided));
-  log(Level::info, "GDS_init",
-      "GDS_DEBUG_LEVEL=%d GDS_SHOW_INFO=1 GDS_SANITY_CHECK=%d GDS_OUTSTANDING_RMA_OPS_MAX=%llu "
-      "GDS_ACC_SEGMENT_SIZE=%llu",
-      c.debug_level, c.sanity_check ? 1 : 0,
-      static_cast<unsigned long long>(c.outstanding_rma_ops_max),
-      static_cast<unsigned long long>(c.acc_segment_size));
-  log(Level::info, "GDS_init", "GDS_VERSION_BLOCK_SIZE=%llu GDS_MAX_VERSIONS=%llu GDS_MAX_VERSION_BYTES=%llu",
-      static_cast<unsigned long long>(c.version_block_size), static_cast<unsigned long long>(c.max_versions),
-      static_cast<unsigned long long>(c.max_version_bytes));
+  log(Level::info, "GDS_init", "GDS_DEBUG_LEVEL=%d GDS_SHOW_INFO=1 GDS_SANITY_CHECK=%d", c.debug_level,
+      c.sanity_check ? 1 : 0);
+  for (const Module *m : modules()) m->show_info();
 }
 
 }  // namespace
 
+void env_unsigned(const char *name, std::uint64_t max, std::uint64_t *out) {
+  const char *text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return;
+  if (const std::optional<std::uint64_t> v = parse_unsigned(text, max)) {
+    *out = *v;
+    return;
+  }
+  log(Level::warning, "GDS_init", "%s=\"%s\" is not an integer in [0, %llu]; using %llu", name, text,
+      static_cast<unsigned long long>(max), static_cast<unsigned long long>(*out));
+}
+
 Config read_config() {
   Config c;
-  read_unsigned<int>("GDS_DEBUG_LEVEL", 2, &c.debug_level);
-  int flag = 0;
-  read_unsigned<int>("GDS_SHOW_INFO", 1, &flag);
-  c.show_info = flag != 0;
-  flag = 0;
-  read_unsigned<int>("GDS_SANITY_CHECK", 1, &flag);
-  c.sanity_check = flag != 0;
-  read_unsigned<std::uint64_t>("GDS_OUTSTANDING_RMA_OPS_MAX", UINT64_MAX, &c.outstanding_rma_ops_max);
-  std::uint64_t block = c.version_block_size;
-  read_unsigned<std::uint64_t>("GDS_VERSION_BLOCK_SIZE", UINT64_MAX, &block);
-  if (valid_block_size(block))
-    c.version_block_size = block;
-  else
-    log(Level::warning, "GDS_init", "GDS_VERSION_BLOCK_SIZE=%llu is not a power of two from 64 to 67108864; using %llu",
-        static_cast<unsigned long long>(block), static_cast<unsigned long long>(c.version_block_size));
-  read_unsigned<std::uint64_t>("GDS_MAX_VERSIONS", UINT64_MAX, &c.max_versions);
-  read_unsigned<std::uint64_t>("GDS_MAX_VERSION_BYTES", UINT64_MAX, &c.max_version_bytes);
-  read_unsigned<std::uint64_t>("GDS_ACC_SEGMENT_SIZE", UINT64_MAX, &c.acc_segment_size);
+  std::uint64_t level = 0;
+  env_unsigned("GDS_DEBUG_LEVEL", 2, &level);
+  c.debug_level = static_cast<int>(level);
+  c.show_info = env_flag("GDS_SHOW_INFO");
+  c.sanity_check = env_flag("GDS_SANITY_CHECK");
   return c;
 }
 
@@ -164,6 +145,10 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requ
   g_rt.provided = std::min(wanted, from_mpi_level(mpi_provided));
   g_rt.init_thread = std::this_thread::get_id();
   init_element_types();
+  for (Module *m : modules()) {
+    m->configure();
+    if (auto *r = dynamic_cast<Resilience *>(m)) set_resilience(r);
+  }
   g_rt.initialized = true;
   *provided = g_rt.provided;
 
@@ -184,8 +169,9 @@ GDS_API GDS_status_t GDS_finalize(void) {
                 "MPI was finalized before GDS_finalize; call GDS_finalize first");
   }
   GDS_status_t status = free_all_arrays(__func__);
-  gds::errors::finalize();
-  gds::rma::clear_type_cache();
+  const std::span<Module *const> all = modules();
+  for (std::size_t i = all.size(); i-- > 0;) all[i]->finalize();
+  set_resilience(nullptr);
   MPI_Comm_free(&g_rt.world);
   g_rt.initialized = false;
   if (g_rt.owns_mpi) {

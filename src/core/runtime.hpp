@@ -10,20 +10,12 @@
 
 namespace gds::core {
 
-// Settings read from the environment at GDS_init().
+// Core's settings, read from the environment at GDS_init() (the modules read their own).
 struct Config {
-  int debug_level = 0;                        // GDS_DEBUG_LEVEL: 0, 1 or 2
-  bool show_info = false;                     // GDS_SHOW_INFO
-  bool sanity_check = false;                  // GDS_SANITY_CHECK
-  std::uint64_t outstanding_rma_ops_max = 0;  // GDS_OUTSTANDING_RMA_OPS_MAX; 0 = no limit
-  std::uint64_t version_block_size = 16384;   // GDS_VERSION_BLOCK_SIZE
-  std::uint64_t max_versions = 0;             // GDS_MAX_VERSIONS; 0 = no limit
-  std::uint64_t max_version_bytes = 0;        // GDS_MAX_VERSION_BYTES; 0 = no limit
-  std::uint64_t acc_segment_size = 32768;     // GDS_ACC_SEGMENT_SIZE; 0 = never split
+  int debug_level = 0;        // GDS_DEBUG_LEVEL: 0, 1 or 2
+  bool show_info = false;     // GDS_SHOW_INFO
+  bool sanity_check = false;  // GDS_SANITY_CHECK
 };
-
-// Whether a version block size is acceptable: a power of two, 64 B to 64 MiB.
-inline bool valid_block_size(std::uint64_t b) { return b >= 64 && b <= (std::uint64_t{1} << 26) && (b & (b - 1)) == 0; }
 
 struct Runtime {
   bool initialized = false;
@@ -43,6 +35,10 @@ GDS_status_t entry_refused(const char *func);
 
 // Config from the environment; bad values are reported and replaced by defaults.
 Config read_config();
+
+// Reads an unsigned integer environment variable into *out if it is set to
+// one in [0, max]; any other value is reported and *out kept.
+void env_unsigned(const char *name, std::uint64_t max, std::uint64_t *out);
 
 }  // namespace gds::core
 

@@ -9,18 +9,16 @@
 #include "core/collective.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
+#include "errors/dispatch.hpp"
 #include "errors/keys.hpp"
-#include "errors/pending.hpp"
 #include "errors/registry.hpp"
-#include "rma/transfer.hpp"
+#include "rma/stable_point.hpp"
 #include "rma/window.hpp"
 #include "versions/store.hpp"
 
 using namespace gds::core;
 
 namespace gds::errors {
-
-std::uint64_t g_deliverable = 0;
 
 namespace {
 
@@ -29,7 +27,7 @@ int g_depth = 0;                    // handlers and checks running: nothing is d
 int g_probe = 0;                    // inside GDS_check_*_error: raises are counted, not queued
 std::uint64_t g_raises = 0;         // errors raised so far (did a check raise one?)
 
-void refresh() { g_deliverable = g_depth == 0 ? g_pending_local : 0; }
+void refresh() { core::g_deliverable = g_depth == 0 ? g_pending_local : 0; }
 
 struct Busy {
   Busy() {
@@ -144,7 +142,6 @@ void queue_local(Scope &s, std::unique_ptr<Descriptor> d) {
   refresh();
 }
 
-Scope &scope_of(core::ArrayObject *a) { return a != nullptr ? *a->errors : root_scope(); }
 
 // Outcome of running checks.
 struct CheckRun {
@@ -229,18 +226,18 @@ Scope::~Scope() {
   refresh();
 }
 
-GDS_status_t deliver_on_entry(const char *func, core::ArrayObject *a) {
-  const GDS_status_t own = a != nullptr ? deliver_local(func, *a->errors) : GDS_STATUS_OK;
+GDS_status_t deliver_pending(const char *func, core::Array *a) {
+  const GDS_status_t own = a != nullptr ? deliver_local(func, scope_of(a)) : GDS_STATUS_OK;
   const GDS_status_t root = deliver_local(func, root_scope());
   return first_failure({own, root});
 }
 
-std::uint64_t global_pending(const core::ArrayObject *a) {
+std::uint64_t global_pending(const core::Array *a) {
   if (g_depth > 0) return 0;
-  return a != nullptr ? a->errors->pending_global.size() : root_scope().pending_global.size();
+  return scope_of(const_cast<core::Array *>(a)).pending_global.size();
 }
 
-GDS_status_t deliver_global(const char *func, core::ArrayObject *a) {
+GDS_status_t deliver_global(const char *func, core::Array *a) {
   Scope &s = scope_of(a);
   const MPI_Comm comm = s.comm();
   int nprocs = 0;
@@ -294,22 +291,25 @@ GDS_status_t deliver_global(const char *func, core::ArrayObject *a) {
   }
 }
 
-bool has_high_checks(const core::ArrayObject &a) {
-  for (const auto *checks : {&a.errors->local_checks, &a.errors->global_checks})
+bool has_high_checks(const core::Array &a) {
+  const Scope &s = a.state<Scope>();
+  for (const auto *checks : {&s.local_checks, &s.global_checks})
     for (const Check &c : *checks)
       if (c.priority == GDS_PRIORITY_HIGH) return true;
   return false;
 }
 
-GDS_status_t run_version_checks(const char *func, core::ArrayObject &a) {
-  const CheckRun run = run_checks(func, *a.errors, a.errors->handle(), true, true, true);
-  const GDS_status_t delivered = deliver_local(func, *a.errors);
+GDS_status_t run_version_checks(const char *func, core::Array &a) {
+  Scope &s = scope_of(&a);
+  const CheckRun run = run_checks(func, s, s.handle(), true, true, true);
+  const GDS_status_t delivered = deliver_local(func, s);
   return first_failure({run.status, delivered});
 }
 
-GDS_status_t detected(const char *func, core::ArrayObject *a, GDS_status_t status, const std::uint64_t *lo,
-                      const std::uint64_t *hi, std::int64_t version, std::uint64_t bytes) {
-  if (a == nullptr || !a->errors) return status;
+void raise_detected(const char *func, core::Array *a, GDS_status_t status, const core::Detected &what) {
+  const std::uint64_t *lo = what.lo, *hi = what.hi;
+  const std::int64_t version = what.version;
+  const std::uint64_t bytes = what.bytes;
   auto d = std::make_unique<Descriptor>();
   d->system = true;
   d->set(GDS_EATTR_DETECTED_BY, "GDS", 3);
@@ -335,14 +335,11 @@ GDS_status_t detected(const char *func, core::ArrayObject *a, GDS_status_t statu
     const auto size = static_cast<std::int64_t>(bytes);
     d->set(GDS_EATTR_MEMORY_SIZE, &size, sizeof size);
   }
-  queue_local(*a->errors, std::move(d));
-  (void)deliver_local(func, *a->errors);  // the call's own status stays the report
-  return status;
+  queue_local(scope_of(a), std::move(d));
+  (void)deliver_local(func, scope_of(a));  // the call's own status stays the report
 }
 
-bool handling(const core::ArrayObject *a) {
-  return g_active != nullptr && a != nullptr && g_active->raised_in == a->errors.get();
-}
+bool handling(const core::Array &a) { return g_active != nullptr && g_active->raised_in == &a.state<Scope>(); }
 
 void finalize() {
   reset_root_scope();
@@ -381,10 +378,10 @@ GDS_API GDS_status_t GDS_invoke_local_error_handler(GDS_gds_t gds) {
   GDS_ENTER();
   Scope *s = nullptr;
   GDS_TRY(resolve_scope(__func__, gds, &s));
-  if (s->array != nullptr) return deliver_on_entry(__func__, s->array);
-  GDS_status_t first = deliver_on_entry(__func__, nullptr);
-  for (ArrayObject *a : arrays_in_creation_order()) {
-    const GDS_status_t r = deliver_local(__func__, *a->errors);
+  if (s->array != nullptr) return gds::errors::deliver_pending(__func__, s->array);
+  GDS_status_t first = gds::errors::deliver_pending(__func__, nullptr);
+  for (Array *a : arrays_in_creation_order()) {
+    const GDS_status_t r = deliver_local(__func__, scope_of(a));
     if (first == GDS_STATUS_OK) first = r;
   }
   return first;
@@ -399,23 +396,19 @@ GDS_API GDS_status_t GDS_check_all_errors(GDS_gds_t gds) {
   GDS_ENTER();
   Scope *s = nullptr;
   GDS_status_t status = GDS_STATUS_OK;
-  ArrayObject *a = nullptr;
+  Array *a = nullptr;
   if (!is_root(gds)) {
     Cursor *c = nullptr;
     GDS_TRY(resolve_collective(__func__, gds, &c, &status));
     a = c->array;
-    s = a->errors.get();
+    s = &scope_of(a);
   } else {
     s = &root_scope();
-    if (g_deliverable != 0) status = deliver_on_entry(__func__, nullptr);
+    status = gds::core::deliver_on_entry(__func__, nullptr);
   }
   const MPI_Comm comm = s->comm();
   // A stable point first: every write complete, pending global errors delivered.
-  if (a != nullptr && status == GDS_STATUS_OK) status = checked(__func__, a, a->window.flush_all(__func__));
-  bool pending = global_pending(a) != 0;
-  GDS_TRY(agree_and_poll(__func__, comm, status, &pending));
-  if (a != nullptr) GDS_TRY(a->window.sync(__func__));
-  if (pending) GDS_TRY(deliver_global(__func__, a));
+  GDS_TRY(gds::rma::stable_point(__func__, a, status));
 
   const bool in_handler = g_depth > 0;
   const CheckRun run = run_checks(__func__, *s, gds, true, true, false);
@@ -428,9 +421,8 @@ GDS_API GDS_status_t GDS_check_all_errors(GDS_gds_t gds) {
   }
   GDS_status_t delivered = deliver_local(__func__, *s);
   if (a != nullptr) delivered = first_failure({delivered, deliver_local(__func__, root_scope())});
-  pending = global_pending(a) != 0;
-  GDS_TRY(agree_and_poll(__func__, comm, first_failure({run.status, delivered}), &pending));
-  return pending ? deliver_global(__func__, a) : GDS_STATUS_OK;
+  // Handlers may have written and raised global errors: stable again.
+  return gds::rma::stable_point(__func__, a, first_failure({run.status, delivered}));
 }
 
 GDS_API GDS_status_t GDS_check_local_error(GDS_gds_t gds) {
@@ -466,7 +458,8 @@ GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) {
               "fault=%d is not a GDS_fault_t", static_cast<int>(fault));
   GDS_REQUIRE(fault == GDS_FAULT_NONE || after >= 1, GDS_STATUS_INVALID,
               "after=0; 1 is the next operation");
-  if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_RMA) gds::rma::inject_rma_failure(fault == GDS_FAULT_NONE ? 0 : after);
+  if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_RMA)
+    gds::rma::inject_rma_failure(fault == GDS_FAULT_NONE ? 0 : after);
   if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_VERSION_MEMORY)
     gds::versions::inject_memory_failure(fault == GDS_FAULT_NONE ? 0 : after);
   return GDS_STATUS_OK;

@@ -103,7 +103,7 @@ HandlerSet::Outcome HandlerSet::match(const Descriptor &d, const Handler **best,
   return Outcome::tie;
 }
 
-MPI_Comm Scope::comm() const { return array != nullptr ? array->comm : g_rt.world; }
+MPI_Comm Scope::comm() const { return array != nullptr ? array->communicator() : g_rt.world; }
 
 GDS_gds_t Scope::handle() const { return array != nullptr ? to_handle<GDS_gds_t>(array->primary) : GDS_ROOT; }
 
@@ -116,13 +116,11 @@ std::unique_ptr<Scope> g_root;
 }
 
 Scope &root_scope() {
-  if (!g_root) g_root = std::make_unique<Scope>(nullptr);
+  if (!g_root) g_root = std::make_unique<Scope>();
   return *g_root;
 }
 
 void reset_root_scope() { g_root.reset(); }
-
-std::unique_ptr<Scope> make_scope(ArrayObject *a) { return std::make_unique<Scope>(a); }
 
 GDS_status_t resolve_scope(const char *func, GDS_gds_t gds, Scope **scope, const char *argname) {
   if (is_root(gds)) {
@@ -131,7 +129,7 @@ GDS_status_t resolve_scope(const char *func, GDS_gds_t gds, Scope **scope, const
   }
   Cursor *c = nullptr;
   GDS_TRY(resolve_quietly(func, gds, &c, argname));
-  *scope = c->array->errors.get();
+  *scope = &scope_of(c->array);
   return GDS_STATUS_OK;
 }
 

@@ -13,13 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/array.hpp"
 #include "errors/descriptor.hpp"
 #include "errors/predicate.hpp"
 #include "gds_error.h"
-
-namespace gds::core {
-struct ArrayObject;
-}
 
 namespace gds::errors {
 
@@ -98,16 +95,18 @@ struct Check {
   }
 };
 
-// The error state of an array on this process, or of GDS_ROOT.
-struct Scope {
-  core::ArrayObject *array = nullptr;  // nullptr: GDS_ROOT
+// The error state of an array on this process (the errors module's state of
+// the array), or of GDS_ROOT.
+struct Scope final : core::ArrayState {
+  static constexpr core::Layer kLayer = core::Layer::errors;
+  core::Array *array = nullptr;  // nullptr: GDS_ROOT; set when the array is attached
   HandlerSet local_handlers, global_handlers;
   std::vector<Check> local_checks, global_checks;
   std::deque<std::unique_ptr<Descriptor>> pending_local;
   std::vector<std::unique_ptr<Descriptor>> pending_global;  // raised here, in order
 
-  explicit Scope(core::ArrayObject *a) : array(a) {}
-  ~Scope();
+  Scope() = default;
+  ~Scope() override;
   Scope(const Scope &) = delete;
   Scope &operator=(const Scope &) = delete;
 
@@ -121,7 +120,8 @@ struct Scope {
 // GDS_ROOT's scope (made on first use; reset at GDS_finalize).
 Scope &root_scope();
 void reset_root_scope();
-std::unique_ptr<Scope> make_scope(core::ArrayObject *a);
+// An array's scope, or GDS_ROOT's for nullptr.
+inline Scope &scope_of(core::Array *a) { return a != nullptr ? a->state<Scope>() : root_scope(); }
 
 // The scope of an array handle or GDS_ROOT; arrays' *cursor is set.
 GDS_status_t resolve_scope(const char *func, GDS_gds_t gds, Scope **scope, const char *argname = "gds");

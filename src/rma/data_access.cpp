@@ -4,17 +4,18 @@
 
 #include "core/array.hpp"
 #include "core/check.hpp"
-#include "core/collective.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "gds_access.h"
 #include "rma/local_access.hpp"
+#include "rma/stable_point.hpp"
+#include "rma/state.hpp"
 #include "rma/transfer.hpp"
-#include "versions/read.hpp"
 
 using namespace gds::core;
 using gds::rma::Kind;
 using gds::rma::Request;
+using gds::rma::state;
 
 namespace {
 
@@ -25,16 +26,16 @@ inline GDS_status_t check_request(const char *func, GDS_gds_t gds, bool write, c
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(func, gds, &cursor));
   if (write) GDS_TRY(require_current(func, *cursor));
-  ArrayObject &a = *cursor->array;
+  Array &a = *cursor->array;
   GDS_TRY(check_box(func, *a.layout, lo, hi));
   GDS_CHECK(buffer != nullptr, GDS_STATUS_NULL_ARGUMENT, "%s is NULL", buffer_name);
   GDS_TRY(check_ld(func, *a.layout, ld_arg, lo, hi, ld_name, ld));
-  if (!a.accesses.empty()) [[unlikely]] GDS_TRY(gds::rma::check_no_open_access(func, a, lo, hi));
+  if (!state(a).accesses.empty()) [[unlikely]] GDS_TRY(gds::rma::check_no_open_access(func, a, lo, hi));
   *out = cursor;
   return GDS_STATUS_OK;
 }
 
-GDS_status_t check_op(const char *func, const ArrayObject &a, MPI_Op op) {
+GDS_status_t check_op(const char *func, const Array &a, MPI_Op op) {
   const char *name = op_name(op);
   GDS_CHECK(name != nullptr, GDS_STATUS_INVALID_OP,
               "accumulate_op is not a predefined MPI reduction op, MPI_REPLACE or MPI_NO_OP");
@@ -44,7 +45,7 @@ GDS_status_t check_op(const char *func, const ArrayObject &a, MPI_Op op) {
 }
 
 // Bytes spanned by a buffer holding box [lo, hi] with leading dimensions ld.
-std::size_t span_bytes(const ArrayObject &a, const Index *lo, const Index *hi, const Index *ld) {
+std::size_t span_bytes(const Array &a, const Index *lo, const Index *hi, const Index *ld) {
   Index stride[kMaxDims], last = 0;
   gds::rma::buffer_strides(*a.layout, ld, stride);
   for (std::size_t d = 0; d < a.ndims(); ++d) last += (hi[d] - lo[d]) * stride[d];
@@ -63,9 +64,9 @@ bool overlap(const void *a, std::size_t an, const void *b, std::size_t bn) {
 template <class F>
 GDS_status_t for_target(const char *func, GDS_gds_t gds, F &&fn) {
   if (is_root(gds)) {
-    GDS_status_t first = gds::errors::g_deliverable != 0 ? gds::errors::deliver_on_entry(func, nullptr) : GDS_STATUS_OK;
-    for (ArrayObject *a : arrays_in_creation_order()) {
-      GDS_status_t s = gds::errors::g_deliverable != 0 ? gds::errors::deliver_on_entry(func, a) : GDS_STATUS_OK;
+    GDS_status_t first = deliver_on_entry(func, nullptr);
+    for (Array *a : arrays_in_creation_order()) {
+      GDS_status_t s = deliver_on_entry(func, a);
       if (s == GDS_STATUS_OK) s = fn(*a);
       if (first == GDS_STATUS_OK) first = s;
     }
@@ -76,47 +77,8 @@ GDS_status_t for_target(const char *func, GDS_gds_t gds, F &&fn) {
   return fn(*cursor->array);
 }
 
-// A fence of one array; `local` is what the call found so far (a failed
-// delivery). The agreement's allreduce is the synchronization and, for
-// free, the poll for global errors.
-GDS_status_t fence_array(const char *func, ArrayObject &a, GDS_status_t local) {
-  GDS_status_t s = local;
-  if (s == GDS_STATUS_OK) s = gds::errors::checked(func, &a, a.window.flush_all(func));
-  if (s == GDS_STATUS_OK) s = a.window.sync(func);
-  gds::rma::forget_outstanding(a);
-  bool pending = gds::errors::global_pending(&a) != 0;
-  GDS_TRY(agree_and_poll(func, a.comm, s, &pending));
-  GDS_TRY(a.window.sync(func));
-  return pending ? gds::errors::deliver_global(func, &a) : GDS_STATUS_OK;
-}
-
 }  // namespace
 
-namespace gds::rma {
-
-GDS_status_t fence(const char *func, GDS_gds_t gds) {
-  if (!is_root(gds)) {
-    Cursor *cursor = nullptr;
-    GDS_status_t delivered = GDS_STATUS_OK;
-    GDS_TRY(resolve_collective(func, gds, &cursor, &delivered));
-    return fence_array(func, *cursor->array, delivered);
-  }
-  // Every array in creation order (processes sharing sub-communicators meet
-  // in the same order), then GDS_ROOT's own errors over GDS_COMM_WORLD.
-  GDS_status_t first = gds::errors::g_deliverable != 0 ? gds::errors::deliver_on_entry(func, nullptr) : GDS_STATUS_OK;
-  const GDS_status_t root_delivery = first;
-  for (ArrayObject *a : arrays_in_creation_order()) {
-    const GDS_status_t delivered = gds::errors::g_deliverable != 0 ? gds::errors::deliver_on_entry(func, a) : GDS_STATUS_OK;
-    const GDS_status_t s = fence_array(func, *a, delivered);
-    if (first == GDS_STATUS_OK) first = s;
-  }
-  bool pending = gds::errors::global_pending(nullptr) != 0;
-  GDS_status_t s = agree_and_poll(func, g_rt.world, root_delivery, &pending);
-  if (s == GDS_STATUS_OK && pending) s = gds::errors::deliver_global(func, nullptr);
-  return first != GDS_STATUS_OK ? first : s;
-}
-
-}  // namespace gds::rma
 
 extern "C" {
 
@@ -127,7 +89,7 @@ GDS_API GDS_status_t GDS_put(const void *origin_addr, const GDS_size_t origin_ld
   Index ld[kMaxDims];
   GDS_TRY(check_request(__func__, gds, true, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
                         hi_index, &c, ld));
-  return gds::errors::checked(__func__, c->array,
+  return checked(__func__, c->array,
                          gds::rma::transfer(__func__, *c->array,
                                             Request{Kind::put, const_cast<void *>(origin_addr), ld, nullptr,
                                                     nullptr, lo_index, hi_index}),
@@ -141,12 +103,13 @@ GDS_API GDS_status_t GDS_get(void *origin_addr, const GDS_size_t origin_ld[], co
   Index ld[kMaxDims];
   GDS_TRY(check_request(__func__, gds, false, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
                         hi_index, &c, ld));
-  if (!c->at_current) [[unlikely]]
-    return gds::errors::checked(
-        __func__, c->array,
-        gds::versions::read(__func__, *c->array, c->version, origin_addr, ld, lo_index, hi_index), lo_index,
-        hi_index);
-  return gds::errors::checked(
+  if (!c->at_current) [[unlikely]] {
+    const gds::rma::VersionReader read = gds::rma::version_reader();
+    GDS_REQUIRE(read != nullptr, GDS_STATUS_INTERNAL, "no module serves old versions");
+    return checked(__func__, c->array, read(__func__, *c->array, c->version, origin_addr, ld, lo_index, hi_index),
+                   lo_index, hi_index);
+  }
+  return checked(
       __func__, c->array,
       gds::rma::transfer(__func__, *c->array, Request{Kind::get, origin_addr, ld, nullptr, nullptr, lo_index, hi_index}),
       lo_index, hi_index);
@@ -160,11 +123,11 @@ GDS_API GDS_status_t GDS_acc(const void *origin_addr, const GDS_size_t origin_ld
   Index ld[kMaxDims];
   GDS_TRY(check_request(__func__, gds, true, origin_addr, "origin_addr", origin_ld, "origin_ld", lo_index,
                         hi_index, &c, ld));
-  ArrayObject *a = c->array;
+  Array *a = c->array;
   GDS_TRY(check_op(__func__, *a, accumulate_op));
   // MPI allows MPI_NO_OP only in get-accumulates; here it means "change nothing".
   if (accumulate_op == MPI_NO_OP) return GDS_STATUS_OK;
-  return gds::errors::checked(__func__, a,
+  return checked(__func__, a,
                          gds::rma::transfer(__func__, *a,
                                             Request{Kind::acc, const_cast<void *>(origin_addr), ld, nullptr,
                                                     nullptr, lo_index, hi_index, accumulate_op}),
@@ -179,7 +142,7 @@ GDS_API GDS_status_t GDS_get_acc(const void *origin_addr, const GDS_size_t origi
   Index rld[kMaxDims], old[kMaxDims];
   GDS_TRY(check_request(__func__, gds, true, result_addr, "result_addr", result_ld, "result_ld", lo_index,
                         hi_index, &c, rld));
-  ArrayObject *a = c->array;
+  Array *a = c->array;
   GDS_TRY(check_op(__func__, *a, accumulate_op));
   GDS_REQUIRE(origin_addr != nullptr || accumulate_op == MPI_NO_OP, GDS_STATUS_NULL_ARGUMENT,
               "origin_addr is NULL (allowed only with MPI_NO_OP)");
@@ -190,7 +153,7 @@ GDS_API GDS_status_t GDS_get_acc(const void *origin_addr, const GDS_size_t origi
                 GDS_STATUS_BUFFER_OVERLAP, "origin_addr and result_addr overlap");
   // MPI ignores the origin of MPI_NO_OP but still wants an address.
   void *origin = origin_addr != nullptr ? const_cast<void *>(origin_addr) : result_addr;
-  return gds::errors::checked(
+  return checked(
       __func__, a,
       gds::rma::transfer(__func__, *a,
                          Request{Kind::get_acc, origin, old, result_addr, rld, lo_index, hi_index, accumulate_op}),
@@ -204,7 +167,7 @@ GDS_API GDS_status_t GDS_compare_and_swap(const void *compare_addr, const void *
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(__func__, gds, &cursor));
   GDS_TRY(require_current(__func__, *cursor));
-  ArrayObject &a = *cursor->array;
+  Array &a = *cursor->array;
   GDS_TRY(check_index(__func__, *a.layout, gds_offset, "gds_offset"));
   GDS_REQUIRE(compare_addr != nullptr, GDS_STATUS_NULL_ARGUMENT, "compare_addr is NULL");
   GDS_REQUIRE(swap_source_addr != nullptr, GDS_STATUS_NULL_ARGUMENT, "swap_source_addr is NULL");
@@ -214,8 +177,8 @@ GDS_API GDS_status_t GDS_compare_and_swap(const void *compare_addr, const void *
   const std::size_t e = a.type->extent;
   GDS_REQUIRE(!overlap(compare_addr, e, swap_result_addr, e) && !overlap(swap_source_addr, e, swap_result_addr, e),
               GDS_STATUS_BUFFER_OVERLAP, "swap_result_addr overlaps compare_addr or swap_source_addr");
-  if (!a.accesses.empty()) GDS_TRY(gds::rma::check_no_open_access(__func__, a, gds_offset, gds_offset));
-  return gds::errors::checked(
+  if (!state(a).accesses.empty()) GDS_TRY(gds::rma::check_no_open_access(__func__, a, gds_offset, gds_offset));
+  return checked(
       __func__, &a,
       gds::rma::compare_and_swap(__func__, a, compare_addr, swap_source_addr, swap_result_addr, gds_offset),
       gds_offset, gds_offset);
@@ -226,18 +189,19 @@ GDS_API GDS_status_t GDS_wait(GDS_gds_t gds) {
   if (!is_root(gds)) [[likely]] {
     Cursor *cursor = nullptr;
     GDS_TRY(resolve(__func__, gds, &cursor));
-    return gds::errors::checked(__func__, cursor->array, gds::rma::complete_locally(__func__, *cursor->array));
+    return checked(__func__, cursor->array, state(*cursor->array).window.complete_local(__func__));
   }
-  return for_target(__func__, gds, [](ArrayObject &a) {
-    return gds::errors::checked("GDS_wait", &a, gds::rma::complete_locally("GDS_wait", a));
+  return for_target(__func__, gds, [](Array &a) {
+    return checked("GDS_wait", &a, state(a).window.complete_local("GDS_wait"));
   });
 }
 
 GDS_API GDS_status_t GDS_wait_local(GDS_gds_t gds) {
   GDS_ENTER();
-  return for_target(__func__, gds, [](ArrayObject &a) {
-    GDS_TRY(gds::errors::checked("GDS_wait_local", &a, a.window.flush("GDS_wait_local", a.rank)));
-    return a.window.sync("GDS_wait_local");
+  return for_target(__func__, gds, [](Array &a) {
+    gds::rma::Window &w = state(a).window;
+    GDS_TRY(checked("GDS_wait_local", &a, w.flush("GDS_wait_local", a.rank)));
+    return w.sync("GDS_wait_local");
   });
 }
 

@@ -9,14 +9,15 @@
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "gds_access.h"
+#include "rma/state.hpp"
 #include "rma/transfer.hpp"
 
 namespace gds::rma {
 
 using namespace core;
 
-GDS_status_t check_no_open_access(const char *func, const ArrayObject &a, const Index *lo, const Index *hi) {
-  for (std::uint64_t h : a.accesses) {
+GDS_status_t check_no_open_access(const char *func, const Array &a, const Index *lo, const Index *hi) {
+  for (std::uint64_t h : state(a).accesses) {
     OpenAccess *open = nullptr;
     if (g_accesses.find(h, &open) != GDS_STATUS_OK) continue;
     bool disjoint = false;
@@ -31,7 +32,7 @@ GDS_status_t check_no_open_access(const char *func, const ArrayObject &a, const 
 
 namespace {
 
-bool stored_locally(const ArrayObject &a, const Index *lo, const Index *hi) {
+bool stored_locally(const Array &a, const Index *lo, const Index *hi) {
   for (std::size_t d = 0; d < a.ndims(); ++d)
     if (a.local_ext[d] == 0 || lo[d] < a.local_lo[d] || hi[d] >= a.local_lo[d] + a.local_ext[d])
       return false;
@@ -39,7 +40,7 @@ bool stored_locally(const ArrayObject &a, const Index *lo, const Index *hi) {
 }
 
 // Leading dimensions (origin_ld convention) of a buffer with extents ext.
-void leading_dims(const ArrayObject &a, const Index *ext, Dims *ld) {
+void leading_dims(const Array &a, const Index *ext, Dims *ld) {
   const std::size_t n = a.ndims();
   const std::size_t shift = a.layout->order() == Order::row_major ? 1 : 0;
   ld->assign(n > 0 ? n - 1 : 0, 0);
@@ -47,7 +48,7 @@ void leading_dims(const ArrayObject &a, const Index *ext, Dims *ld) {
 }
 
 // GDS_SANITY_CHECK for DIRECT access to a GDS_create array: every element of the box is ours.
-GDS_status_t check_box_is_mine(const char *func, const ArrayObject &a, const Index *lo, const Index *hi) {
+GDS_status_t check_box_is_mine(const char *func, const Array &a, const Index *lo, const Index *hi) {
   const std::size_t n = a.ndims();
   Dims g(lo, lo + n);
   do {
@@ -64,9 +65,7 @@ GDS_status_t resolve_access(const char *func, GDS_access_handle_t handle, OpenAc
   const GDS_status_t s = g_accesses.find(handle_value(handle), out);
   if (s != GDS_STATUS_OK) return fail(s, func, "access_handle %s", handle_problem(s));
   // A call on the region's array: its pending local errors come first.
-  if (errors::g_deliverable != 0) [[unlikely]]
-    return errors::deliver_on_entry(func, (*out)->array);
-  return GDS_STATUS_OK;
+  return deliver_on_entry(func, (*out)->array);
 }
 
 }  // namespace
@@ -75,7 +74,10 @@ GDS_status_t resolve_access(const char *func, GDS_access_handle_t handle, OpenAc
 
 using namespace gds::core;
 using gds::rma::Kind;
+using gds::rma::OpenAccess;
 using gds::rma::Request;
+using gds::rma::g_accesses;
+using gds::rma::state;
 
 extern "C" {
 
@@ -86,7 +88,8 @@ GDS_API GDS_status_t GDS_access(GDS_gds_t gds, const GDS_size_t lo_index[], cons
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(__func__, gds, &cursor));
   GDS_TRY(require_current(__func__, *cursor));
-  ArrayObject &a = *cursor->array;
+  Array &a = *cursor->array;
+  gds::rma::ArrayState &st = state(a);
   GDS_TRY(check_box(__func__, *a.layout, lo_index, hi_index));
   GDS_REQUIRE(buffer_type == GDS_ACCESS_BUFFER_DIRECT || buffer_type == GDS_ACCESS_BUFFER_COPY ||
                   buffer_type == GDS_ACCESS_BUFFER_ANY,
@@ -116,16 +119,16 @@ GDS_API GDS_status_t GDS_access(GDS_gds_t gds, const GDS_size_t lo_index[], cons
       GDS_TRY(gds::rma::check_box_is_mine(__func__, a, lo_index, hi_index));
     }
     // This process's own writes to its part land before the application reads it.
-    GDS_TRY(a.window.flush(__func__, a.rank));
-    GDS_TRY(a.window.sync(__func__));
+    GDS_TRY(st.window.flush(__func__, a.rank));
+    GDS_TRY(st.window.sync(__func__));
     if (is_alloc) {
       int rank = 0;
       Index offset = 0;
       a.layout->locate(__func__, lo_index, &rank, &offset);
-      open->buffer = static_cast<std::byte *>(a.local_base) + offset * a.type->extent;
+      open->buffer = st.base + offset * a.type->extent;
       gds::rma::leading_dims(a, a.local_ext.data(), &open->ld);
     } else {
-      open->buffer = a.local_base;
+      open->buffer = st.base;
       open->ld.assign(n - 1, 0);
     }
   } else {
@@ -141,17 +144,16 @@ GDS_API GDS_status_t GDS_access(GDS_gds_t gds, const GDS_size_t lo_index[], cons
     open->buffer = open->copy.get();
     gds::rma::leading_dims(a, ext.data(), &open->ld);
     // Earlier writes by this process complete before the copy is read.
-    GDS_status_t s = a.window.flush_all(__func__);
-    gds::rma::forget_outstanding(a);
+    GDS_status_t s = st.window.complete_remote(__func__);
     if (s == GDS_STATUS_OK)
       s = gds::rma::transfer(__func__, a,
                              Request{Kind::get, open->buffer, open->ld.data(), nullptr, nullptr, lo_index, hi_index});
-    if (s == GDS_STATUS_OK) s = gds::rma::complete_locally(__func__, a);
-    GDS_TRY(gds::errors::checked(__func__, &a, s, lo_index, hi_index));
+    if (s == GDS_STATUS_OK) s = st.window.complete_local(__func__);
+    GDS_TRY(checked(__func__, &a, s, lo_index, hi_index));
   }
   *access_buffer = open->buffer;
   const std::uint64_t h = g_accesses.insert(std::move(open));
-  a.accesses.push_back(h);
+  st.accesses.push_back(h);
   *access_handle = to_handle<GDS_access_handle_t>(h);
   return GDS_STATUS_OK;
 }
@@ -180,23 +182,24 @@ GDS_API GDS_status_t GDS_release(GDS_access_handle_t *access_handle) {
   GDS_REQUIRE(access_handle != nullptr, GDS_STATUS_NULL_ARGUMENT, "access_handle is NULL");
   OpenAccess *open = nullptr;
   GDS_TRY(gds::rma::resolve_access(__func__, *access_handle, &open));
-  ArrayObject &a = *open->array;
+  Array &a = *open->array;
+  gds::rma::ArrayState &st = state(a);
   const std::uint64_t h = handle_value(*access_handle);
   GDS_status_t s;
   if (open->kind == GDS_ACCESS_BUFFER_DIRECT) {
-    s = a.window.sync(__func__);
+    s = st.window.sync(__func__);
     // The application may have stored anywhere in the box.
-    if (a.blocks != nullptr) gds::rma::suspect_box(a, open->lo.data(), open->hi.data());
+    if (a.blocks != nullptr) gds::rma::expose_box(a, open->lo.data(), open->hi.data());
   } else {
     s = gds::rma::transfer(__func__, a,
                  Request{Kind::put, open->buffer, open->ld.data(), nullptr, nullptr, open->lo.data(),
                          open->hi.data()});
-    if (s == GDS_STATUS_OK) s = gds::rma::complete_locally(__func__, a);
+    if (s == GDS_STATUS_OK) s = st.window.complete_local(__func__);
   }
-  std::erase(a.accesses, h);
+  std::erase(st.accesses, h);
   g_accesses.erase(h);
   *access_handle = GDS_ACCESS_HANDLE_NULL;
-  return gds::errors::checked(__func__, &a, s);
+  return checked(__func__, &a, s);
 }
 
 }  // extern "C"

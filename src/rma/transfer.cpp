@@ -4,44 +4,34 @@
 #include <vector>
 
 #include "core/log.hpp"
-#include "core/runtime.hpp"
-#include "rma/type_cache.hpp"
-#include "versions/store.hpp"
+#include "rma/datatype.hpp"
 
 namespace gds::rma {
 
-using core::ArrayObject;
+using core::Array;
 using core::kMaxDims;
 
 namespace {
 
-
-GDS_status_t issue(const char *func, ArrayObject &a, const Request &r, int rank, MPI_Aint disp,
-                   const std::byte *local, TypeSpec lt, TypeSpec tt, std::byte *result, TypeSpec rt) {
+GDS_status_t issue(const char *func, Window &w, const Request &r, int rank, MPI_Aint disp, const std::byte *local,
+                   const TypeSpec &lt, const TypeSpec &tt, std::byte *result, const TypeSpec &rt) {
   switch (r.kind) {
-    case Kind::put:
-      GDS_TRY(a.window.put(func, local, lt.count, lt.type, rank, disp, tt.count, tt.type));
-      break;
+    case Kind::put: return w.put(func, local, lt.count, lt.type, rank, disp, tt.count, tt.type);
     case Kind::get:
-      GDS_TRY(a.window.get(func, const_cast<std::byte *>(local), lt.count, lt.type, rank, disp,
-                           tt.count, tt.type));
-      break;
-    case Kind::acc:
-      GDS_TRY(a.window.accumulate(func, local, lt.count, lt.type, rank, disp, tt.count, tt.type, r.op));
-      break;
+      return w.get(func, const_cast<std::byte *>(local), lt.count, lt.type, rank, disp, tt.count, tt.type);
+    case Kind::acc: return w.accumulate(func, local, lt.count, lt.type, rank, disp, tt.count, tt.type, r.op);
     case Kind::get_acc:
-      GDS_TRY(a.window.get_accumulate(func, local, lt.count, lt.type, result, rt.count, rt.type, rank,
-                                      disp, tt.count, tt.type, r.op));
-      break;
+      return w.get_accumulate(func, local, lt.count, lt.type, result, rt.count, rt.type, rank, disp, tt.count,
+                              tt.type, r.op);
   }
-  return note_operation(func, a, rank);
+  return GDS_STATUS_INTERNAL;
 }
 
-
-GDS_status_t transfer_blocks(const char *func, ArrayObject &a, const Request &r) {
+GDS_status_t transfer_blocks(const char *func, Array &a, const Request &r) {
   const core::BlockLayout &layout = *a.blocks;
   const std::size_t n = layout.ndims();
   if (n == 1) return transfer_line(func, a, r);  // slices of a very long line
+  ArrayState &st = state(a);
   const std::size_t esize = a.type->extent;
   const MPI_Datatype elem = a.type->mpi;
   Index lstride[kMaxDims], rstride[kMaxDims];
@@ -53,7 +43,7 @@ GDS_status_t transfer_blocks(const char *func, ArrayObject &a, const Request &r)
     if (status != GDS_STATUS_OK) return;
     PieceShape s, rs;
     shape_piece(layout, r.lo, lstride, p, &s);
-    TypeSpec lt{}, tt{}, rt{};
+    TypeSpec lt, tt, rt;
     status = describe(func, elem, esize, s.ext, s.buffer_stride, n, &lt);
     if (status == GDS_STATUS_OK) status = describe(func, elem, esize, s.ext, s.block_stride, n, &tt);
     if (status == GDS_STATUS_OK && r.kind == Kind::get_acc) {
@@ -62,15 +52,14 @@ GDS_status_t transfer_blocks(const char *func, ArrayObject &a, const Request &r)
     }
     if (status != GDS_STATUS_OK) return;
     if (r.kind != Kind::get)
-      for_each_run(s, [&](Index, Index t, Index len) { a.tracker.record(p.rank, t * esize, len * esize); });
+      for_each_run(s, [&](Index, Index t, Index len) { st.writes.record(p.rank, t * esize, len * esize); });
     const std::byte *local =
         r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + s.buffer_offset * esize;
     std::byte *result = r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + rs.buffer_offset * esize;
-    status = issue(func, a, r, p.rank, static_cast<MPI_Aint>(s.block_offset), local, lt, tt, result, rt);
+    status = issue(func, st.window, r, p.rank, static_cast<MPI_Aint>(s.block_offset), local, lt, tt, result, rt);
   });
   return status;
 }
-
 
 // Runs of elements bound for one process, in element offsets.
 struct Runs {
@@ -78,7 +67,7 @@ struct Runs {
   std::vector<MPI_Aint> target, local, result;
 };
 
-GDS_status_t transfer_user(const char *func, ArrayObject &a, const Request &r) {
+GDS_status_t transfer_user(const char *func, Array &a, const Request &r) {
   const core::UserLayout &layout = *a.user;
   const std::size_t n = layout.ndims();
   const std::size_t esize = a.type->extent;
@@ -133,7 +122,7 @@ GDS_status_t transfer_user(const char *func, ArrayObject &a, const Request &r) {
         r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + lbase * static_cast<MPI_Aint>(esize);
     std::byte *result =
         r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + rbase * static_cast<MPI_Aint>(esize);
-    GDS_TRY(issue(func, a, r, rank, tbase, local, lt, tt, result, rt));
+    GDS_TRY(issue(func, state(a).window, r, rank, tbase, local, lt, tt, result, rt));
   }
   return GDS_STATUS_OK;
 }
@@ -158,13 +147,14 @@ void shape_piece(const core::Layout &layout, const Index *box_lo, const Index *b
   }
 }
 
-void suspect_box(ArrayObject &a, const Index *lo, const Index *hi) {
-  if (!a.tracker.enabled()) return;  // GDS_create arrays compare every block anyway
+void expose_box(Array &a, const Index *lo, const Index *hi) {
+  ArrayState &st = state(a);
+  if (!st.writes.enabled()) return;  // GDS_create arrays are compared whole anyway
   PieceShape s;
   Index unused[kMaxDims] = {};
   shape_piece(*a.layout, lo, unused, core::BlockPiece{a.rank, lo, hi, a.local_lo.data(), a.local_ext.data()}, &s);
   const std::size_t esize = a.type->extent;
-  for_each_run(s, [&](Index, Index t, Index len) { a.store->suspect(t * esize, len * esize); });
+  for_each_run(s, [&](Index, Index t, Index len) { st.writes.expose(a.rank, t * esize, len * esize); });
 }
 
 void buffer_strides(const core::Layout &layout, const Index *ld, Index *stride) {
@@ -179,57 +169,25 @@ void buffer_strides(const core::Layout &layout, const Index *ld, Index *stride) 
   }
 }
 
-GDS_status_t note_operation_slow(const char *func, ArrayObject &a, int target) {
-  const int n = a.npending;
-  if (n <= ArrayObject::kMaxPendingTargets &&
-      std::find(a.pending_targets, a.pending_targets + n, target) == a.pending_targets + n) {
-    if (n < ArrayObject::kMaxPendingTargets) a.pending_targets[n] = target;
-    a.npending = n + 1;  // one past the array: every target
-  }
-  const std::uint64_t max = core::g_rt.config.outstanding_rma_ops_max;
-  if (max == 0) [[likely]] return GDS_STATUS_OK;
-  if (++a.ops_since_flush < max) return GDS_STATUS_OK;
-  if (core::debug_level() >= 2)
-    core::log(core::Level::debug, func,
-              "%llu operations outstanding (GDS_OUTSTANDING_RMA_OPS_MAX); completing them",
-              static_cast<unsigned long long>(max));
-  return complete_locally(func, a);
-}
-
-GDS_status_t complete_locally_slow(const char *func, ArrayObject &a) {
-  GDS_status_t s = GDS_STATUS_OK;
-  if (a.npending > ArrayObject::kMaxPendingTargets) {
-    s = a.window.flush_local_all(func);
-  } else {
-    for (int i = 0; i < a.npending && s == GDS_STATUS_OK; ++i) s = a.window.flush_local(func, a.pending_targets[i]);
-  }
-  forget_outstanding(a);
-  return s;
-}
-
-void forget_outstanding(ArrayObject &a) {
-  a.npending = 0;
-  a.ops_since_flush = 0;
-}
-
 // One dimension: every part is a contiguous run on both sides.
-GDS_status_t transfer_line(const char *func, ArrayObject &a, const Request &r) {
+GDS_status_t transfer_line(const char *func, Array &a, const Request &r) {
   const std::size_t esize = a.type->extent;
   const MPI_Datatype elem = a.type->mpi;
+  ArrayState &st = state(a);
   GDS_status_t status = GDS_STATUS_OK;
   a.blocks->for_each_owner_1d(r.lo[0], r.hi[0], [&](int rank, Index first, Index last, Index block_first) {
     if (status != GDS_STATUS_OK) return;
-    const TypeSpec run{static_cast<int>(last - first + 1), elem};
-    if (r.kind != Kind::get) a.tracker.record(rank, (first - block_first) * esize, (last - first + 1) * esize);
+    const TypeSpec run{static_cast<int>(last - first + 1), elem, {}};
+    if (r.kind != Kind::get) st.writes.record(rank, (first - block_first) * esize, (last - first + 1) * esize);
     const Index skip = (first - r.lo[0]) * esize;
     const std::byte *local = r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + skip;
     std::byte *result = r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + skip;
-    status = issue(func, a, r, rank, static_cast<MPI_Aint>(first - block_first), local, run, run, result, run);
+    status = issue(func, st.window, r, rank, static_cast<MPI_Aint>(first - block_first), local, run, run, result, run);
   });
   return status;
 }
 
-GDS_status_t transfer_general(const char *func, ArrayObject &a, const Request &r) {
+GDS_status_t transfer_general(const char *func, Array &a, const Request &r) {
   const std::size_t n = a.ndims();
   // A dimension longer than one MPI count is sent in slices along it.
   for (std::size_t d = 0; d < n; ++d) {
@@ -257,15 +215,14 @@ GDS_status_t transfer_general(const char *func, ArrayObject &a, const Request &r
   return a.blocks != nullptr ? transfer_blocks(func, a, r) : transfer_user(func, a, r);
 }
 
-GDS_status_t compare_and_swap(const char *func, ArrayObject &a, const void *compare, const void *source,
-                              void *result, const Index *index) {
+GDS_status_t compare_and_swap(const char *func, Array &a, const void *compare, const void *source, void *result,
+                              const Index *index) {
   int rank = -1;
   Index offset = 0;
   GDS_TRY(a.layout->locate(func, index, &rank, &offset));
-  a.tracker.record(rank, offset * a.type->extent, a.type->extent);
-  GDS_TRY(a.window.compare_and_swap(func, source, compare, result, a.type->mpi, rank,
-                                    static_cast<MPI_Aint>(offset)));
-  return note_operation(func, a, rank);
+  ArrayState &st = state(a);
+  st.writes.record(rank, offset * a.type->extent, a.type->extent);
+  return st.window.compare_and_swap(func, source, compare, result, a.type->mpi, rank, static_cast<MPI_Aint>(offset));
 }
 
 }  // namespace gds::rma

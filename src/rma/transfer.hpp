@@ -3,8 +3,8 @@
 #pragma once
 
 #include "core/array.hpp"
-#include "core/runtime.hpp"
-#include "rma/type_cache.hpp"
+#include "rma/datatype.hpp"
+#include "rma/state.hpp"
 
 namespace gds::rma {
 
@@ -25,18 +25,18 @@ struct Request {
 };
 
 // A request on a 1-D GDS_alloc array within one MPI count: contiguous runs.
-GDS_status_t transfer_line(const char *func, core::ArrayObject &a, const Request &r);
+GDS_status_t transfer_line(const char *func, core::Array &a, const Request &r);
 // Any other request.
-GDS_status_t transfer_general(const char *func, core::ArrayObject &a, const Request &r);
+GDS_status_t transfer_general(const char *func, core::Array &a, const Request &r);
 
-inline GDS_status_t transfer(const char *func, core::ArrayObject &a, const Request &r) {
+inline GDS_status_t transfer(const char *func, core::Array &a, const Request &r) {
   if (a.blocks != nullptr && a.ndims() == 1 && r.hi[0] - r.lo[0] < kMaxMpiCount) [[likely]]
     return transfer_line(func, a, r);
   return transfer_general(func, a, r);
 }
 
 // MPI_Compare_and_swap on one element.
-GDS_status_t compare_and_swap(const char *func, core::ArrayObject &a, const void *compare,
+GDS_status_t compare_and_swap(const char *func, core::Array &a, const void *compare,
                               const void *source, void *result, const Index *index);
 
 // Element strides, indexed by array dimension, of a buffer with leading
@@ -83,49 +83,8 @@ void for_each_run(const PieceShape &s, F &&fn) {
   }
 }
 
-// GDS_fence and GDS_invoke_global_error_handler: completes every process's
-// operations on the array (every array for GDS_ROOT) and delivers pending
-// global errors. Collective.
-GDS_status_t fence(const char *func, GDS_gds_t gds);
-
-// Tells the version store that box [lo, hi] of this process's own block may
-// have been written (DIRECT access): its blocks are compared at the next
-// version_inc.
-void suspect_box(core::ArrayObject &a, const Index *lo, const Index *hi);
-
-// note_operation when the target is new or a limit is set.
-GDS_status_t note_operation_slow(const char *func, core::ArrayObject &a, int target);
-
-// Records an issued operation to `target`: remembers the target for
-// complete_locally and, past GDS_OUTSTANDING_RMA_OPS_MAX operations,
-// completes them all.
-inline GDS_status_t note_operation(const char *func, core::ArrayObject &a, int target) {
-  if (core::g_rt.config.outstanding_rma_ops_max == 0) [[likely]] {
-    if (a.npending == 0) {
-      a.pending_targets[0] = target;
-      a.npending = 1;
-      return GDS_STATUS_OK;
-    }
-    if (a.npending <= core::ArrayObject::kMaxPendingTargets && a.pending_targets[a.npending - 1] == target)
-      return GDS_STATUS_OK;
-  }
-  return note_operation_slow(func, a, target);
-}
-
-// complete_locally for several targets, or all.
-GDS_status_t complete_locally_slow(const char *func, core::ArrayObject &a);
-
-// Local completion of every outstanding operation on `a` (GDS_wait): flushes
-// only the targets that have some, or all of them past a handful.
-inline GDS_status_t complete_locally(const char *func, core::ArrayObject &a) {
-  if (a.npending == 1 && a.ops_since_flush == 0) [[likely]] {
-    a.npending = 0;
-    return a.window.flush_local(func, a.pending_targets[0]);
-  }
-  return complete_locally_slow(func, a);
-}
-
-// Forgets the outstanding operations after a remote completion of all (GDS_fence).
-void forget_outstanding(core::ArrayObject &a);
+// Logs that box [lo, hi] of this process's own block was open to direct
+// stores (GDS_access DIRECT): the versions module compares its blocks.
+void expose_box(core::Array &a, const Index *lo, const Index *hi);
 
 }  // namespace gds::rma

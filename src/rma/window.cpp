@@ -5,9 +5,11 @@
 #include <cstddef>
 
 #include "core/log.hpp"
-#include "core/runtime.hpp"
 
 namespace gds::rma {
+
+Settings g_settings;
+
 namespace {
 
 // Hints every GDS window gets. Accumulate ordering stays MPI's default (one
@@ -41,7 +43,7 @@ const void *advance(const void *p, MPI_Aint bytes) {
 }  // namespace
 
 Window::Segments Window::segments(int count, MPI_Datatype type) const {
-  const std::uint64_t seg = core::g_rt.config.acc_segment_size;
+  const std::uint64_t seg = g_settings.acc_segment_size;
   if (seg == 0 || static_cast<std::uint64_t>(count) <= seg / kMaxNamedSize) return {};  // the usual case
   // `count` repetitions of `type` lie one extent apart, so any split at
   // repetition boundaries describes the same elements.
@@ -57,6 +59,11 @@ Window::Segments Window::segments(int count, MPI_Datatype type) const {
 }
 
 void inject_rma_failure(std::uint64_t after) { g_fail_rma_after = after; }
+
+Window::~Window() {
+  if (win_ != MPI_WIN_NULL)
+    core::log(core::Level::error, "GDS", "an MPI window was left unfreed (its collective free never ran)");
+}
 
 GDS_status_t Window::allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit,
                               void **base) {
@@ -93,19 +100,22 @@ GDS_status_t Window::free(const char *func) {
   GDS_status_t s = checked(func, "MPI_Win_unlock_all", MPI_Win_unlock_all(win_));
   const GDS_status_t f = checked(func, "MPI_Win_free", MPI_Win_free(&win_));
   win_ = MPI_WIN_NULL;
+  forget_outstanding();
   return s != GDS_STATUS_OK ? s : f;
 }
 
 GDS_status_t Window::put(const char *func, const void *origin, int ocount, MPI_Datatype otype,
                          int target, MPI_Aint disp, int tcount, MPI_Datatype ttype) {
-  return checked(func, "MPI_Put",
-                 injected() ? MPI_ERR_OTHER : MPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win_));
+  GDS_TRY(checked(func, "MPI_Put",
+                  injected() ? MPI_ERR_OTHER : MPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win_)));
+  return noted(func, target);
 }
 
 GDS_status_t Window::get(const char *func, void *origin, int ocount, MPI_Datatype otype, int target,
                          MPI_Aint disp, int tcount, MPI_Datatype ttype) {
-  return checked(func, "MPI_Get",
-                 injected() ? MPI_ERR_OTHER : MPI_Get(origin, ocount, otype, target, disp, tcount, ttype, win_));
+  GDS_TRY(checked(func, "MPI_Get",
+                  injected() ? MPI_ERR_OTHER : MPI_Get(origin, ocount, otype, target, disp, tcount, ttype, win_)));
+  return noted(func, target);
 }
 
 GDS_status_t Window::accumulate(const char *func, const void *origin, int ocount,
@@ -119,7 +129,8 @@ GDS_status_t Window::accumulate(const char *func, const void *origin, int ocount
                          return MPI_Accumulate(advance(origin, bytes), n, otype, target, disp + elements, n, ttype,
                                                op, win_);
                        });
-  return checked(func, "MPI_Accumulate", rc);
+  GDS_TRY(checked(func, "MPI_Accumulate", rc));
+  return noted(func, target);
 }
 
 GDS_status_t Window::get_accumulate(const char *func, const void *origin, int ocount,
@@ -138,29 +149,59 @@ GDS_status_t Window::get_accumulate(const char *func, const void *origin, int oc
                                                    static_cast<std::byte *>(result) + bytes, n, rtype, target,
                                                    disp + elements, n, ttype, op, win_);
                        });
-  return checked(func, "MPI_Get_accumulate", rc);
+  GDS_TRY(checked(func, "MPI_Get_accumulate", rc));
+  return noted(func, target);
 }
 
 GDS_status_t Window::compare_and_swap(const char *func, const void *origin, const void *compare,
                                       void *result, MPI_Datatype type, int target, MPI_Aint disp) {
-  return checked(func, "MPI_Compare_and_swap",
-                 injected() ? MPI_ERR_OTHER : MPI_Compare_and_swap(origin, compare, result, type, target, disp, win_));
+  GDS_TRY(checked(func, "MPI_Compare_and_swap",
+                  injected() ? MPI_ERR_OTHER
+                             : MPI_Compare_and_swap(origin, compare, result, type, target, disp, win_)));
+  return noted(func, target);
 }
 
-GDS_status_t Window::flush_local_all(const char *func) {
-  return checked(func, "MPI_Win_flush_local_all", MPI_Win_flush_local_all(win_));
+GDS_status_t Window::noted_slow(const char *func, int target) {
+  const int n = ntargets_;
+  if (n <= kMaxTargets && std::find(targets_, targets_ + n, target) == targets_ + n) {
+    if (n < kMaxTargets) targets_[n] = target;
+    ntargets_ = n + 1;  // one past the array: every target
+  }
+  const std::uint64_t max = g_settings.outstanding_ops_max;
+  if (max == 0 || ++ops_ < max) return GDS_STATUS_OK;
+  if (core::debug_level() >= 2)
+    core::log(core::Level::debug, func, "%llu operations outstanding (GDS_OUTSTANDING_RMA_OPS_MAX); completing them",
+              static_cast<unsigned long long>(max));
+  return complete_local(func);
 }
 
-GDS_status_t Window::flush_local(const char *func, int target) {
+void Window::forget_outstanding() {
+  ntargets_ = 0;
+  ops_ = 0;
+}
+
+GDS_status_t Window::flush_local_one(const char *func, int target) {
   return checked(func, "MPI_Win_flush_local", MPI_Win_flush_local(target, win_));
+}
+
+GDS_status_t Window::complete_local_slow(const char *func) {
+  GDS_status_t s = GDS_STATUS_OK;
+  if (ntargets_ > kMaxTargets) {
+    s = checked(func, "MPI_Win_flush_local_all", MPI_Win_flush_local_all(win_));
+  } else {
+    for (int i = 0; i < ntargets_ && s == GDS_STATUS_OK; ++i) s = flush_local_one(func, targets_[i]);
+  }
+  forget_outstanding();
+  return s;
+}
+
+GDS_status_t Window::complete_remote(const char *func) {
+  forget_outstanding();
+  return checked(func, "MPI_Win_flush_all", MPI_Win_flush_all(win_));
 }
 
 GDS_status_t Window::flush(const char *func, int target) {
   return checked(func, "MPI_Win_flush", MPI_Win_flush(target, win_));
-}
-
-GDS_status_t Window::flush_all(const char *func) {
-  return checked(func, "MPI_Win_flush_all", MPI_Win_flush_all(win_));
 }
 
 GDS_status_t Window::sync(const char *func) {

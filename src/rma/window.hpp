@@ -1,10 +1,13 @@
-// An array's MPI window: the one place GDS calls MPI_Win_* and the RMA
-// operations (window.cpp), after ARMCI-MPI.
+// An MPI window: the one place GDS calls MPI_Win_* and the RMA operations
+// (window.cpp), after ARMCI-MPI.
 //
 // A window is created with hints, opened once with
 // MPI_Win_lock_all(MPI_MODE_NOCHECK) for its whole life and completed with
-// flushes, never locked per operation. Errors return (MPI_ERRORS_RETURN) and
-// become GDS statuses.
+// flushes, never locked per operation. It remembers which processes its
+// operations went to since they last completed, so that local completion
+// flushes only those. Errors return (MPI_ERRORS_RETURN) and become GDS
+// statuses. Freeing a window is collective: free() is the explicit call; the
+// destructor never frees one (a window left unfreed is reported).
 #pragma once
 
 #include <mpi.h>
@@ -15,15 +18,23 @@
 
 namespace gds::rma {
 
+// Settings of the rma module, read at GDS_init.
+struct Settings {
+  std::uint64_t outstanding_ops_max = 0;  // GDS_OUTSTANDING_RMA_OPS_MAX; 0 = no limit
+  std::uint64_t acc_segment_size = 32768;  // GDS_ACC_SEGMENT_SIZE; 0 = never split
+};
+extern Settings g_settings;
+
 class Window {
  public:
   Window() = default;
   Window(const Window &) = delete;
   Window &operator=(const Window &) = delete;
+  ~Window();
 
   // Collective over comm. *base receives this process's memory (bytes long).
   GDS_status_t allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit, void **base);
-  // Collective over comm: exposes the application's buffer.
+  // Collective over comm: exposes memory the caller owns.
   GDS_status_t create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes, int disp_unit);
   // Collective: completes everything, ends the epoch and frees the window.
   GDS_status_t free(const char *func);
@@ -31,7 +42,7 @@ class Window {
   [[nodiscard]] bool valid() const { return win_ != MPI_WIN_NULL; }
 
   // Nonblocking operations; counts and displacements in the datatypes' units
-  // (target displacement in elements: disp_unit is the element extent).
+  // (target displacement in disp_unit). Each is remembered for completion.
   GDS_status_t put(const char *func, const void *origin, int ocount, MPI_Datatype otype, int target,
                    MPI_Aint disp, int tcount, MPI_Datatype ttype);
   GDS_status_t get(const char *func, void *origin, int ocount, MPI_Datatype otype, int target,
@@ -44,18 +55,41 @@ class Window {
   GDS_status_t compare_and_swap(const char *func, const void *origin, const void *compare,
                                 void *result, MPI_Datatype type, int target, MPI_Aint disp);
 
-  // Local completion of every operation issued by this process.
-  GDS_status_t flush_local_all(const char *func);
-  // Local completion of the operations to `target`.
-  GDS_status_t flush_local(const char *func, int target);
-  // Completion at the target of operations to `target`.
+  // Local completion of every operation issued since the last completion
+  // (GDS_wait): flushes only the processes they went to, all past a few.
+  GDS_status_t complete_local(const char *func) {
+    if (ntargets_ == 1 && ops_ == 0) [[likely]] {
+      ntargets_ = 0;
+      return flush_local_one(func, targets_[0]);
+    }
+    return complete_local_slow(func);
+  }
+  // Completion at their targets of every operation issued (GDS_fence).
+  GDS_status_t complete_remote(const char *func);
+  // Completion at the target of the operations to `target`.
   GDS_status_t flush(const char *func, int target);
-  // Completion at their targets of every operation issued by this process.
-  GDS_status_t flush_all(const char *func);
   // Synchronizes the public and private copies of this process's memory.
   GDS_status_t sync(const char *func);
 
  private:
+  // Remembers an operation to `target`; past GDS_OUTSTANDING_RMA_OPS_MAX
+  // operations, completes them all locally.
+  GDS_status_t noted(const char *func, int target) {
+    if (g_settings.outstanding_ops_max == 0) [[likely]] {
+      if (ntargets_ == 0) {
+        targets_[0] = target;
+        ntargets_ = 1;
+        return GDS_STATUS_OK;
+      }
+      if (ntargets_ <= kMaxTargets && targets_[ntargets_ - 1] == target) return GDS_STATUS_OK;
+    }
+    return noted_slow(func, target);
+  }
+  GDS_status_t noted_slow(const char *func, int target);
+  GDS_status_t complete_local_slow(const char *func);
+  GDS_status_t flush_local_one(const char *func, int target);
+  void forget_outstanding();
+
   // Accumulates of more than GDS_ACC_SEGMENT_SIZE bytes (count x one type) go
   // out as several operations of that many bytes: MPICH 4.0.2 applies one
   // large accumulate at about 1 GB/s but overlaps several 32 KiB ones at
@@ -82,6 +116,12 @@ class Window {
 
   MPI_Win win_ = MPI_WIN_NULL;
   int disp_unit_ = 1;
+  // Targets of operations not yet completed; kMaxTargets + 1: all of them
+  // (MPI_Win_flush_local_all costs more than a few single flushes).
+  static constexpr int kMaxTargets = 4;
+  int targets_[kMaxTargets] = {};
+  int ntargets_ = 0;
+  std::uint64_t ops_ = 0;  // operations since the last completion, with GDS_OUTSTANDING_RMA_OPS_MAX
 };
 
 // Fault injection (GDS_inject_fault): the `after`-th next RMA operation of

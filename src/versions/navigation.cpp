@@ -3,9 +3,11 @@
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "gds_version.h"
-#include "versions/store.hpp"
+#include "versions/state.hpp"
 
 using namespace gds::core;
+using gds::versions::number;
+using gds::versions::state;
 using gds::versions::Store;
 using gds::versions::Version;
 
@@ -22,7 +24,7 @@ GDS_API GDS_status_t GDS_get_version_number(GDS_gds_t gds, GDS_size_t *version_n
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
   GDS_REQUIRE(version_number != nullptr, GDS_STATUS_NULL_ARGUMENT, "version_number is NULL");
-  *version_number = c->number();
+  *version_number = number(*c);
   return GDS_STATUS_OK;
 }
 
@@ -32,10 +34,10 @@ GDS_API GDS_status_t GDS_get_version_label(GDS_gds_t gds, char **label, size_t *
   GDS_TRY(resolve(__func__, gds, &c));
   GDS_REQUIRE(label != nullptr, GDS_STATUS_NULL_ARGUMENT, "label is NULL");
   GDS_REQUIRE(label_size != nullptr, GDS_STATUS_NULL_ARGUMENT, "label_size is NULL");
-  ArrayObject &a = *c->array;
-  const std::string *text = &a.current_label;
+  const gds::versions::ArrayState &vs = state(*c->array);
+  const std::string *text = &vs.label;
   if (!c->at_current) {
-    const Version *v = a.store->find(c->version);
+    const Version *v = vs.store->find(c->version);
     GDS_REQUIRE(v != nullptr, GDS_STATUS_VERSION_DROPPED, "version %llu was dropped by retention", ull(c->version));
     text = &v->label;
   }
@@ -57,8 +59,8 @@ GDS_API GDS_status_t GDS_move_to_next(GDS_gds_t gds) {
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
   GDS_REQUIRE(!c->at_current, GDS_STATUS_NO_VERSION, "gds is at the current version (%llu), the newest",
-              ull(c->array->current_version));
-  for (const Version &v : c->array->store->versions())
+              ull(state(*c->array).current));
+  for (const Version &v : state(*c->array).store->versions())
     if (v.number > c->version) {
       c->version = v.number;
       return GDS_STATUS_OK;
@@ -71,8 +73,8 @@ GDS_API GDS_status_t GDS_move_to_prev(GDS_gds_t gds) {
   GDS_ENTER();
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
-  const std::uint64_t from = c->number();
-  const auto &versions = c->array->store->versions();
+  const std::uint64_t from = number(*c);
+  const auto &versions = state(*c->array).store->versions();
   for (auto it = versions.rbegin(); it != versions.rend(); ++it)
     if (it->number < from) {
       c->at_current = false;
@@ -87,10 +89,10 @@ GDS_API GDS_status_t GDS_version_dec(GDS_gds_t gds, GDS_size_t dec) {
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
   if (dec == 0) return GDS_STATUS_OK;
-  const std::uint64_t from = c->number();
+  const std::uint64_t from = number(*c);
   GDS_REQUIRE(dec <= from, GDS_STATUS_NO_VERSION, "version %llu - dec=%llu is below version 0", ull(from), ull(dec));
   const std::uint64_t target = from - dec;
-  const Store &store = *c->array->store;
+  const Store &store = *state(*c->array).store;
   if (store.find(target) == nullptr)
     return fail(store.dropped(target) ? GDS_STATUS_VERSION_DROPPED : GDS_STATUS_NO_VERSION, __func__,
                 "version %llu %s", ull(target),
@@ -107,7 +109,7 @@ GDS_API GDS_status_t GDS_descriptor_clone(GDS_gds_t in_gds, GDS_gds_t *clone_gds
   GDS_REQUIRE(clone_gds != nullptr, GDS_STATUS_NULL_ARGUMENT, "clone_gds is NULL");
   auto clone = std::make_unique<Cursor>(*c);
   clone->primary = false;
-  ArrayObject &a = *c->array;
+  Array &a = *c->array;
   const std::uint64_t h = g_arrays.insert(std::move(clone));
   a.clones.push_back(h);
   *clone_gds = to_handle<GDS_gds_t>(h);
@@ -119,7 +121,8 @@ GDS_API GDS_status_t GDS_get_version_stats(GDS_gds_t gds, GDS_version_stats_t *s
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
   GDS_REQUIRE(stats != nullptr, GDS_STATUS_NULL_ARGUMENT, "stats is NULL");
-  *stats = c->array->store->stats(c->array->current_version);
+  const gds::versions::ArrayState &vs = state(*c->array);
+  *stats = vs.store->stats(vs.current);
   return GDS_STATUS_OK;
 }
 

@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "core/log.hpp"
+#include "rma/datatype.hpp"
 #include "rma/transfer.hpp"
-#include "rma/type_cache.hpp"
-#include "versions/store.hpp"
+#include "versions/state.hpp"
 
 namespace gds::versions {
 
-using core::ArrayObject;
+using core::Array;
 using core::Index;
 
 namespace {
@@ -26,7 +26,7 @@ struct Run {
   std::uint64_t dest;
 };
 
-GDS_status_t collect_runs(const char *func, ArrayObject &a, const Index *dest_ld, const Index *lo, const Index *hi,
+GDS_status_t collect_runs(const char *func, Array &a, const Index *dest_ld, const Index *lo, const Index *hi,
                           std::vector<Run> *runs) {
   const std::uint64_t esize = a.type->extent;
   Index stride[core::kMaxDims];
@@ -65,15 +65,15 @@ GDS_status_t collect_runs(const char *func, ArrayObject &a, const Index *dest_ld
 }
 
 // Bytes of one owner's part of the array.
-std::uint64_t part_bytes(const ArrayObject &a, int rank) {
+std::uint64_t part_bytes(const Array &a, int rank) {
   const Index count = a.blocks != nullptr ? a.blocks->local_volume(rank) : a.user->local_count(rank);
   return count * a.type->extent;
 }
 
 // Copies one owner's runs of a version into dest.
-GDS_status_t read_owner(const char *func, ArrayObject &a, const Version &v, int owner, const Run *runs,
+GDS_status_t read_owner(const char *func, Array &a, const Version &v, int owner, const Run *runs,
                         std::size_t nruns, std::byte *dest) {
-  Store &store = *a.store;
+  Store &store = *state(a).store;
   const unsigned shift = store.shift();
   const std::uint64_t block = store.block_bytes();
   const std::uint64_t owner_bytes = part_bytes(a, owner);
@@ -149,9 +149,9 @@ GDS_status_t read_owner(const char *func, ArrayObject &a, const Version &v, int 
 
 }  // namespace
 
-GDS_status_t read(const char *func, ArrayObject &a, std::uint64_t number, void *dest, const Index *dest_ld,
+GDS_status_t read(const char *func, Array &a, std::uint64_t number, void *dest, const Index *dest_ld,
                   const Index *lo, const Index *hi) {
-  const Store &store = *a.store;
+  const Store &store = *state(a).store;
   const Version *v = store.find(number);
   if (v == nullptr)
     return core::fail(store.dropped(number) ? GDS_STATUS_VERSION_DROPPED : GDS_STATUS_NO_VERSION, func,

@@ -9,7 +9,7 @@ namespace gds::versions {
 // `dest_ld`, ndims-1 effective values). One-sided: the owners do nothing.
 // Complete on return: it needs the block tables before it knows where to
 // read, so it waits for them, and then for the blocks.
-GDS_status_t read(const char *func, core::ArrayObject &a, std::uint64_t number, void *dest,
+GDS_status_t read(const char *func, core::Array &a, std::uint64_t number, void *dest,
                   const core::Index *dest_ld, const core::Index *lo, const core::Index *hi);
 
 }  // namespace gds::versions

@@ -78,8 +78,8 @@ SlotRef Store::take(std::vector<SlotRef> &free) {
   return r;
 }
 
-void Store::mark_dirty(const std::vector<BlockRange> &written) {
-  for (const BlockRange &r : written) {
+void Store::mark_dirty(const std::vector<rma::BlockRange> &written) {
+  for (const rma::BlockRange &r : written) {
     if (nblocks_ == 0) return;
     const std::uint32_t last = std::min(r.last, nblocks_ - 1);
     for (std::uint32_t b = r.first; b <= last; ++b)
@@ -90,15 +90,16 @@ void Store::mark_dirty(const std::vector<BlockRange> &written) {
   }
 }
 
-void Store::suspect(std::uint64_t offset, std::uint64_t bytes) {
-  if (bytes == 0 || nblocks_ == 0) return;
-  const auto first = static_cast<std::uint32_t>(offset >> shift_);
-  const auto last = static_cast<std::uint32_t>(std::min<std::uint64_t>((offset + bytes - 1) >> shift_, nblocks_ - 1));
-  for (std::uint32_t b = first; b <= last; ++b)
-    if (!suspect_[b]) {
-      suspect_[b] = 1;
-      suspect_list_.push_back(b);
-    }
+void Store::suspect(const std::vector<rma::BlockRange> &exposed) {
+  for (const rma::BlockRange &r : exposed) {
+    if (nblocks_ == 0) return;
+    const std::uint32_t last = std::min(r.last, nblocks_ - 1);
+    for (std::uint32_t b = r.first; b <= last; ++b)
+      if (!suspect_[b]) {
+        suspect_[b] = 1;
+        suspect_list_.push_back(b);
+      }
+  }
 }
 
 void Store::compare_block(std::uint32_t b, const std::byte *memory) {

@@ -26,7 +26,7 @@
 
 #include "gds_version.h"
 #include "rma/window.hpp"
-#include "versions/tracker.hpp"
+#include "rma/write_log.hpp"
 
 namespace gds::versions {
 
@@ -71,17 +71,17 @@ class Store {
   [[nodiscard]] bool existed(std::uint64_t number) const;
   [[nodiscard]] bool dropped(std::uint64_t number) const { return existed(number) && find(number) == nullptr; }
 
-  // Bytes [offset, offset + bytes) of this process's memory may have been
-  // written (direct access: the application had a pointer). Such blocks are
-  // compared with base at the next version_inc or restore, so a region only
-  // read, or rewritten with equal values, costs no copy.
-  void suspect(std::uint64_t offset, std::uint64_t bytes);
+  // Blocks of this process's memory that may have been written (direct
+  // access: the application had a pointer). They are compared with base at
+  // the next version_inc or restore, so a region only read, or rewritten
+  // with equal values, costs no copy.
+  void suspect(const std::vector<rma::BlockRange> &exposed);
 
   // --- GDS_version_inc, in the order it calls them ---------------------------------
   // Blocks of this process's memory that differ from base: `written` (ranges
   // others and this process reported), suspect blocks that differ from base
   // in `memory`, and for GDS_create arrays every block that differs.
-  void mark_dirty(const std::vector<BlockRange> &written);
+  void mark_dirty(const std::vector<rma::BlockRange> &written);
   void compare_suspects(const std::byte *memory);
   void compare_dirty(const std::byte *memory);
   [[nodiscard]] std::uint32_t dirty_count() const { return static_cast<std::uint32_t>(dirty_list_.size()); }

@@ -1,4 +1,4 @@
-#include "rma/type_cache.hpp"
+#include "rma/datatype.hpp"
 
 #include <boost/container/small_vector.hpp>
 
@@ -19,43 +19,41 @@ struct KeyHash {
   }
 };
 
-// Bounded: a program that touches very many shapes starts over rather than grow without end.
+// Bounded: a program that touches very many shapes starts over rather than
+// grow without end (requests in progress keep the types they hold).
 constexpr std::size_t kMaxCachedTypes = 4096;
-std::unordered_map<Key, MPI_Datatype, KeyHash> g_cache;
+std::unordered_map<Key, SharedType, KeyHash> g_cache;
 
 GDS_status_t build(const char *func, MPI_Datatype elem, std::size_t elem_extent, const Index *ext,
-                   const Index *stride, std::size_t n, MPI_Datatype *out) {
+                   const Index *stride, std::size_t n, Datatype *out) {
   // Innermost dimensions first. A contiguous innermost run becomes the block
   // length of the next dimension's vector: one level, as a hand-written
   // MPI_Type_vector would be, which MPICH packs faster than a nested one.
-  MPI_Datatype t = MPI_DATATYPE_NULL;
+  MPI_Datatype raw = MPI_DATATYPE_NULL;
   std::size_t inner = n - 1;
   int rc;
   if (stride[inner] == 1 && n >= 2) {
     --inner;
     rc = MPI_Type_create_hvector(static_cast<int>(ext[inner]), static_cast<int>(ext[inner + 1]),
-                                 static_cast<MPI_Aint>(stride[inner] * elem_extent), elem, &t);
+                                 static_cast<MPI_Aint>(stride[inner] * elem_extent), elem, &raw);
   } else if (stride[inner] == 1) {
-    rc = MPI_Type_contiguous(static_cast<int>(ext[inner]), elem, &t);
+    rc = MPI_Type_contiguous(static_cast<int>(ext[inner]), elem, &raw);
   } else {
     rc = MPI_Type_create_hvector(static_cast<int>(ext[inner]), 1,
-                                 static_cast<MPI_Aint>(stride[inner] * elem_extent), elem, &t);
+                                 static_cast<MPI_Aint>(stride[inner] * elem_extent), elem, &raw);
   }
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Type_create_hvector", rc);
+  Datatype t(raw);
   for (std::size_t k = inner; k-- > 0;) {
-    MPI_Datatype outer = MPI_DATATYPE_NULL;
-    rc = MPI_Type_create_hvector(static_cast<int>(ext[k]), 1,
-                                 static_cast<MPI_Aint>(stride[k] * elem_extent), t, &outer);
-    MPI_Type_free(&t);
+    rc = MPI_Type_create_hvector(static_cast<int>(ext[k]), 1, static_cast<MPI_Aint>(stride[k] * elem_extent),
+                                 t.get(), &raw);
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Type_create_hvector", rc);
-    t = outer;
+    t = Datatype(raw);  // the inner level is freed: the outer one keeps what it needs
   }
-  rc = MPI_Type_commit(&t);
-  if (rc != MPI_SUCCESS) {
-    MPI_Type_free(&t);
-    return core::mpi_fail(func, "MPI_Type_commit", rc);
-  }
-  *out = t;
+  raw = t.get();
+  rc = MPI_Type_commit(&raw);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Type_commit", rc);
+  *out = std::move(t);
   return GDS_STATUS_OK;
 }
 
@@ -89,11 +87,11 @@ GDS_status_t describe(const char *func, MPI_Datatype elem, std::size_t elem_exte
   }
   m = w;
   if (m == 0) {
-    *out = TypeSpec{1, elem};
+    *out = TypeSpec{1, elem, {}};
     return GDS_STATUS_OK;
   }
   if (m == 1 && cs[0] == 1) {
-    *out = TypeSpec{static_cast<int>(ce[0]), elem};
+    *out = TypeSpec{static_cast<int>(ce[0]), elem, {}};
     return GDS_STATUS_OK;
   }
   Key key;
@@ -105,25 +103,23 @@ GDS_status_t describe(const char *func, MPI_Datatype elem, std::size_t elem_exte
   }
   auto it = g_cache.find(key);
   if (it != g_cache.end()) {
-    *out = TypeSpec{1, it->second};
+    *out = TypeSpec{1, it->second.get(), it->second};
     return GDS_STATUS_OK;
   }
   if (g_cache.size() >= kMaxCachedTypes) clear_type_cache();
-  MPI_Datatype t = MPI_DATATYPE_NULL;
+  Datatype t;
   GDS_TRY(build(func, elem, elem_extent, ce, cs, m, &t));
-  g_cache.emplace(key, t);  // a copy: GCC 12 misreads small_vector's move here (-Wstringop-overread)
-  *out = TypeSpec{1, t};
+  const MPI_Datatype handle = t.get();
+  SharedType shared{std::move(t)};
+  g_cache.emplace(key, shared);  // a copy of the key: GCC 12 misreads small_vector's move here (-Wstringop-overread)
+  *out = TypeSpec{1, handle, std::move(shared)};
   return GDS_STATUS_OK;
-}
-
-RunTypes::~RunTypes() {
-  for (MPI_Datatype &t : made_) MPI_Type_free(&t);
 }
 
 GDS_status_t RunTypes::make(const char *func, const std::vector<int> &length, const std::vector<MPI_Aint> &offset,
                             MPI_Datatype elem, std::size_t esize, TypeSpec *out, MPI_Aint *base) {
   if (length.size() == 1) {
-    *out = TypeSpec{length[0], elem};
+    *out = TypeSpec{length[0], elem, {}};
     *base = offset[0];
     return GDS_STATUS_OK;
   }
@@ -131,17 +127,15 @@ GDS_status_t RunTypes::make(const char *func, const std::vector<int> &length, co
   for (std::size_t i = 0; i < offset.size(); ++i) bytes[i] = offset[i] * static_cast<MPI_Aint>(esize);
   MPI_Datatype t = MPI_DATATYPE_NULL;
   int rc = MPI_Type_create_hindexed(static_cast<int>(length.size()), length.data(), bytes.data(), elem, &t);
-  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Type_create_hindexed", rc);
-  made_.push_back(t);
-  *out = TypeSpec{1, t};
+  made_.emplace_back(t);
+  rc = MPI_Type_commit(&t);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Type_commit", rc);
+  *out = TypeSpec{1, t, {}};
   *base = 0;
   return GDS_STATUS_OK;
 }
 
-void clear_type_cache() {
-  for (auto &[key, type] : g_cache) MPI_Type_free(&type);
-  g_cache.clear();
-}
+void clear_type_cache() { g_cache.clear(); }
 
 }  // namespace gds::rma

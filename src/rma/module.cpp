@@ -1,0 +1,90 @@
+// The rma module's part of the library's and of every array's life: its
+// settings, and each array's window.
+#include <cstring>
+
+#include "core/log.hpp"
+#include "core/runtime.hpp"
+#include "rma/datatype.hpp"
+#include "rma/state.hpp"
+
+namespace gds::rma {
+
+core::HandleTable<OpenAccess> g_accesses{core::HandleKind::access};
+
+namespace {
+
+VersionReader g_version_reader = nullptr;
+
+class Rma final : public core::Module {
+ public:
+  [[nodiscard]] core::Layer layer() const override { return core::Layer::rma; }
+  [[nodiscard]] const char *name() const override { return "rma"; }
+
+  void configure() override {
+    g_settings = Settings{};
+    core::env_unsigned("GDS_OUTSTANDING_RMA_OPS_MAX", UINT64_MAX, &g_settings.outstanding_ops_max);
+    core::env_unsigned("GDS_ACC_SEGMENT_SIZE", UINT64_MAX, &g_settings.acc_segment_size);
+  }
+
+  void show_info() const override {
+    core::log(core::Level::info, "GDS_init", "GDS_OUTSTANDING_RMA_OPS_MAX=%llu GDS_ACC_SEGMENT_SIZE=%llu",
+              static_cast<unsigned long long>(g_settings.outstanding_ops_max),
+              static_cast<unsigned long long>(g_settings.acc_segment_size));
+  }
+
+  void finalize() override { clear_type_cache(); }
+
+  GDS_status_t prepare(const char *, const core::ArraySpec &, MPI_Info, core::Signature &,
+                       std::unique_ptr<core::ArrayState> *state) override {
+    *state = std::make_unique<ArrayState>();
+    return GDS_STATUS_OK;
+  }
+
+  // GDS_alloc: the window allocates the memory, zeroed before anyone may
+  // access it (the agreement after attach sees to that). GDS_create: the
+  // window exposes the application's buffer.
+  GDS_status_t attach(const char *func, core::Array &a) override {
+    ArrayState &s = state(a);
+    const auto bytes = static_cast<MPI_Aint>(a.local_count * a.type->extent);
+    const int disp_unit = static_cast<int>(a.type->extent);
+    if (a.blocks == nullptr) {
+      GDS_TRY(s.window.create(func, a.communicator(), a.user_buffer, bytes, disp_unit));
+      s.base = static_cast<std::byte *>(a.user_buffer);
+      return GDS_STATUS_OK;
+    }
+    void *base = nullptr;
+    GDS_TRY(s.window.allocate(func, a.communicator(), bytes, disp_unit, &base));
+    s.base = static_cast<std::byte *>(base);
+    if (bytes > 0) std::memset(s.base, 0, static_cast<std::size_t>(bytes));
+    return GDS_STATUS_OK;
+  }
+
+  // Every operation completes before the collective MPI_Win_free, so a
+  // failure is found (and agreed on) while the array can still be kept.
+  GDS_status_t prepare_free(const char *func, core::Array &a) const override {
+    ArrayState &s = state(a);
+    if (!s.accesses.empty())
+      return core::fail(GDS_STATUS_ACCESS_CONFLICT, func,
+                        "%zu region(s) of the array are still open by GDS_access; call GDS_release first",
+                        s.accesses.size());
+    return s.window.complete_remote(func);
+  }
+
+  GDS_status_t detach(const char *func, core::Array &a) override {
+    ArrayState &s = state(a);
+    for (std::uint64_t h : s.accesses) g_accesses.erase(h);  // GDS_finalize frees arrays with regions open
+    s.accesses.clear();
+    return s.window.free(func);
+  }
+};
+
+Rma g_module;
+
+}  // namespace
+
+void set_version_reader(VersionReader reader) { g_version_reader = reader; }
+VersionReader version_reader() { return g_version_reader; }
+
+core::Module &module() { return g_module; }
+
+}  // namespace gds::rma

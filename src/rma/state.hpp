@@ -1,0 +1,52 @@
+// The rma module's state of an array, and the handles of regions opened by
+// GDS_access.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/array.hpp"
+#include "gds_access.h"
+#include "rma/window.hpp"
+#include "rma/write_log.hpp"
+
+namespace gds::rma {
+
+using core::Index;
+
+struct ArrayState final : core::ArrayState {
+  static constexpr core::Layer kLayer = core::Layer::rma;
+  Window window;
+  std::byte *base = nullptr;            // this process's memory in the window
+  WriteLog writes;                      // what this process wrote since the versions module last looked
+  std::vector<std::uint64_t> accesses;  // GDS_access handles this process has open on the array
+};
+
+inline ArrayState &state(core::Array &a) { return a.state<ArrayState>(); }
+inline const ArrayState &state(const core::Array &a) { return a.state<ArrayState>(); }
+
+// A region this process opened with GDS_access.
+struct OpenAccess {
+  core::Array *array = nullptr;
+  core::Dims lo, hi;
+  GDS_access_buffer_t kind = GDS_ACCESS_BUFFER_DIRECT;  // DIRECT or COPY
+  void *buffer = nullptr;                               // what the application got
+  std::unique_ptr<std::byte[]> copy;                    // COPY: the copy
+  core::Dims ld;                                        // ndims-1 leading dimensions
+};
+
+extern core::HandleTable<OpenAccess> g_accesses;
+
+// GDS_get through a handle at an old version: served by the module that
+// keeps versions, which registers it.
+using VersionReader = GDS_status_t (*)(const char *func, core::Array &a, std::uint64_t version, void *dest,
+                                       const Index *dest_ld, const Index *lo, const Index *hi);
+void set_version_reader(VersionReader reader);
+VersionReader version_reader();
+
+// The rma module (src/lib/modules.cpp lists it).
+core::Module &module();
+
+}  // namespace gds::rma

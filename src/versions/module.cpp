@@ -1,0 +1,93 @@
+// The versions module's part of the library's and of every array's life: its
+// settings, and each array's version store and change tracking.
+#include "core/log.hpp"
+#include "core/mpi_args.hpp"
+#include "core/runtime.hpp"
+#include "gds_version.h"
+#include "rma/state.hpp"
+#include "versions/read.hpp"
+#include "versions/state.hpp"
+
+namespace gds::versions {
+
+Settings g_settings;
+
+namespace {
+
+constexpr const char *kInfoKeys[] = {GDS_VERSION_BLOCK_SIZE_KEY, GDS_MAX_VERSIONS_KEY, GDS_MAX_VERSION_BYTES_KEY};
+
+unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+
+class Versions final : public core::Module {
+ public:
+  [[nodiscard]] core::Layer layer() const override { return core::Layer::versions; }
+  [[nodiscard]] const char *name() const override { return "versions"; }
+  [[nodiscard]] std::span<const char *const> info_keys() const override { return kInfoKeys; }
+
+  void configure() override {
+    g_settings = Settings{};
+    std::uint64_t block = g_settings.block_size;
+    core::env_unsigned("GDS_VERSION_BLOCK_SIZE", UINT64_MAX, &block);
+    if (valid_block_size(block))
+      g_settings.block_size = block;
+    else
+      core::log(core::Level::warning, "GDS_init",
+                "GDS_VERSION_BLOCK_SIZE=%llu is not a power of two from 64 to 67108864; using %llu", ull(block),
+                ull(g_settings.block_size));
+    core::env_unsigned("GDS_MAX_VERSIONS", UINT64_MAX, &g_settings.max_versions);
+    core::env_unsigned("GDS_MAX_VERSION_BYTES", UINT64_MAX, &g_settings.max_bytes);
+    rma::set_version_reader(read);
+  }
+
+  void show_info() const override {
+    core::log(core::Level::info, "GDS_init", "GDS_VERSION_BLOCK_SIZE=%llu GDS_MAX_VERSIONS=%llu GDS_MAX_VERSION_BYTES=%llu",
+              ull(g_settings.block_size), ull(g_settings.max_versions), ull(g_settings.max_bytes));
+  }
+
+  void finalize() override { rma::set_version_reader(nullptr); }
+
+  GDS_status_t prepare(const char *func, const core::ArraySpec &, MPI_Info info, core::Signature &sig,
+                       std::unique_ptr<core::ArrayState> *out) override {
+    auto s = std::make_unique<ArrayState>();
+    std::optional<std::uint64_t> block, max_versions, max_bytes;
+    GDS_TRY(core::info_unsigned(func, info, GDS_VERSION_BLOCK_SIZE_KEY, UINT64_MAX, &block));
+    GDS_TRY(core::info_unsigned(func, info, GDS_MAX_VERSIONS_KEY, UINT64_MAX, &max_versions));
+    GDS_TRY(core::info_unsigned(func, info, GDS_MAX_VERSION_BYTES_KEY, UINT64_MAX, &max_bytes));
+    const std::uint64_t b = block.value_or(g_settings.block_size);
+    GDS_CHECK(valid_block_size(b), GDS_STATUS_INVALID_INFO, "info: %s=%llu is not a power of two from 64 to 67108864",
+              GDS_VERSION_BLOCK_SIZE_KEY, ull(b));
+    s->block_shift = static_cast<unsigned>(__builtin_ctzll(b));
+    s->retention.max_versions = max_versions.value_or(g_settings.max_versions);
+    s->retention.max_bytes = max_bytes.value_or(g_settings.max_bytes);
+    sig.add(s->block_shift).add(s->retention.max_versions).add(s->retention.max_bytes);
+    *out = std::move(s);
+    return GDS_STATUS_OK;
+  }
+
+  // The store, and the write log of the array's window in this module's
+  // block size (GDS_create arrays are compared block by block instead: the
+  // application writes their memory directly).
+  GDS_status_t attach(const char *func, core::Array &a) override {
+    ArrayState &s = state(a);
+    const std::uint64_t bytes = a.local_count * a.type->extent;
+    GDS_CHECK((bytes >> s.block_shift) < (std::uint64_t{1} << 32), GDS_STATUS_INVALID_COUNT,
+              "this process's part (%llu bytes) has 2^32 or more version blocks of %llu bytes; set a larger %s",
+              ull(bytes), ull(std::uint64_t{1} << s.block_shift), GDS_VERSION_BLOCK_SIZE_KEY);
+    s.store = std::make_unique<Store>(a.communicator(), a.rank, s.block_shift, bytes, s.retention);
+    rma::state(a).writes.configure(s.block_shift, a.blocks != nullptr);
+    return GDS_STATUS_OK;
+  }
+
+  GDS_status_t detach(const char *func, core::Array &a) override {
+    ArrayState &s = state(a);
+    return s.store ? s.store->release(func) : GDS_STATUS_OK;
+  }
+};
+
+Versions g_module;
+
+}  // namespace
+
+core::Module &module() { return g_module; }
+
+}  // namespace gds::versions

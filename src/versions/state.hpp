@@ -1,0 +1,42 @@
+// The versions module's state of an array.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/array.hpp"
+#include "versions/store.hpp"
+
+namespace gds::versions {
+
+struct ArrayState final : core::ArrayState {
+  static constexpr core::Layer kLayer = core::Layer::versions;
+  unsigned block_shift = 14;     // log2 of the block size
+  Retention retention;
+  std::unique_ptr<Store> store;  // from attach on
+  std::uint64_t current = 0;     // the current version's number
+  std::string label;             // and label
+};
+
+inline ArrayState &state(core::Array &a) { return a.state<ArrayState>(); }
+inline const ArrayState &state(const core::Array &a) { return a.state<ArrayState>(); }
+
+// The version number a handle is at.
+inline std::uint64_t number(const core::Cursor &c) { return c.at_current ? state(*c.array).current : c.version; }
+
+// Settings of the versions module, read at GDS_init (info keys override them per array).
+struct Settings {
+  std::uint64_t block_size = 16384;  // GDS_VERSION_BLOCK_SIZE
+  std::uint64_t max_versions = 0;    // GDS_MAX_VERSIONS; 0 = no limit
+  std::uint64_t max_bytes = 0;       // GDS_MAX_VERSION_BYTES; 0 = no limit
+};
+extern Settings g_settings;
+
+// Whether a version block size is acceptable: a power of two, 64 B to 64 MiB.
+inline bool valid_block_size(std::uint64_t b) { return b >= 64 && b <= (std::uint64_t{1} << 26) && (b & (b - 1)) == 0; }
+
+// The versions module (src/lib/modules.cpp lists it).
+core::Module &module();
+
+}  // namespace gds::versions
