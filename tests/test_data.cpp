@@ -441,6 +441,46 @@ TEST_F(Atomics, WaitLocalCompletesWritesToOwnPart) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
+// GDS_wait completes a get even when a put to the same process follows it
+// before the wait: the last process gets a 3x6 box of a 3x33 uint8
+// column-major array from process 0, puts a 3x1 box there, waits, and reads
+// the get's buffer at once. MPICH 4.0.2 ch4:ucx leaves the get incomplete
+// after MPI_Win_flush_local here (tests/mpi_bugs/get_put_flush_local.c).
+TEST_F(Atomics, GetThenPutToOneProcessCompleteAtWait) {
+  const Index count[2] = {3, 33};
+  OrderInfo col(false);
+  GDS_gds_t g = GDS_NULL;
+  ASSERT_GDS_OK(GDS_alloc(2, count, nullptr, MPI_UINT8_T, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, col.get(), &g));
+  Index blo[2], bhi[2];
+  int owns = 0;
+  EXPECT_GDS_OK(GDS_distribution(g, 0, blo, bhi, &owns));
+  ASSERT_EQ(owns, 1);
+  ASSERT_GE(bhi[1] - blo[1] + 1, 7u);
+  std::vector<unsigned char> all(99);
+  for (Index i = 0; i < 99; ++i) all[i] = static_cast<unsigned char>(i % 200 + 1);
+  const Index alo[2] = {0, 0}, ahi[2] = {2, 32};
+  if (rank == 0) EXPECT_GDS_OK(GDS_put(all.data(), nullptr, alo, ahi, g));
+  EXPECT_GDS_OK(GDS_fence(g));
+  if (rank == nprocs - 1) {
+    const Index glo[2] = {0, blo[1]}, ghi[2] = {2, blo[1] + 5};     // 3x6, owned by process 0
+    const Index plo[2] = {0, blo[1] + 6}, phi[2] = {2, blo[1] + 6};  // 3x1, owned by process 0
+    int stale = 0;
+    for (int it = 0; it < 300; ++it) {
+      std::vector<unsigned char> got(18, 0);
+      EXPECT_GDS_OK(GDS_get(got.data(), nullptr, glo, ghi, g));
+      const unsigned char same[3] = {all[plo[1] * 3], all[plo[1] * 3 + 1], all[plo[1] * 3 + 2]};
+      EXPECT_GDS_OK(GDS_put(same, nullptr, plo, phi, g));
+      EXPECT_GDS_OK(GDS_wait(g));
+      bool right = true;
+      for (Index k = 0; k < 18; ++k) right = right && got[k] == all[glo[1] * 3 + k];
+      stale += right ? 0 : 1;
+    }
+    EXPECT_EQ(stale, 0) << "of 300 gets were incomplete after GDS_wait";
+  }
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
 // Many accumulates outstanding at once, completed by one fence.
 TEST_F(Atomics, ManyOutstandingAccumulates) {
   const Index count = 64;

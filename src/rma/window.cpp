@@ -106,6 +106,7 @@ GDS_status_t Window::free(const char *func) {
 
 GDS_status_t Window::put(const char *func, const void *origin, int ocount, MPI_Datatype otype,
                          int target, MPI_Aint disp, int tcount, MPI_Datatype ttype) {
+  put_after_get_ = put_after_get_ || got_;
   GDS_TRY(checked(func, "MPI_Put",
                   injected() ? MPI_ERR_OTHER : MPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win_)));
   return noted(func, target);
@@ -113,6 +114,7 @@ GDS_status_t Window::put(const char *func, const void *origin, int ocount, MPI_D
 
 GDS_status_t Window::get(const char *func, void *origin, int ocount, MPI_Datatype otype, int target,
                          MPI_Aint disp, int tcount, MPI_Datatype ttype) {
+  got_ = true;
   GDS_TRY(checked(func, "MPI_Get",
                   injected() ? MPI_ERR_OTHER : MPI_Get(origin, ocount, otype, target, disp, tcount, ttype, win_)));
   return noted(func, target);
@@ -178,6 +180,7 @@ GDS_status_t Window::noted_slow(const char *func, int target) {
 void Window::forget_outstanding() {
   ntargets_ = 0;
   ops_ = 0;
+  got_ = put_after_get_ = false;
 }
 
 GDS_status_t Window::flush_local_one(const char *func, int target) {
@@ -185,12 +188,15 @@ GDS_status_t Window::flush_local_one(const char *func, int target) {
 }
 
 GDS_status_t Window::complete_local_slow(const char *func) {
+  // The remote flushes of the MPICH workaround (put_after_get_) complete locally as well.
   GDS_status_t s = GDS_STATUS_OK;
-  if (ntargets_ > kMaxTargets) {
+  if (ntargets_ > kMaxTargets && put_after_get_)
+    s = checked(func, "MPI_Win_flush_all", MPI_Win_flush_all(win_));
+  else if (ntargets_ > kMaxTargets)
     s = checked(func, "MPI_Win_flush_local_all", MPI_Win_flush_local_all(win_));
-  } else {
-    for (int i = 0; i < ntargets_ && s == GDS_STATUS_OK; ++i) s = flush_local_one(func, targets_[i]);
-  }
+  else
+    for (int i = 0; i < ntargets_ && s == GDS_STATUS_OK; ++i)
+      s = put_after_get_ ? flush(func, targets_[i]) : flush_local_one(func, targets_[i]);
   forget_outstanding();
   return s;
 }

@@ -58,8 +58,9 @@ class Window {
   // Local completion of every operation issued since the last completion
   // (GDS_wait): flushes only the processes they went to, all past a few.
   GDS_status_t complete_local(const char *func) {
-    if (ntargets_ == 1 && ops_ == 0) [[likely]] {
+    if (ntargets_ == 1 && ops_ == 0 && !put_after_get_) [[likely]] {
       ntargets_ = 0;
+      got_ = false;
       return flush_local_one(func, targets_[0]);
     }
     return complete_local_slow(func);
@@ -122,6 +123,14 @@ class Window {
   int targets_[kMaxTargets] = {};
   int ntargets_ = 0;
   std::uint64_t ops_ = 0;  // operations since the last completion, with GDS_OUTSTANDING_RMA_OPS_MAX
+  // MPICH 4.0.2 ch4:ucx: a put issued after a get to the same target makes
+  // MPI_Win_flush_local(_all) return before the get has landed (the put
+  // overwrites the target's "needs a local flush" mark with "needs a
+  // flush", and the local flush looks only for the former). Reproducer:
+  // tests/mpi_bugs/get_put_flush_local.c. Once a put follows a get before
+  // they complete, local completion flushes remotely, which completes both.
+  bool got_ = false;            // an MPI_Get is outstanding
+  bool put_after_get_ = false;  // and an MPI_Put was issued after it
 };
 
 // Fault injection (GDS_inject_fault): the `after`-th next RMA operation of
