@@ -4,6 +4,9 @@
 // for one MPI count.
 #include <algorithm>
 #include <complex>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <cstdint>
 #include <functional>
 #include <numeric>
@@ -325,6 +328,125 @@ TEST_F(Accumulate, ReplaceAndNoOp) {
              [](int, int b) { return b; }, nprocs - 1);
   check<double>(MPI_DOUBLE, MPI_NO_OP, [](int i) { return i + 0.5; }, [](int r, int) { return r * 1e9; },
                 [](double a, double) { return a; });
+}
+
+namespace {
+
+// Whether this MPI compares unsigned integers as signed in MPI_MAX
+// accumulates, asked directly (as tests/mpi_bugs/unsigned_max_min.c does).
+bool mpi_compares_unsigned_as_signed() {
+  std::uint64_t *base = nullptr;
+  MPI_Win win;
+  MPI_Win_allocate(4 * sizeof(std::uint64_t), sizeof(std::uint64_t), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
+  base[0] = std::uint64_t{1} << 63;
+  const std::uint64_t zero = 0;
+  MPI_Win_lock_all(0, win);
+  MPI_Accumulate(&zero, 1, MPI_UINT64_T, 0, 0, 1, MPI_UINT64_T, MPI_MAX, win);
+  MPI_Win_flush_all(win);
+  MPI_Win_unlock_all(win);
+  const bool wrong = base[0] != std::uint64_t{1} << 63;
+  MPI_Win_free(&win);
+  return wrong;
+}
+
+// An n-byte unsigned value at p (host order).
+void store_unsigned(unsigned char *p, std::size_t n, std::uint64_t v) {
+  if (n == 1) *p = static_cast<std::uint8_t>(v);
+  if (n == 2) { const auto x = static_cast<std::uint16_t>(v); std::memcpy(p, &x, 2); }
+  if (n == 4) { const auto x = static_cast<std::uint32_t>(v); std::memcpy(p, &x, 4); }
+  if (n == 8) std::memcpy(p, &v, 8);
+}
+std::uint64_t load_unsigned(const unsigned char *p, std::size_t n) {
+  std::uint8_t a;
+  std::uint16_t b;
+  std::uint32_t c;
+  std::uint64_t d;
+  switch (n) {
+    case 1: std::memcpy(&a, p, 1); return a;
+    case 2: std::memcpy(&b, p, 2); return b;
+    case 4: std::memcpy(&c, p, 4); return c;
+    default: std::memcpy(&d, p, 8); return d;
+  }
+}
+
+}  // namespace
+
+// MPI_MAX and MPI_MIN of unsigned integers with the top bit set, for every
+// unsigned type, by GDS_acc and GDS_get_acc from every process into a box
+// crossing owners, each result checked right after the call that promises
+// it. MPICH 4.0.2 compares them as signed (MPICH issue 6083): GDS corrects
+// it at GDS_init, or, where it may not (GDS_MPI_T_WORKAROUNDS=0, the
+// data_unsigned_refused test), refuses with GDS_STATUS_MPI_BUG.
+TEST_F(Accumulate, UnsignedMaxMinWithTheTopBitSet) {
+  const char *workarounds = std::getenv("GDS_MPI_T_WORKAROUNDS");
+  const bool refused = workarounds != nullptr && std::string(workarounds) == "0" && mpi_compares_unsigned_as_signed();
+  if (rank == 0) std::printf("[ note     ] expecting %s\n", refused ? "GDS_STATUS_MPI_BUG" : "right results");
+  struct U {
+    MPI_Datatype type;
+    const char *name;
+  };
+  const U types[] = {{MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR"}, {MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT"},
+                     {MPI_UNSIGNED, "MPI_UNSIGNED"}, {MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG"},
+                     {MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG"}, {MPI_UINT8_T, "MPI_UINT8_T"},
+                     {MPI_UINT16_T, "MPI_UINT16_T"}, {MPI_UINT32_T, "MPI_UINT32_T"}, {MPI_UINT64_T, "MPI_UINT64_T"}};
+  const Index count[2] = {6, 5}, lo[2] = {0, 0}, hi[2] = {5, 4};
+  for (const U &u : types) {
+    SCOPED_TRACE(u.name);
+    int size = 0;
+    MPI_Type_size(u.type, &size);
+    const auto n = static_cast<std::size_t>(size);
+    const std::uint64_t top = std::uint64_t{1} << (8 * n - 1);
+    GDS_gds_t g = GDS_NULL;
+    ASSERT_GDS_OK(GDS_alloc(2, count, nullptr, u.type, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+    std::vector<std::uint64_t> model(30);
+    std::vector<unsigned char> buf(30 * n), mine(30 * n), fetched(30 * n);
+    for (int i = 0; i < 30; ++i) model[i] = i % 2 == 0 ? top | static_cast<std::uint64_t>(i) : static_cast<std::uint64_t>(i);
+    for (int i = 0; i < 30; ++i) store_unsigned(buf.data() + i * n, n, model[i]);
+    if (rank == 0) EXPECT_GDS_OK(GDS_put(buf.data(), nullptr, lo, hi, g));
+    EXPECT_GDS_OK(GDS_fence(g));
+    const auto expect_read = [&](const char *what) {
+      std::vector<unsigned char> out(30 * n);
+      EXPECT_GDS_OK(GDS_get(out.data(), nullptr, lo, hi, g));
+      EXPECT_GDS_OK(GDS_wait(g));
+      for (int i = 0; i < 30; ++i) EXPECT_EQ(load_unsigned(out.data() + i * n, n), model[i]) << what << ", element " << i;
+    };
+    // MAX with small values: the top-bit elements stay.
+    for (int i = 0; i < 30; ++i) store_unsigned(mine.data() + i * n, n, static_cast<std::uint64_t>(rank + 3));
+    const GDS_status_t max = GDS_acc(mine.data(), nullptr, lo, hi, MPI_MAX, g);
+    if (refused) {
+      EXPECT_EQ(max, GDS_STATUS_MPI_BUG);
+      EXPECT_TRUE(message_names("GDS_acc", "MPI_MAX on"));
+      EXPECT_EQ(GDS_get_acc(mine.data(), nullptr, fetched.data(), nullptr, lo, hi, MPI_MIN, g), GDS_STATUS_MPI_BUG);
+      EXPECT_GDS_OK(GDS_fence(g));
+      expect_read("after the refused calls");  // nothing was changed
+      EXPECT_GDS_OK(GDS_free(&g));
+      continue;
+    }
+    EXPECT_GDS_OK(max);
+    for (int i = 0; i < 30; ++i) model[i] = std::max<std::uint64_t>(model[i], static_cast<std::uint64_t>(nprocs + 2));
+    EXPECT_GDS_OK(GDS_fence(g));
+    expect_read("MAX");
+    EXPECT_GDS_OK(GDS_fence(g));
+    // MIN with 1: every element becomes 1.
+    for (int i = 0; i < 30; ++i) store_unsigned(mine.data() + i * n, n, 1);
+    if (rank == nprocs - 1) EXPECT_GDS_OK(GDS_acc(mine.data(), nullptr, lo, hi, MPI_MIN, g));
+    for (auto &m : model) m = 1;
+    EXPECT_GDS_OK(GDS_fence(g));
+    expect_read("MIN");
+    EXPECT_GDS_OK(GDS_fence(g));
+    // get_acc MAX with the top bit: fetches 1s, leaves the top bit.
+    for (int i = 0; i < 30; ++i) store_unsigned(mine.data() + i * n, n, top | 5);
+    if (rank == 0) {
+      EXPECT_GDS_OK(GDS_get_acc(mine.data(), nullptr, fetched.data(), nullptr, lo, hi, MPI_MAX, g));
+      EXPECT_GDS_OK(GDS_wait(g));
+      for (int i = 0; i < 30; ++i) EXPECT_EQ(load_unsigned(fetched.data() + i * n, n), 1u) << "fetched " << i;
+    }
+    for (auto &m : model) m = top | 5;
+    EXPECT_GDS_OK(GDS_fence(g));
+    expect_read("get_acc MAX");
+    EXPECT_GDS_OK(GDS_fence(g));
+    EXPECT_GDS_OK(GDS_free(&g));
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -107,11 +107,13 @@ typedef GDS_ENUM(GDS_status) {
   GDS_STATUS_NOT_IN_HANDLER = 38,      /**< GDS_resume_* outside the handler of that error */
   GDS_STATUS_ERROR_FOUND = 39,         /**< an error check found an error */
   GDS_STATUS_CHECK_FAILED = 40,        /**< an error check function returned a failure status */
-  GDS_STATUS_DESCRIPTOR_IN_USE = 41    /**< the error descriptor is being handled (GDS_resume_* frees it) */
+  GDS_STATUS_DESCRIPTOR_IN_USE = 41,   /**< the error descriptor is being handled (GDS_resume_* frees it) */
+  GDS_STATUS_MPI_BUG = 42              /**< the MPI library computes this operation wrongly and GDS could not
+                                            work around it; refused rather than answered wrongly */
 } GDS_status_t;
 
 /** The largest GDS_status_t value. */
-#define GDS_STATUS_LAST GDS_STATUS_DESCRIPTOR_IN_USE
+#define GDS_STATUS_LAST GDS_STATUS_MPI_BUG
 
 /** Thread support levels (GVR 1.0, 6.1), in increasing order. */
 typedef GDS_ENUM(GDS_thread_support) {

@@ -89,13 +89,19 @@ constexpr std::array<OpName, 14> kOps = {{
 }  // namespace
 
 void init_element_types() {
+  const MPI_Datatype unsigned_types[] = {MPI_UNSIGNED_CHAR, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+                                         MPI_UNSIGNED_LONG_LONG, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
+                                         MPI_UINT64_T};
   for (ElementType &t : g_types) {
     if (t.mpi == MPI_DATATYPE_NULL) continue;
     MPI_Aint lb = 0, extent = 0;
     MPI_Type_get_extent(t.mpi, &lb, &extent);
     t.extent = static_cast<std::size_t>(extent);
+    for (MPI_Datatype u : unsigned_types) t.is_unsigned = t.is_unsigned || t.mpi == u;
   }
 }
+
+std::span<const ElementType> element_types() { return g_types; }
 
 const ElementType *find_element_type(MPI_Datatype type) {
   if (type == MPI_DATATYPE_NULL) return nullptr;

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <span>
 
 namespace gds::core {
 
@@ -26,11 +27,15 @@ struct ElementType {
   MPI_Datatype mpi;
   const char *name;
   TypeClass cls;
-  std::size_t extent;  // bytes per element in memory
+  std::size_t extent;      // bytes per element in memory
+  bool is_unsigned = false;  // an unsigned C integer
 };
 
 // Fills in extents; needs MPI initialized. Called by GDS_init().
 void init_element_types();
+
+// Every element type (entries MPI lacks have mpi == MPI_DATATYPE_NULL).
+std::span<const ElementType> element_types();
 
 // The table entry for `type`, or nullptr if it is not an element type.
 const ElementType *find_element_type(MPI_Datatype type);

@@ -45,6 +45,7 @@ extern "C" GDS_API const char *GDS_status_string(GDS_status_t status) {
     case GDS_STATUS_ERROR_FOUND: return "an error check found an error";
     case GDS_STATUS_CHECK_FAILED: return "an error check function failed";
     case GDS_STATUS_DESCRIPTOR_IN_USE: return "the error descriptor is being handled";
+    case GDS_STATUS_MPI_BUG: return "the MPI library computes this operation wrongly; GDS refuses it";
   }
   return "unknown GDS status";
 }

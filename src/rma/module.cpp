@@ -5,6 +5,7 @@
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "rma/datatype.hpp"
+#include "rma/mpi_checks.hpp"
 #include "rma/state.hpp"
 
 namespace gds::rma {
@@ -24,15 +25,25 @@ class Rma final : public core::Module {
     g_settings = Settings{};
     core::env_unsigned("GDS_OUTSTANDING_RMA_OPS_MAX", UINT64_MAX, &g_settings.outstanding_ops_max);
     core::env_unsigned("GDS_ACC_SEGMENT_SIZE", UINT64_MAX, &g_settings.acc_segment_size);
+    std::uint64_t may_change_mpi = 1;
+    core::env_unsigned("GDS_MPI_T_WORKAROUNDS", 1, &may_change_mpi);
+    check_unsigned_min_max(core::g_rt.world, may_change_mpi != 0);
+    if (unsigned_min_max() != UnsignedMinMax::correct && core::debug_level() >= 1)
+      core::log(core::Level::warning, "GDS_init", "%s", unsigned_min_max_note());
   }
 
   void show_info() const override {
     core::log(core::Level::info, "GDS_init", "GDS_OUTSTANDING_RMA_OPS_MAX=%llu GDS_ACC_SEGMENT_SIZE=%llu",
               static_cast<unsigned long long>(g_settings.outstanding_ops_max),
               static_cast<unsigned long long>(g_settings.acc_segment_size));
+    if (unsigned_min_max() != UnsignedMinMax::correct)
+      core::log(core::Level::info, "GDS_init", "%s", unsigned_min_max_note());
   }
 
-  void finalize() override { clear_type_cache(); }
+  void finalize() override {
+    clear_type_cache();
+    restore_mpi_settings();
+  }
 
   GDS_status_t prepare(const char *, const core::ArraySpec &, MPI_Info, core::Signature &,
                        std::unique_ptr<core::ArrayState> *state) override {

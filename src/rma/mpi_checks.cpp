@@ -1,0 +1,147 @@
+#include "rma/mpi_checks.hpp"
+
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "core/collective.hpp"
+#include "core/log.hpp"
+#include "rma/window.hpp"
+
+namespace gds::rma {
+namespace {
+
+constexpr const char *kYaksaReduction = "MPIR_CVAR_ENABLE_YAKSA_REDUCTION";
+
+UnsignedMinMax g_unsigned = UnsignedMinMax::correct;
+bool g_tool_initialized = false;
+bool g_restore_yaksa = false;
+int g_yaksa_before = 1;
+
+// Whether MAX and MIN of unsigned values come out right in accumulates and
+// get_accumulates to the next process (itself when alone). Every process
+// returns the same answer; an MPI failure counts as wrong.
+bool unsigned_min_max_right(MPI_Comm comm) {
+  const char *func = "GDS_init";
+  int rank = 0, nprocs = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &nprocs);
+  std::vector<const core::ElementType *> types;
+  for (const core::ElementType &t : core::element_types())
+    if (t.mpi != MPI_DATATYPE_NULL && t.is_unsigned) types.push_back(&t);
+  // Per type, three 8-byte slots: MAX target, MIN target, get_accumulate MAX target.
+  const std::size_t bytes = types.size() * 3 * 8;
+  Window w;
+  void *base = nullptr;
+  if (core::agree(func, comm, w.allocate(func, comm, static_cast<MPI_Aint>(bytes), 1, &base)) != GDS_STATUS_OK)
+    return false;
+  auto *mem = static_cast<unsigned char *>(base);
+  std::vector<unsigned char> fetched(types.size() * 8, 0);
+  constexpr bool little = std::endian::native == std::endian::little;
+  unsigned char zero[8] = {}, one[8] = {}, top[8] = {};
+  // 1 and the top bit of an n-byte unsigned integer.
+  const auto set_values = [&](std::size_t n) {
+    std::memset(one, 0, sizeof one);
+    std::memset(top, 0, sizeof top);
+    one[little ? 0 : n - 1] = 1;
+    top[little ? n - 1 : 0] = 0x80;
+  };
+  for (std::size_t k = 0; k < types.size(); ++k) {
+    set_values(types[k]->extent);
+    for (int s = 0; s < 3; ++s) std::memcpy(mem + (3 * k + s) * 8, top, types[k]->extent);
+  }
+  GDS_status_t s = w.sync(func);
+  s = core::agree(func, comm, s);  // everyone's slots are set before anyone accumulates
+  const int next = (rank + 1) % nprocs;
+  for (std::size_t k = 0; k < types.size() && s == GDS_STATUS_OK; ++k) {
+    set_values(types[k]->extent);
+    const MPI_Datatype t = types[k]->mpi;
+    const auto at = static_cast<MPI_Aint>(3 * k * 8);
+    s = w.accumulate(func, zero, 1, t, next, at, 1, t, MPI_MAX);
+    if (s == GDS_STATUS_OK) s = w.accumulate(func, one, 1, t, next, at + 8, 1, t, MPI_MIN);
+    if (s == GDS_STATUS_OK)
+      s = w.get_accumulate(func, zero, 1, t, fetched.data() + k * 8, 1, t, next, at + 16, 1, t, MPI_MAX);
+  }
+  if (s == GDS_STATUS_OK) s = w.complete_remote(func);
+  s = core::agree(func, comm, s);
+  if (s == GDS_STATUS_OK) s = w.sync(func);
+  bool right = s == GDS_STATUS_OK;
+  for (std::size_t k = 0; k < types.size() && right; ++k) {
+    const std::size_t n = types[k]->extent;
+    set_values(n);
+    right = std::memcmp(mem + 3 * k * 8, top, n) == 0 &&          // MAX(x, 0) = x
+            std::memcmp(mem + (3 * k + 1) * 8, one, n) == 0 &&    // MIN(x, 1) = 1
+            std::memcmp(mem + (3 * k + 2) * 8, top, n) == 0 &&    // get_acc MAX(x, 0) = x
+            std::memcmp(fetched.data() + k * 8, top, n) == 0;     // and fetched x
+  }
+  const GDS_status_t freed = w.free(func);
+  const GDS_status_t all = core::agree(func, comm, right && freed == GDS_STATUS_OK ? GDS_STATUS_OK : GDS_STATUS_MPI_BUG);
+  return all == GDS_STATUS_OK;
+}
+
+// Sets MPICH's yaksa-reduction control variable to `value`; false if this
+// MPI has no such variable or refuses the change.
+bool set_yaksa_reduction(int value, int *before) {
+  if (!g_tool_initialized) {
+    int provided = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return false;
+    g_tool_initialized = true;
+  }
+  int index = -1;
+  if (MPI_T_cvar_get_index(kYaksaReduction, &index) != MPI_SUCCESS) return false;
+  MPI_T_cvar_handle handle;
+  int count = 0;
+  if (MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) != MPI_SUCCESS) return false;
+  bool ok = count == 1;
+  if (ok && before != nullptr) ok = MPI_T_cvar_read(handle, before) == MPI_SUCCESS;
+  if (ok) ok = MPI_T_cvar_write(handle, &value) == MPI_SUCCESS;
+  MPI_T_cvar_handle_free(&handle);
+  return ok;
+}
+
+}  // namespace
+
+void check_unsigned_min_max(MPI_Comm comm, bool may_change_mpi) {
+  g_unsigned = UnsignedMinMax::correct;
+  if (unsigned_min_max_right(comm)) return;
+  g_unsigned = UnsignedMinMax::refused;
+  if (!may_change_mpi) return;
+  // Every process changes the variable (MPICH wants it equal everywhere) or none does.
+  const bool set = set_yaksa_reduction(0, &g_yaksa_before);
+  if (core::agree("GDS_init", comm, set ? GDS_STATUS_OK : GDS_STATUS_MPI_BUG) != GDS_STATUS_OK) {
+    if (set) set_yaksa_reduction(g_yaksa_before, nullptr);
+    return;
+  }
+  g_restore_yaksa = true;
+  if (unsigned_min_max_right(comm)) g_unsigned = UnsignedMinMax::corrected;
+}
+
+UnsignedMinMax unsigned_min_max() { return g_unsigned; }
+
+const char *unsigned_min_max_note() {
+  switch (g_unsigned) {
+    case UnsignedMinMax::correct: return "MPI computes MPI_MAX and MPI_MIN of unsigned integers right";
+    case UnsignedMinMax::corrected:
+      return "this MPI computed MPI_MAX and MPI_MIN of unsigned integers as signed (MPICH issue 6083); "
+             "MPIR_CVAR_ENABLE_YAKSA_REDUCTION=0 set until GDS_finalize corrects it";
+    case UnsignedMinMax::refused:
+      return "this MPI computes MPI_MAX and MPI_MIN of unsigned integers as signed (MPICH issue 6083) and GDS "
+             "could not correct it (GDS_MPI_T_WORKAROUNDS=0, or no MPIR_CVAR_ENABLE_YAKSA_REDUCTION): "
+             "GDS_acc and GDS_get_acc refuse them with GDS_STATUS_MPI_BUG";
+  }
+  return "";
+}
+
+bool op_computed_right(MPI_Op op, const core::ElementType &type) {
+  return g_unsigned != UnsignedMinMax::refused || !type.is_unsigned || (op != MPI_MAX && op != MPI_MIN);
+}
+
+void restore_mpi_settings() {
+  if (g_restore_yaksa) set_yaksa_reduction(g_yaksa_before, nullptr);
+  g_restore_yaksa = false;
+  if (g_tool_initialized) MPI_T_finalize();
+  g_tool_initialized = false;
+  g_unsigned = UnsignedMinMax::correct;
+}
+
+}  // namespace gds::rma

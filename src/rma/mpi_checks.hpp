@@ -1,0 +1,34 @@
+// MPI library bugs that GDS checks for at GDS_init because no change to how
+// it calls MPI avoids them.
+//
+// MPICH 4.0.2 (pmodels/mpich#6083, fixed in 4.1; its yaksa reductions treat
+// unsigned integers as signed): MPI_Accumulate and MPI_Get_accumulate with
+// MPI_MAX or MPI_MIN on an unsigned type compare as signed, so MAX(0, x)
+// with x's top bit set leaves 0. GDS_init tries it on the processes' own
+// windows; if the results are wrong it turns MPICH's yaksa reductions off
+// through the MPI tool interface (control variable
+// MPIR_CVAR_ENABLE_YAKSA_REDUCTION, restored at GDS_finalize) and tries
+// again; if they are still wrong (or GDS_MPI_T_WORKAROUNDS=0 forbids the
+// change) MAX and MIN on unsigned types are refused with GDS_STATUS_MPI_BUG.
+// Reproducer: tests/mpi_bugs/unsigned_max_min.c.
+#pragma once
+
+#include <mpi.h>
+
+#include "core/datatypes.hpp"
+
+namespace gds::rma {
+
+enum class UnsignedMinMax { correct, corrected, refused };
+
+// Collective over comm (GDS_COMM_WORLD, at GDS_init).
+void check_unsigned_min_max(MPI_Comm comm, bool may_change_mpi);
+[[nodiscard]] UnsignedMinMax unsigned_min_max();
+// One line on the outcome, for GDS_SHOW_INFO and warnings.
+[[nodiscard]] const char *unsigned_min_max_note();
+// Whether MPI computes `op` on `type` correctly (false: refuse it).
+[[nodiscard]] bool op_computed_right(MPI_Op op, const core::ElementType &type);
+// GDS_finalize: gives MPI back its own settings.
+void restore_mpi_settings();
+
+}  // namespace gds::rma
