@@ -1,12 +1,14 @@
 # Build variant: AddressSanitizer + UndefinedBehaviorSanitizer for everything.
 # Tests get LSAN_OPTIONS with the suppressions for MPICH's own exit-time
-# leaks (cmake/lsan.supp) through gds_add_mpi_test.
+# leaks (cmake/lsan.supp) through gds_add_mpi_test. allocator_may_return_null:
+# an allocation no memory can hold throws std::bad_alloc, as without ASan
+# (GDS reports it as GDS_STATUS_NOMEM), instead of ending the process.
 set(GDS_SANITIZER_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 add_compile_options(${GDS_SANITIZER_FLAGS})
 add_link_options(-fsanitize=address,undefined)
 # HWLOC_COMPONENTS=-pci: see cmake/lsan.supp (MPICH's hwloc PCI plugin leaks).
 set(GDS_SANITIZER_ENV
     "HWLOC_COMPONENTS=-pci"
-    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0"
+    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0:allocator_may_return_null=1"
     "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/cmake/lsan.supp:print_suppressions=0"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")

@@ -351,7 +351,7 @@ MODULE GDS
   !   INTEGER(C_INT) FUNCTION h(gds, error_desc) BIND(C); TYPE(C_PTR), VALUE :: gds, error_desc
   ! and checks
   !   INTEGER(C_INT) FUNCTION c(gds, priority) BIND(C); TYPE(C_PTR), VALUE :: gds; INTEGER(C_INT), VALUE :: priority
-  ! passed with C_FUNLOC. Attribute values are passed by address (C_LOC); INT values are INTEGER(8),
+  ! passed by value: C_FUNLOC(h) straight in the call. Attribute values are passed by address (C_LOC); INT values are INTEGER(8),
   ! FLOAT values DOUBLE PRECISION.
   INTEGER, PARAMETER :: GDS_EAVTYPE_BYTE = 1, GDS_EAVTYPE_INT = 2, GDS_EAVTYPE_FLOAT = 3, &
     GDS_EAVTYPE_BYTE_ARRAY = 4, GDS_EAVTYPE_INT_ARRAY = 5, GDS_EAVTYPE_FLOAT_ARRAY = 6, &
@@ -458,7 +458,7 @@ CONTAINS
     INTEGER(8), INTENT(IN) :: ndims, local_buffer_count
     INTEGER(8), DIMENSION(*), INTENT(IN) :: count
     INTEGER, INTENT(IN) :: element_type, resilience_priority, users, info
-    TYPE(C_FUNPTR), INTENT(IN) :: global_to_local_func, local_to_global_func
+    TYPE(C_FUNPTR), VALUE :: global_to_local_func, local_to_global_func
     TYPE(C_PTR), INTENT(IN) :: local_buffer
     TYPE(C_PTR), INTENT(OUT) :: gds
     INTEGER, INTENT(OUT) :: status
@@ -762,7 +762,7 @@ CONTAINS
 
   SUBROUTINE GDS_REGISTER_LOCAL_ERROR_HANDLER(gds, pred, recovery_func, status)
     TYPE(C_PTR), INTENT(IN) :: gds, pred
-    TYPE(C_FUNPTR), INTENT(IN) :: recovery_func
+    TYPE(C_FUNPTR), VALUE :: recovery_func
     INTEGER, INTENT(OUT) :: status
     status = c_register_handler(gds, pred, recovery_func)
   END SUBROUTINE
@@ -770,14 +770,14 @@ CONTAINS
   ! Collective.
   SUBROUTINE GDS_REGISTER_GLOBAL_ERROR_HANDLER(gds, pred, recovery_func, status)
     TYPE(C_PTR), INTENT(IN) :: gds, pred
-    TYPE(C_FUNPTR), INTENT(IN) :: recovery_func
+    TYPE(C_FUNPTR), VALUE :: recovery_func
     INTEGER, INTENT(OUT) :: status
     status = c_register_global_handler(gds, pred, recovery_func)
   END SUBROUTINE
 
   SUBROUTINE GDS_REGISTER_LOCAL_ERROR_CHECK(gds, check_func, check_priority, status)
     TYPE(C_PTR), INTENT(IN) :: gds
-    TYPE(C_FUNPTR), INTENT(IN) :: check_func
+    TYPE(C_FUNPTR), VALUE :: check_func
     INTEGER, INTENT(IN) :: check_priority
     INTEGER, INTENT(OUT) :: status
     status = c_register_check(gds, check_func, check_priority)
@@ -786,7 +786,7 @@ CONTAINS
   ! Collective.
   SUBROUTINE GDS_REGISTER_GLOBAL_ERROR_CHECK(gds, check_func, check_priority, status)
     TYPE(C_PTR), INTENT(IN) :: gds
-    TYPE(C_FUNPTR), INTENT(IN) :: check_func
+    TYPE(C_FUNPTR), VALUE :: check_func
     INTEGER, INTENT(IN) :: check_priority
     INTEGER, INTENT(OUT) :: status
     status = c_register_global_check(gds, check_func, check_priority)

@@ -191,13 +191,13 @@ TEST_F(Access, OpenRegionsBlockOverlappingCalls) {
   void *buffer = nullptr;
   GDS_access_handle_t h = GDS_ACCESS_HANDLE_NULL;
   ASSERT_GDS_OK(GDS_access(g, lo, hi, GDS_ACCESS_BUFFER_COPY, &buffer, &h));
-  int x = 1, y = 0;
+  int x = 1, y = 0, z = 2;
   const Index in[2] = {3, 3}, out[2] = {6, 6};
   EXPECT_EQ(GDS_put(&x, nullptr, in, in, g), GDS_STATUS_ACCESS_CONFLICT);
   EXPECT_TRUE(message_names("GDS_put", "GDS_release"));
   EXPECT_EQ(GDS_get(&y, nullptr, in, in, g), GDS_STATUS_ACCESS_CONFLICT);
   EXPECT_EQ(GDS_acc(&x, nullptr, in, in, MPI_SUM, g), GDS_STATUS_ACCESS_CONFLICT);
-  EXPECT_EQ(GDS_compare_and_swap(&x, &x, &y, in, g), GDS_STATUS_ACCESS_CONFLICT);
+  EXPECT_EQ(GDS_compare_and_swap(&x, &z, &y, in, g), GDS_STATUS_ACCESS_CONFLICT);
   EXPECT_EQ(GDS_get_acc(&x, nullptr, &y, nullptr, in, in, MPI_SUM, g), GDS_STATUS_ACCESS_CONFLICT);
   void *other = nullptr;
   GDS_access_handle_t h2 = GDS_ACCESS_HANDLE_NULL;

@@ -293,6 +293,8 @@ TEST_F(BadInput, DataAccess) {
        GDS_STATUS_NULL_ARGUMENT, "GDS_compare_and_swap", "swap_result_addr"},
       {"cas overlap", [&] { return GDS_compare_and_swap(values, values + 1, values, lo, g); },
        GDS_STATUS_BUFFER_OVERLAP, "GDS_compare_and_swap", "overlaps"},
+      {"cas compare = swap source", [&] { return GDS_compare_and_swap(values, values, result, lo, g); },
+       GDS_STATUS_BUFFER_OVERLAP, "GDS_compare_and_swap", "compare_addr and swap_source_addr overlap"},
       {"cas freed", [&] { return GDS_compare_and_swap(values, values + 1, result, lo, freed); },
        GDS_STATUS_FREED_HANDLE, "GDS_compare_and_swap", "freed"},
   });
@@ -626,6 +628,171 @@ TEST_F(BadInput, OpenResilience) {
   EXPECT_GDS_OK(GDS_free_error_pred(&pred));
   EXPECT_GDS_OK(GDS_free_error_pred_term(&term));
   EXPECT_EQ(freed_term, GDS_ERROR_PRED_TERM_NULL);
+}
+
+// Every length, count, index and size argument at and past 2^31, 2^32,
+// 2^63 and 2^64: each call returns its status, never crashes, hangs or
+// throws. (Values a buffer argument would have to back, such as a 4 GiB
+// attribute from a 256-byte buffer, are not tried: no library can tell a
+// buffer's true size. Those past the end of the address space are.)
+TEST_F(BadInput, SizesNearTheLimits) {
+  constexpr Index p31 = Index{1} << 31, p32 = Index{1} << 32, p63 = Index{1} << 63, max = ~Index{0};
+  const Index near[] = {p31 - 1, p31, p31 + 1, p32 - 1, p32, p32 + 1, p63 - 1, p63, p63 + 1, max};
+  const Index wrapping[] = {p63, p63 + 1, max};  // more bytes than any buffer can hold
+  GDS_gds_t out = GDS_NULL;
+  GDS_error_attr_key_t int_key = GDS_EATTR_GDS_VERSION, bytes_key = GDS_EATTR_APP;
+  GDS_error_t desc = GDS_ERROR_NULL;
+  ASSERT_GDS_OK(GDS_create_error_descriptor(&desc));
+  GDS_error_pred_term_t term = GDS_ERROR_PRED_TERM_NULL;
+  const auto g2l = [](const GDS_size_t *, int *rank, GDS_size_t *off) {
+    *rank = 0;
+    *off = 0;
+    return GDS_STATUS_OK;
+  };
+  const auto l2g = [](GDS_size_t, GDS_size_t *g) {
+    g[0] = 0;
+    return GDS_STATUS_OK;
+  };
+  std::vector<Case> cases;
+  const auto add = [&](std::string what, std::function<GDS_status_t()> call, GDS_status_t status, const char *func,
+                       const char *mention) { cases.push_back({std::move(what), std::move(call), status, func, mention}); };
+  for (const Index v : near) {
+    std::string at = "=";  // (not "=" + to_string(v): GCC 12 warns wrongly there, -Wrestrict)
+    at += std::to_string(v);
+    const Index square[2] = {v, v}, line[1] = {v}, row_lo[2] = {3, 0}, row_hi[2] = {3, 2};
+    const Index out_hi[2] = {3, v}, out_idx[2] = {v, 0}, ld[1] = {v};
+    add("alloc count[0] and count[1]" + at,
+        [=, &out] { return GDS_alloc(2, square, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+        GDS_STATUS_INVALID_COUNT, "GDS_alloc", "overflow");
+    if (v >= p63 / 4)
+      add("alloc count[0] of ints" + at,
+          [=, &out] { return GDS_alloc(1, line, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+          GDS_STATUS_INVALID_COUNT, "GDS_alloc", "overflow");
+    add("create count[0] and count[1]" + at,
+        [=, &out, this] { return GDS_create(2, square, MPI_INT, g2l, l2g, values, 8, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out); },
+        GDS_STATUS_INVALID_COUNT, "GDS_create", "overflow");
+    if (v >= p63 / 4)
+      add("create local_buffer_count" + at,
+          [=, &out, this] {
+            const Index eight[1] = {8};
+            return GDS_create(1, eight, MPI_INT, g2l, l2g, values, v, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out);
+          },
+          GDS_STATUS_INVALID_COUNT, "GDS_create", "local_buffer_count");
+    add("put hi_index[1]" + at, [=, this] { return GDS_put(values, nullptr, row_lo, out_hi, g); }, GDS_STATUS_RANGE,
+        "GDS_put", "hi_index[1]");
+    add("get lo_index[0] > hi_index[0]" + at, [=, this] { return GDS_get(values, nullptr, out_idx, row_hi, g); },
+        GDS_STATUS_INVALID_BOX, "GDS_get", "lo_index[0]");
+    add("acc hi_index[1]" + at, [=, this] { return GDS_acc(values, nullptr, row_lo, out_hi, MPI_SUM, g); },
+        GDS_STATUS_RANGE, "GDS_acc", "hi_index[1]");
+    add("get_acc hi_index[1]" + at,
+        [=, this] { return GDS_get_acc(values, nullptr, result, nullptr, row_lo, out_hi, MPI_SUM, g); },
+        GDS_STATUS_RANGE, "GDS_get_acc", "hi_index[1]");
+    add("cas gds_offset[0]" + at, [=, this] { return GDS_compare_and_swap(values, values + 1, result, out_idx, g); },
+        GDS_STATUS_RANGE, "GDS_compare_and_swap", "gds_offset[0]");
+    add("locate index[0]" + at, [=, this] {
+          int r = 0;
+          Index off = 0;
+          return GDS_locate(g, out_idx, &r, &off);
+        }, GDS_STATUS_RANGE, "GDS_locate", "index[0]");
+    add("access hi_index[1]" + at, [=, this] {
+          void *b = nullptr;
+          GDS_access_handle_t h = GDS_ACCESS_HANDLE_NULL;
+          return GDS_access(dbl, row_lo, out_hi, GDS_ACCESS_BUFFER_COPY, &b, &h);
+        }, GDS_STATUS_RANGE, "GDS_access", "hi_index[1]");
+    // A box of one row never uses the stride, whatever origin_ld says; two
+    // rows 2^61 or more apart cannot be addressed at all.
+    add("put one row, origin_ld" + at, [=, this] { return GDS_put(values, ld, row_lo, row_hi, g); }, GDS_STATUS_OK, "",
+        "");
+    add("get one row, origin_ld" + at, [=, this] { return GDS_get(result, ld, row_lo, row_hi, g); }, GDS_STATUS_OK, "",
+        "");
+    if (v >= p63 / 4) {
+      const Index two_lo[2] = {3, 0}, two_hi[2] = {4, 2};
+      add("get two rows, origin_ld" + at, [=, this] { return GDS_get(result, ld, two_lo, two_hi, g); },
+          GDS_STATUS_INVALID_LD, "GDS_get", "origin_ld");
+      add("put two rows, origin_ld" + at, [=, this] { return GDS_put(values, ld, two_lo, two_hi, g); },
+          GDS_STATUS_INVALID_LD, "GDS_put", "origin_ld");
+      add("acc two rows, origin_ld" + at, [=, this] { return GDS_acc(values, ld, two_lo, two_hi, MPI_SUM, g); },
+          GDS_STATUS_INVALID_LD, "GDS_acc", "origin_ld");
+      add("get_acc two rows, result_ld" + at,
+          [=, this] { return GDS_get_acc(values, nullptr, result, ld, two_lo, two_hi, MPI_SUM, g); },
+          GDS_STATUS_INVALID_LD, "GDS_get_acc", "result_ld");
+      add("get_acc two rows, origin_ld" + at,
+          [=, this] { return GDS_get_acc(values, ld, result, nullptr, two_lo, two_hi, MPI_SUM, g); },
+          GDS_STATUS_INVALID_LD, "GDS_get_acc", "origin_ld");
+    }
+    add("version_inc label_size" + at, [=, this] { return GDS_version_inc(dbl, 1, "label", v); }, GDS_STATUS_INVALID,
+        "GDS_version_inc", "label_size");
+    add("version_dec dec" + at, [=, this] { return GDS_version_dec(dbl, v); }, GDS_STATUS_NO_VERSION,
+        "GDS_version_dec", "below version 0");
+    add("version_restore version" + at, [=, this] { return GDS_version_restore(dbl, v); }, GDS_STATUS_NO_VERSION,
+        "GDS_version_restore", "does not exist");
+    add("define_error_attr_key attr_name_size" + at, [=] {
+          GDS_error_attr_key_t k;
+          return GDS_define_error_attr_key("name", v, GDS_EAVTYPE_INT, &k);
+        }, GDS_STATUS_INVALID, "GDS_define_error_attr_key", "attr_name_size");
+    add("add_error_attr INT attr_len" + at, [=, this] { return GDS_add_error_attr(desc, int_key, v, values); },
+        GDS_STATUS_INVALID_ATTR_VALUE, "GDS_add_error_attr", "attr_len");
+    add("create_error_pred_term INT value_len" + at,
+        [=, &term, this] { return GDS_create_error_pred_term(int_key, GDS_EMEXP_VALUE, v, values, &term); },
+        GDS_STATUS_INVALID_ATTR_VALUE, "GDS_create_error_pred_term", "value_len");
+    add("inject_fault after" + at, [=] { return GDS_inject_fault(GDS_FAULT_RMA, v); }, GDS_STATUS_OK, "", "");
+    add("inject_fault cancelled", [] { return GDS_inject_fault(GDS_FAULT_NONE, 0); }, GDS_STATUS_OK, "", "");
+  }
+  for (const Index v : wrapping) {
+    std::string at = "=";  // (not "=" + to_string(v): GCC 12 warns wrongly there, -Wrestrict)
+    at += std::to_string(v);
+    add("add_error_attr BYTE_ARRAY attr_len" + at, [=, this] { return GDS_add_error_attr(desc, bytes_key, v, values); },
+        GDS_STATUS_INVALID_ATTR_VALUE, "GDS_add_error_attr", "address space");
+    add("create_error_pred_term BYTE_ARRAY value_len" + at,
+        [=, &term, this] { return GDS_create_error_pred_term(bytes_key, GDS_EMEXP_VALUE, v, values, &term); },
+        GDS_STATUS_INVALID_ATTR_VALUE, "GDS_create_error_pred_term", "address space");
+  }
+  // Lengths that stay inside the address space but no memory can hold.
+  for (const Index v : {Index{1} << 50, Index{1} << 62, p63 - 1}) {
+    std::string at = "=";  // (not "=" + to_string(v): GCC 12 warns wrongly there, -Wrestrict)
+    at += std::to_string(v);
+    add("add_error_attr BYTE_ARRAY attr_len" + at, [=, this] { return GDS_add_error_attr(desc, bytes_key, v, values); },
+        GDS_STATUS_NOMEM, "GDS_add_error_attr", "");
+  }
+  for (const char *bad : {"2147483648", "4294967296", "9223372036854775808", "18446744073709551615",
+                          "18446744073709551616", "-1"}) {
+    add(std::string("info gds_version_block_size=") + bad, [=, &out] {
+          MPI_Info info;
+          MPI_Info_create(&info);
+          MPI_Info_set(info, GDS_VERSION_BLOCK_SIZE_KEY, bad);
+          const Index count[1] = {8};
+          const GDS_status_t st = GDS_alloc(1, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &out);
+          MPI_Info_free(&info);
+          return st;
+        }, GDS_STATUS_INVALID_INFO, "GDS_alloc", GDS_VERSION_BLOCK_SIZE_KEY);
+  }
+  add("distribution rank=INT_MAX", [this] {
+        Index lo[2], hi[2];
+        int owns = 0;
+        return GDS_distribution(g, INT32_MAX, lo, hi, &owns);
+      }, GDS_STATUS_RANGE, "GDS_distribution", "rank");
+  add("distribution rank=INT_MIN", [this] {
+        Index lo[2], hi[2];
+        int owns = 0;
+        return GDS_distribution(g, INT32_MIN, lo, hi, &owns);
+      }, GDS_STATUS_RANGE, "GDS_distribution", "rank");
+  // An array larger than memory: refused with NOMEM by every process, before MPI sees it.
+  add("alloc 2^50 bytes", [&out] {
+        const Index n = Index{1} << 50;
+        return GDS_alloc(1, &n, nullptr, MPI_BYTE, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &out);
+      }, GDS_STATUS_NOMEM, "GDS_alloc", "memory");
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.what);
+    const GDS_status_t st = c.call();
+    EXPECT_EQ(st, c.status) << GDS_last_error_message();
+    if (c.status != GDS_STATUS_OK) {
+      EXPECT_TRUE(message_names(c.func, c.mention));
+    }
+  }
+  EXPECT_EQ(out, GDS_NULL);
+  EXPECT_EQ(term, GDS_ERROR_PRED_TERM_NULL);
+  EXPECT_GDS_OK(GDS_free_error_descriptor(&desc));
+  EXPECT_GDS_OK(GDS_fence(g));
 }
 
 TEST(StatusStrings, EveryStatusHasItsOwnText) {

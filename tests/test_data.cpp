@@ -603,6 +603,38 @@ TEST_F(Atomics, GetThenPutToOneProcessCompleteAtWait) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
+// More distinct strided shapes than the datatype cache holds (4096), origin
+// and target shapes changing independently, so the cache starts over between
+// the lookups of one piece's two types: every request keeps the types it
+// holds, and each get is right as soon as GDS_wait returns.
+TEST_F(Atomics, MoreShapesThanTheTypeCacheHolds) {
+  const Index count[2] = {4, 64};
+  GDS_gds_t g = GDS_NULL;
+  ASSERT_GDS_OK(GDS_alloc(2, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+  std::vector<int> all(4 * 64);
+  for (int i = 0; i < 4 * 64; ++i) all[i] = 3 * i + 1;
+  const Index alo[2] = {0, 0}, ahi[2] = {3, 63};
+  if (rank == 0) EXPECT_GDS_OK(GDS_put(all.data(), nullptr, alo, ahi, g));
+  EXPECT_GDS_OK(GDS_fence(g));
+  std::mt19937 rng(99 + static_cast<unsigned>(rank));
+  const int requests = 6000;
+  std::vector<int> buf;
+  int wrong = 0;
+  for (int k = 0; k < requests; ++k) {
+    const Index rows = 2 + rng() % 3, cols = 1 + rng() % 40, col0 = rng() % (64 - cols + 1);
+    const Index ld = cols + 1 + static_cast<Index>(k) % 2000;  // a new origin shape almost every time
+    const Index lo[2] = {0, col0}, hi[2] = {rows - 1, col0 + cols - 1};
+    buf.assign(rows * ld, -1);
+    EXPECT_GDS_OK(GDS_get(buf.data(), &ld, lo, hi, g));
+    EXPECT_GDS_OK(GDS_wait(g));
+    for (Index i = 0; i < rows; ++i)
+      for (Index j = 0; j < cols; ++j) wrong += buf[i * ld + j] != all[i * 64 + col0 + j];
+  }
+  EXPECT_EQ(wrong, 0) << "elements read wrong";
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
 // Many accumulates outstanding at once, completed by one fence.
 TEST_F(Atomics, ManyOutstandingAccumulates) {
   const Index count = 64;

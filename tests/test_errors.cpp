@@ -319,6 +319,48 @@ TEST_F(Errors, GlobalErrorFromOneProcessIsHandledOnceEverywhereWithItsContent) {
   EXPECT_EQ(g_log.calls, 1);
 }
 
+// A global error whose content passes 2^31 bytes (an INT count in the
+// exchange overflowed): delivered whole at the next fence. Needs about 8 GiB
+// per process; registered at one process (errors_huge).
+std::uint64_t g_huge_seen = 0;
+GDS_status_t check_huge(GDS_gds_t gds, GDS_error_t e) {
+  ++g_log.calls;
+  GDS_size_t len = 0;
+  int flag = 0;
+  EXPECT_GDS_OK(GDS_get_error_attr_len(e, GDS_EATTR_MEMORY_DATA, &len, &flag));
+  g_huge_seen = len;
+  std::vector<unsigned char> data(len);
+  EXPECT_GDS_OK(GDS_get_error_attr(e, GDS_EATTR_MEMORY_DATA, data.data(), &flag));
+  std::uint64_t wrong = 0;
+  for (std::uint64_t i = 0; i < len; i += 4093) wrong += data[i] != static_cast<unsigned char>(i % 251);
+  EXPECT_EQ(wrong, 0u);
+  return GDS_resume_global(gds, e);
+}
+
+TEST_F(Errors, HugeGlobalErrorIsDeliveredWhole) {
+  if (nprocs != 1) GTEST_SKIP() << "run at one process (memory)";
+  GDS_error_pred_t p = GDS_ERROR_PRED_NULL;
+  GDS_error_pred_term_t t = GDS_ERROR_PRED_TERM_NULL;
+  EXPECT_GDS_OK(GDS_create_error_pred(&p));
+  EXPECT_GDS_OK(GDS_create_error_pred_term(GDS_EATTR_MEMORY_DATA, GDS_EMEXP_ANY, 0, nullptr, &t));
+  EXPECT_GDS_OK(GDS_add_error_pred_term(p, t));
+  EXPECT_GDS_OK(GDS_free_error_pred_term(&t));
+  EXPECT_GDS_OK(GDS_register_global_error_handler(g, p, check_huge));
+  EXPECT_GDS_OK(GDS_free_error_pred(&p));
+  const std::uint64_t len = (std::uint64_t{1} << 31) + 4096;
+  {
+    std::vector<unsigned char> data(len);
+    for (std::uint64_t i = 0; i < len; i += 4093) data[i] = static_cast<unsigned char>(i % 251);
+    GDS_error_t e = GDS_ERROR_NULL;
+    EXPECT_GDS_OK(GDS_create_error_descriptor(&e));
+    EXPECT_GDS_OK(GDS_add_error_attr(e, GDS_EATTR_MEMORY_DATA, len, data.data()));
+    EXPECT_GDS_OK(GDS_raise_global_error(g, e));
+  }
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_EQ(g_log.calls, 1);
+  EXPECT_EQ(g_huge_seen, len);
+}
+
 TEST_F(Errors, ErrorsFromSeveralProcessesArriveInOneOrderEverywhere) {
   handle_globally(g);
   // Two processes raise different errors, one of them two; then another round where all do.

@@ -339,6 +339,66 @@ TEST_F(Versions, WritesToOldVersionsFailAndWriteNothing) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
+// Version numbers stop at 2^64 - 1: an increment past it is refused on
+// every process, and the versions made before stay reachable by number.
+TEST_F(Versions, NumbersNeverWrapAround) {
+  GDS_gds_t g = make(40);
+  fill(g, 0, 39, 1);
+  EXPECT_GDS_OK(GDS_version_inc(g, 1, "one", 3));  // version 0 holds 1s
+  fill(g, 0, 39, 2);
+  EXPECT_GDS_OK(GDS_version_inc(g, UINT64_MAX - 2, nullptr, 0));  // version 1 holds 2s
+  EXPECT_EQ(number(g), UINT64_MAX - 1);
+  fill(g, 0, 39, 3);
+  EXPECT_EQ(GDS_version_inc(g, 2, nullptr, 0), GDS_STATUS_INVALID);
+  EXPECT_TRUE(message_names("GDS_version_inc", "past 2^64 - 1"));
+  EXPECT_EQ(GDS_version_inc(g, UINT64_MAX, nullptr, 0), GDS_STATUS_INVALID);
+  EXPECT_EQ(number(g), UINT64_MAX - 1);
+  EXPECT_GDS_OK(GDS_version_inc(g, 1, "last", 4));  // version 2^64 - 2 holds 3s
+  EXPECT_EQ(number(g), UINT64_MAX);
+  EXPECT_EQ(GDS_version_inc(g, 1, nullptr, 0), GDS_STATUS_INVALID);
+  EXPECT_EQ(number(g), UINT64_MAX);
+  GDS_version_stats_t st{};
+  EXPECT_GDS_OK(GDS_get_version_stats(g, &st));
+  EXPECT_EQ(st.versions, 3u);
+  EXPECT_EQ(st.oldest, 0u);
+  GDS_gds_t old = GDS_NULL;
+  EXPECT_GDS_OK(GDS_descriptor_clone(g, &old));
+  EXPECT_GDS_OK(GDS_version_dec(old, UINT64_MAX));
+  EXPECT_EQ(number(old), 0u);
+  EXPECT_EQ(at(old, 7), 1);
+  EXPECT_GDS_OK(GDS_move_to_next(old));
+  EXPECT_EQ(number(old), 1u);
+  EXPECT_EQ(at(old, 7), 2);
+  EXPECT_GDS_OK(GDS_move_to_next(old));
+  EXPECT_EQ(number(old), UINT64_MAX - 1);
+  EXPECT_EQ(at(old, 7), 3);
+  EXPECT_GDS_OK(GDS_free(&old));
+  EXPECT_GDS_OK(GDS_version_restore(g, 0));
+  EXPECT_EQ(at(g, 39), 1);
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
+// Labels up to GDS_VERSION_LABEL_MAX bytes; longer ones, however long, are
+// refused on every process before anything is read from them.
+TEST_F(Versions, LabelsHaveALimit) {
+  GDS_gds_t g = make(8);
+  const std::string longest(GDS_VERSION_LABEL_MAX, 'x');
+  EXPECT_GDS_OK(GDS_version_inc(g, 1, longest.data(), longest.size()));
+  char *label = nullptr;
+  size_t size = 0;
+  EXPECT_GDS_OK(GDS_get_version_label(g, &label, &size));
+  EXPECT_EQ(std::string(label, size), longest);
+  const char small[4] = "abc";
+  for (const size_t bad : {size_t{GDS_VERSION_LABEL_MAX} + 1, size_t{1} << 31, size_t{1} << 32, size_t{1} << 50,
+                           size_t{1} << 63, SIZE_MAX}) {
+    EXPECT_EQ(GDS_version_inc(g, 1, small, bad), GDS_STATUS_INVALID) << bad;
+    EXPECT_TRUE(message_names("GDS_version_inc", "GDS_VERSION_LABEL_MAX"));
+  }
+  EXPECT_EQ(number(g), 1u);
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
 TEST_F(Versions, NavigationStopsAtBothEnds) {
   GDS_gds_t g = make(20);
   // Versions 0, 1 and 4 (an increment of 3), current 5.

@@ -31,6 +31,9 @@ extern "C" {
 #define GDS_MAX_VERSION_BYTES_KEY "gds_max_version_bytes"   /**< bytes each process's versions may store, 0 = no limit; GDS_MAX_VERSION_BYTES */
 /**@}*/
 
+/** Longest version label, in bytes (GDS_version_inc refuses longer ones with GDS_STATUS_INVALID). */
+#define GDS_VERSION_LABEL_MAX 65536
+
 /**
  * \brief Freezes the current content as a version and advances the current version number.
  *
@@ -50,10 +53,11 @@ extern "C" {
  * be passed; handles at the current version move with it.
  *
  * \param[in] gds the array
- * \param[in] increment how far the version number advances (>= 1)
+ * \param[in] increment how far the version number advances (>= 1; the number never passes 2^64 - 1)
  * \param[in] label bytes attached to the new current version (may be NULL if \p label_size is 0)
- * \param[in] label_size number of bytes in \p label
- * \return GDS_STATUS_OK, GDS_STATUS_INVALID (increment 0), GDS_STATUS_NULL_ARGUMENT,
+ * \param[in] label_size number of bytes in \p label, at most GDS_VERSION_LABEL_MAX
+ * \return GDS_STATUS_OK, GDS_STATUS_INVALID (increment 0, an increment past 2^64 - 1, a label
+ *         longer than GDS_VERSION_LABEL_MAX), GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_NOMEM,
  *         GDS_STATUS_ACCESS_CONFLICT (a region is open by GDS_access),
  *         GDS_STATUS_COLLECTIVE_MISMATCH, GDS_STATUS_REMOTE_ERROR, handle statuses,
  *         GDS_STATUS_MPI_ERROR

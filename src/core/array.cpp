@@ -230,10 +230,10 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
     s = fail(GDS_STATUS_NULL_ARGUMENT, func, "local_buffer is NULL but local_buffer_count=%llu",
              ull(local_buffer_count));
   Index bytes = 0;
-  if (s == GDS_STATUS_OK &&
-      (__builtin_mul_overflow(local_buffer_count, shape.type->extent, &bytes) ||
-       bytes > static_cast<Index>(INT64_MAX)))
-    s = fail(GDS_STATUS_INVALID_COUNT, func, "local_buffer_count=%llu overflows the address range",
+  if (s == GDS_STATUS_OK && (__builtin_mul_overflow(local_buffer_count, shape.type->extent, &bytes) ||
+                             !fits_address_space(local_buffer, bytes)))
+    s = fail(GDS_STATUS_INVALID_COUNT, func,
+             "local_buffer_count=%llu elements from local_buffer would run past the end of the address space",
              ull(local_buffer_count));
   if (s == GDS_STATUS_OK && gds == nullptr) s = fail(GDS_STATUS_NULL_ARGUMENT, func, "gds is NULL");
   GDS_TRY(agree(func, users, s, s == GDS_STATUS_OK ? sig.value() : 0));
@@ -302,31 +302,31 @@ extern "C" {
 
 GDS_API GDS_status_t GDS_alloc(GDS_size_t ndims, const GDS_size_t count[], const GDS_size_t min_chunks[],
                                GDS_datatype_t element_type, GDS_priority_t resilience_priority,
-                               GDS_comm_t users, GDS_info_t info, GDS_gds_t *gds) {
+                               GDS_comm_t users, GDS_info_t info, GDS_gds_t *gds) try {
   GDS_ENTER();
   return alloc_array(__func__, ndims, count, min_chunks, element_type, resilience_priority, users, info,
                     Order::row_major, gds);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_create(GDS_size_t ndims, const GDS_size_t count[], GDS_datatype_t element_type,
                                 GDS_global_to_local_func_t global_to_local_func,
                                 GDS_local_to_global_func_t local_to_global_func, void *local_buffer,
                                 GDS_size_t local_buffer_count, GDS_priority_t resilience_priority,
-                                GDS_comm_t users, GDS_info_t info, GDS_gds_t *gds) {
+                                GDS_comm_t users, GDS_info_t info, GDS_gds_t *gds) try {
   GDS_ENTER();
   Mapping m;
   m.g2l = global_to_local_func;
   m.l2g = local_to_global_func;
   return create_array(__func__, ndims, count, element_type, m, local_buffer, local_buffer_count,
                      resilience_priority, users, info, Order::row_major, gds);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_create_with_context(
     GDS_size_t ndims, const GDS_size_t count[], GDS_datatype_t element_type,
     GDS_global_to_local_ctx_func_t global_to_local_func,
     GDS_local_to_global_ctx_func_t local_to_global_func, void *context, void *local_buffer,
     GDS_size_t local_buffer_count, GDS_priority_t resilience_priority, GDS_comm_t users,
-    GDS_info_t info, GDS_gds_t *gds) {
+    GDS_info_t info, GDS_gds_t *gds) try {
   GDS_ENTER();
   Mapping m;
   m.g2l_ctx = global_to_local_func;
@@ -334,9 +334,9 @@ GDS_API GDS_status_t GDS_create_with_context(
   m.context = context;
   return create_array(__func__, ndims, count, element_type, m, local_buffer, local_buffer_count,
                      resilience_priority, users, info, Order::row_major, gds);
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_free(GDS_gds_t *gds) {
+GDS_API GDS_status_t GDS_free(GDS_gds_t *gds) try {
   GDS_ENTER();
   GDS_REQUIRE(gds != nullptr, GDS_STATUS_NULL_ARGUMENT, "gds is NULL");
   Cursor *cursor = nullptr;
@@ -364,10 +364,10 @@ GDS_API GDS_status_t GDS_free(GDS_gds_t *gds) {
   GDS_TRY(destroy(__func__, a));
   *gds = GDS_NULL;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_get_attr(GDS_gds_t gds, GDS_attr_t attribute_key, void *attribute_value,
-                                  int *flag) {
+                                  int *flag) try {
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(__func__, gds, &cursor));
@@ -403,9 +403,9 @@ GDS_API GDS_status_t GDS_get_attr(GDS_gds_t gds, GDS_attr_t attribute_key, void 
   *flag = 0;
   return fail(GDS_STATUS_INVALID_ATTR, __func__, "attribute_key=%d is not a GDS_attr_t key",
               static_cast<int>(attribute_key));
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_get_comm(GDS_gds_t gds, GDS_comm_t *comm) {
+GDS_API GDS_status_t GDS_get_comm(GDS_gds_t gds, GDS_comm_t *comm) try {
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_status_t delivered = GDS_STATUS_OK;
@@ -414,10 +414,10 @@ GDS_API GDS_status_t GDS_get_comm(GDS_gds_t gds, GDS_comm_t *comm) {
   GDS_MPI(MPI_Comm_dup(cursor->array->communicator(), comm));  // collective: even if a delivery failed
   if (delivered != GDS_STATUS_OK) MPI_Comm_free(comm);
   return delivered;
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_distribution(GDS_gds_t gds, int rank, GDS_size_t lo[], GDS_size_t hi[],
-                                      int *owns) {
+                                      int *owns) try {
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(__func__, gds, &cursor));
@@ -431,10 +431,10 @@ GDS_API GDS_status_t GDS_distribution(GDS_gds_t gds, int rank, GDS_size_t lo[], 
   GDS_REQUIRE(owns != nullptr, GDS_STATUS_NULL_ARGUMENT, "owns is NULL");
   *owns = a.blocks->owned_box(rank, lo, hi) ? 1 : 0;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_locate(GDS_gds_t gds, const GDS_size_t index[], int *rank,
-                                GDS_size_t *local_offset) {
+                                GDS_size_t *local_offset) try {
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(__func__, gds, &cursor));
@@ -443,6 +443,6 @@ GDS_API GDS_status_t GDS_locate(GDS_gds_t gds, const GDS_size_t index[], int *ra
   GDS_REQUIRE(rank != nullptr, GDS_STATUS_NULL_ARGUMENT, "rank is NULL");
   GDS_REQUIRE(local_offset != nullptr, GDS_STATUS_NULL_ARGUMENT, "local_offset is NULL");
   return layout.locate(__func__, index, rank, local_offset);
-}
+} GDS_API_CATCH
 
 }  // extern "C"

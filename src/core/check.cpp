@@ -51,4 +51,31 @@ GDS_status_t check_ld_dims(const char *func, const Layout &layout, const Index *
   return GDS_STATUS_OK;
 }
 
+GDS_status_t check_buffer_span(const char *func, const Layout &layout, const Index *ld, const Index *lo,
+                               const Index *hi, std::size_t esize, const void *buffer, const char *ld_name) {
+  const std::size_t n = layout.ndims();
+  const bool row = layout.order() == Order::row_major;
+  // Offset of the box's last element: the sum of (extent - 1) x stride, each
+  // stride a product of leading dimensions (only strides that are used count).
+  Index stride = 1, last = 0;
+  bool stride_overflowed = false;
+  bool ok = true;
+  for (std::size_t k = n; k-- > 0 && ok;) {
+    const std::size_t d = layout.storage_dim(k);
+    const Index steps = hi[d] - lo[d];
+    Index term = 0;
+    if (steps > 0)
+      ok = !stride_overflowed && !__builtin_mul_overflow(steps, stride, &term) && !__builtin_add_overflow(last, term, &last);
+    if (k > 0) stride_overflowed = stride_overflowed || __builtin_mul_overflow(stride, row ? ld[d - 1] : ld[d], &stride);
+  }
+  Index bytes = 0;
+  ok = ok && !__builtin_add_overflow(last, Index{1}, &last) && !__builtin_mul_overflow(last, esize, &bytes) &&
+       fits_address_space(buffer, bytes);
+  GDS_CHECK(ok, GDS_STATUS_INVALID_LD,
+            "%s: a buffer with these leading dimensions would span more than the address space (its offsets "
+            "overflow 64 bits or run past the end of memory)",
+            ld_name);
+  return GDS_STATUS_OK;
+}
+
 }  // namespace gds::core

@@ -1,6 +1,9 @@
 // Checks of the box, index and leading-dimension arguments of data access.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include "core/layout.hpp"
 
 namespace gds::core {
@@ -36,5 +39,18 @@ inline GDS_status_t check_ld(const char *func, const Layout &layout, const Index
   if (layout.ndims() == 1) return GDS_STATUS_OK;
   return check_ld_dims(func, layout, ld, lo, hi, name, out);
 }
+
+// Whether `bytes` bytes from `p` stay inside the address space (no buffer
+// wraps around its end, none is larger than PTRDIFF_MAX).
+inline bool fits_address_space(const void *p, std::uint64_t bytes) {
+  return bytes <= static_cast<std::uint64_t>(PTRDIFF_MAX) && reinterpret_cast<std::uintptr_t>(p) <= UINTPTR_MAX - bytes;
+}
+
+// The application's buffer for box [lo, hi] with effective leading
+// dimensions `ld` (from check_ld) and elements of `esize` bytes: its span,
+// the products of the leading dimensions and extents, must not overflow 64
+// bits nor run past the end of the address space (GDS_STATUS_INVALID_LD).
+GDS_status_t check_buffer_span(const char *func, const Layout &layout, const Index *ld, const Index *lo,
+                               const Index *hi, std::size_t esize, const void *buffer, const char *ld_name);
 
 }  // namespace gds::core

@@ -37,16 +37,15 @@ GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local,
   return GDS_STATUS_OK;
 }
 
-GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, const std::vector<std::byte> &mine,
+GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, GDS_status_t local, const std::vector<std::byte> &mine,
                              std::vector<std::byte> *all, std::vector<std::uint64_t> *sizes) {
   int nprocs = 0;
   MPI_Comm_size(comm, &nprocs);
   const auto p = static_cast<std::size_t>(nprocs);
-  GDS_status_t local = GDS_STATUS_OK;
   try {
     sizes->assign(p, 0);
   } catch (const std::bad_alloc &) {
-    local = fail_critical(GDS_STATUS_NOMEM, func, "no memory for %zu sizes", p);
+    if (local == GDS_STATUS_OK) local = fail_critical(GDS_STATUS_NOMEM, func, "no memory for %zu sizes", p);
   }
   // Without memory for the sizes a process cannot take part: it says so first.
   GDS_TRY(agree(func, comm, local));

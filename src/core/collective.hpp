@@ -30,10 +30,11 @@ GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local,
 // Every process's `mine`, concatenated in rank order into *all, with each
 // process's size in *sizes. Sizes are 64-bit: one MPI_Allgatherv when every
 // count fits an int, otherwise one broadcast per process in pieces of at
-// most 1 GiB. Memory is reserved before any data moves and the processes
-// agree that all have it (GDS_STATUS_NOMEM on a process that had not,
-// GDS_STATUS_REMOTE_ERROR on the others). Collective over comm.
-GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, const std::vector<std::byte> &mine,
+// most 1 GiB. Memory is reserved before any data moves, and the processes
+// agree on `local` (what the caller found so far) and on all having that
+// memory: a process that failed returns its status, the others
+// GDS_STATUS_REMOTE_ERROR, before any data moves. Collective over comm.
+GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, GDS_status_t local, const std::vector<std::byte> &mine,
                              std::vector<std::byte> *all, std::vector<std::uint64_t> *sizes);
 
 // FNV-1a, for argument signatures.

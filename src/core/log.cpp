@@ -4,6 +4,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
+#include <stdexcept>
 
 #include "core/runtime.hpp"
 
@@ -77,6 +80,20 @@ GDS_status_t fail_critical(GDS_status_t status, const char *func, const char *fm
   record(status, func, true, fmt, ap);
   va_end(ap);
   return status;
+}
+
+GDS_status_t exception_status(const char *func) noexcept {
+  try {
+    throw;
+  } catch (const std::bad_alloc &) {
+    return fail_critical(GDS_STATUS_NOMEM, func, "out of memory");
+  } catch (const std::length_error &e) {
+    return fail_critical(GDS_STATUS_NOMEM, func, "a size no allocation can have (%s)", e.what());
+  } catch (const std::exception &e) {
+    return fail_critical(GDS_STATUS_INTERNAL, func, "unexpected exception: %s", e.what());
+  } catch (...) {
+    return fail_critical(GDS_STATUS_INTERNAL, func, "unexpected exception");
+  }
 }
 
 namespace {

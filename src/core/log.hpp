@@ -35,12 +35,25 @@ GDS_status_t fail(GDS_status_t status, const char *func, const char *fmt, ...)
 GDS_status_t fail_critical(GDS_status_t status, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+// The status for the exception being handled (called in a catch block):
+// GDS_STATUS_NOMEM for exhausted memory or a size no allocation can have,
+// GDS_STATUS_INTERNAL for anything else; always reported.
+GDS_status_t exception_status(const char *func) noexcept;
+
 // An MPI call returned rc != MPI_SUCCESS: GDS_STATUS_MPI_ERROR with MPI's text.
 GDS_status_t mpi_fail(const char *func, const char *mpi_call, int rc);
 // The MPI error class of the last mpi_fail (for the errors GDS raises itself).
 int last_mpi_error_class();
 
 }  // namespace gds::core
+
+// Ends the function-try-block of every C entry point
+//   GDS_API GDS_status_t GDS_x(...) try { ... } GDS_API_CATCH
+// so that no exception crosses the C API (tests/check_api_guard.py checks it).
+#define GDS_API_CATCH \
+  catch (...) {       \
+    return ::gds::core::exception_status(__func__); \
+  }
 
 // Returns from the calling function with the status of `expr` if it is not OK.
 #define GDS_TRY(expr)                                     \

@@ -112,7 +112,7 @@ using namespace gds::core;
 extern "C" {
 
 GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requested,
-                              GDS_thread_support_t *provided) {
+                              GDS_thread_support_t *provided) try {
   if (g_rt.initialized)
     return fail(GDS_STATUS_ALREADY_INITIALIZED, __func__, "GDS_init has been called already");
   GDS_REQUIRE(provided != nullptr, GDS_STATUS_NULL_ARGUMENT, "provided_thread_support is NULL");
@@ -155,9 +155,9 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requ
   if (g_rt.config.show_info && g_rt.world_rank == 0) show_info(requested);
   GDS_DEBUG("initialized: %d processes, thread level %s", g_rt.world_size, level_name(g_rt.provided));
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_finalize(void) {
+GDS_API GDS_status_t GDS_finalize(void) try {
   GDS_ENTER();
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -182,30 +182,30 @@ GDS_API GDS_status_t GDS_finalize(void) {
   g_rt.world_rank = -1;
   g_rt.world_size = 0;
   return status;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_initialized(int *flag) {
+GDS_API GDS_status_t GDS_initialized(int *flag) try {
   GDS_REQUIRE(flag != nullptr, GDS_STATUS_NULL_ARGUMENT, "flag is NULL");
   *flag = g_rt.initialized ? 1 : 0;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 GDS_API GDS_comm_t GDS_comm_world(void) { return g_rt.world; }
 
-GDS_API GDS_status_t GDS_comm_rank(GDS_comm_t comm, int *rank) {
+GDS_API GDS_status_t GDS_comm_rank(GDS_comm_t comm, int *rank) try {
   GDS_ENTER();
   GDS_REQUIRE(rank != nullptr, GDS_STATUS_NULL_ARGUMENT, "rank is NULL");
   if (comm != g_rt.world) GDS_TRY(check_comm(__func__, comm, "comm"));
   GDS_MPI(MPI_Comm_rank(comm, rank));
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_comm_size(GDS_comm_t comm, int *size) {
+GDS_API GDS_status_t GDS_comm_size(GDS_comm_t comm, int *size) try {
   GDS_ENTER();
   GDS_REQUIRE(size != nullptr, GDS_STATUS_NULL_ARGUMENT, "size is NULL");
   if (comm != g_rt.world) GDS_TRY(check_comm(__func__, comm, "comm"));
   GDS_MPI(MPI_Comm_size(comm, size));
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 }  // extern "C"

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/array.hpp"
+#include "core/check.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "errors/keys.hpp"
@@ -83,14 +84,14 @@ using namespace gds::errors;
 
 extern "C" {
 
-GDS_API GDS_status_t GDS_create_error_descriptor(GDS_error_t *error_desc) {
+GDS_API GDS_status_t GDS_create_error_descriptor(GDS_error_t *error_desc) try {
   GDS_ENTER();
   GDS_REQUIRE(error_desc != nullptr, GDS_STATUS_NULL_ARGUMENT, "error_desc is NULL");
   *error_desc = to_handle<GDS_error_t>(g_descriptors.insert(std::make_unique<Descriptor>()));
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_free_error_descriptor(GDS_error_t *error_desc) {
+GDS_API GDS_status_t GDS_free_error_descriptor(GDS_error_t *error_desc) try {
   GDS_ENTER();
   GDS_REQUIRE(error_desc != nullptr, GDS_STATUS_NULL_ARGUMENT, "error_desc is NULL");
   Descriptor *d = nullptr;
@@ -101,10 +102,10 @@ GDS_API GDS_status_t GDS_free_error_descriptor(GDS_error_t *error_desc) {
   g_descriptors.erase(handle_value(*error_desc));
   *error_desc = GDS_ERROR_NULL;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_add_error_attr(GDS_error_t error_desc, GDS_error_attr_key_t attr_key, GDS_size_t attr_len,
-                                        const void *attr_val) {
+                                        const void *attr_val) try {
   GDS_ENTER();
   Descriptor *d = nullptr;
   GDS_TRY(resolve_descriptor(__func__, error_desc, &d));
@@ -112,12 +113,15 @@ GDS_API GDS_status_t GDS_add_error_attr(GDS_error_t error_desc, GDS_error_attr_k
   GDS_TRY(check_key(__func__, attr_key, "attr_key", &info));
   GDS_TRY(check_value_size(__func__, attr_key, *info, attr_len, "attr_len"));
   GDS_REQUIRE(attr_val != nullptr || attr_len == 0, GDS_STATUS_NULL_ARGUMENT, "attr_val is NULL");
+  GDS_REQUIRE(attr_len == 0 || fits_address_space(attr_val, attr_len), GDS_STATUS_INVALID_ATTR_VALUE,
+              "attr_len=%llu bytes from attr_val would run past the end of the address space",
+              static_cast<unsigned long long>(attr_len));
   d->set(attr_key, attr_val, attr_len);
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_get_error_attr(GDS_error_t error_desc, GDS_error_attr_key_t attr_key, void *attr_val,
-                                        int *flag) {
+                                        int *flag) try {
   GDS_ENTER();
   Descriptor *d = nullptr;
   GDS_TRY(resolve_descriptor(__func__, error_desc, &d));
@@ -130,10 +134,10 @@ GDS_API GDS_status_t GDS_get_error_attr(GDS_error_t error_desc, GDS_error_attr_k
   *flag = a != nullptr ? 1 : 0;
   if (a != nullptr && !a->value.empty()) std::memcpy(attr_val, a->value.data(), a->value.size());
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_get_error_attr_len(GDS_error_t error_desc, GDS_error_attr_key_t attr_key,
-                                            GDS_size_t *attr_len, int *flag) {
+                                            GDS_size_t *attr_len, int *flag) try {
   GDS_ENTER();
   Descriptor *d = nullptr;
   GDS_TRY(resolve_descriptor(__func__, error_desc, &d));
@@ -145,6 +149,6 @@ GDS_API GDS_status_t GDS_get_error_attr_len(GDS_error_t error_desc, GDS_error_at
   *flag = a != nullptr ? 1 : 0;
   *attr_len = a != nullptr ? a->value.size() : 0;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 }  // extern "C"

@@ -2,6 +2,7 @@
 // points that drive them.
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -240,44 +241,50 @@ std::uint64_t global_pending(const core::Array *a) {
 GDS_status_t deliver_global(const char *func, core::Array *a) {
   Scope &s = scope_of(a);
   const MPI_Comm comm = s.comm();
-  int nprocs = 0;
-  MPI_Comm_size(comm, &nprocs);
   GDS_status_t first = GDS_STATUS_OK;
   for (int round = 1;; ++round) {
-    // Every process's pending errors, in rank order, each rank's in the order raised.
+    // Every process's pending errors, in rank order, each rank's in the order
+    // raised: [count][descriptor]... per process; sizes are 64-bit, so the
+    // errors may hold any amount of data memory allows.
     std::vector<std::byte> mine;
-    for (const auto &d : s.pending_global) d->write(mine);
-    const auto count = static_cast<int>(s.pending_global.size());
-    s.pending_global.clear();
-    const int bytes = static_cast<int>(mine.size());
-    std::vector<int> counts(static_cast<std::size_t>(nprocs)), sizes(counts.size()), displs(counts.size());
-    int header[2] = {count, bytes};
-    std::vector<int> headers(2 * counts.size());
-    int rc = MPI_Allgather(header, 2, MPI_INT, headers.data(), 2, MPI_INT, comm);
-    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgather", rc);
-    int total = 0;
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-      counts[r] = headers[2 * r];
-      sizes[r] = headers[2 * r + 1];
-      displs[r] = total;
-      total += sizes[r];
+    GDS_status_t local = GDS_STATUS_OK;
+    try {
+      const std::uint64_t count = s.pending_global.size();
+      const auto *c = reinterpret_cast<const std::byte *>(&count);
+      mine.assign(c, c + sizeof count);
+      for (const auto &d : s.pending_global) d->write(mine);
+    } catch (const std::bad_alloc &) {
+      std::vector<std::byte>().swap(mine);
+      local = fail_critical(GDS_STATUS_NOMEM, func, "no memory to send %zu global error(s)", s.pending_global.size());
     }
-    std::vector<std::byte> gathered(static_cast<std::size_t>(total));
-    rc = MPI_Allgatherv(mine.data(), bytes, MPI_BYTE, gathered.data(), sizes.data(), displs.data(), MPI_BYTE, comm);
-    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgatherv", rc);
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-      const std::byte *p = gathered.data() + displs[r], *end = p + sizes[r];
-      for (int i = 0; i < counts[r]; ++i) {
+    s.pending_global.clear();
+    std::vector<std::byte> gathered;
+    std::vector<std::uint64_t> sizes;
+    GDS_TRY(allgather_bytes(func, comm, local, mine, &gathered, &sizes));
+    std::vector<std::byte>().swap(mine);
+    const std::byte *p = gathered.data();
+    for (std::size_t r = 0; r < sizes.size(); ++r) {
+      const std::byte *end = p + sizes[r], *at = p;
+      std::uint64_t count = 0;
+      bool well_formed = static_cast<std::uint64_t>(end - at) >= sizeof count;
+      if (well_formed) {
+        std::memcpy(&count, at, sizeof count);
+        at += sizeof count;
+      }
+      for (std::uint64_t i = 0; i < count && well_formed; ++i) {
         auto d = std::make_unique<Descriptor>();
-        if (!Descriptor::read(p, end, d.get()))
-          return fail_critical(GDS_STATUS_INTERNAL, func, "malformed global error from rank %zu", r);
-        const GDS_status_t h = dispatch(func, s, std::move(d), false);
+        well_formed = Descriptor::read(at, end, d.get());
+        const GDS_status_t h = well_formed ? dispatch(func, s, std::move(d), false) : GDS_STATUS_OK;
         if (first == GDS_STATUS_OK) first = h;
       }
+      if (!well_formed && first == GDS_STATUS_OK)
+        first = fail_critical(GDS_STATUS_INTERNAL, func, "malformed global error from rank %zu", r);
+      p = end;
     }
+    std::vector<std::byte>().swap(gathered);
     // Did a handler fail anywhere, and did handlers raise more global errors?
     std::uint64_t flags[2] = {first != GDS_STATUS_OK ? 1u : 0u, s.pending_global.empty() ? 0u : 1u}, any[2];
-    rc = MPI_Allreduce(flags, any, 2, MPI_UINT64_T, MPI_MAX, comm);
+    const int rc = MPI_Allreduce(flags, any, 2, MPI_UINT64_T, MPI_MAX, comm);
     if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
     if (any[0] != 0 && first == GDS_STATUS_OK)
       first = fail(GDS_STATUS_RECOVERY_FAILED, func, "a global error handler of %s failed on another process",
@@ -354,27 +361,27 @@ using namespace gds::errors;
 
 extern "C" {
 
-GDS_API GDS_status_t GDS_raise_local_error(GDS_gds_t gds, GDS_error_t error_desc) {
+GDS_API GDS_status_t GDS_raise_local_error(GDS_gds_t gds, GDS_error_t error_desc) try {
   GDS_ENTER();
   return raise(__func__, gds, error_desc, true);
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_raise_global_error(GDS_gds_t gds, GDS_error_t error_desc) {
+GDS_API GDS_status_t GDS_raise_global_error(GDS_gds_t gds, GDS_error_t error_desc) try {
   GDS_ENTER();
   return raise(__func__, gds, error_desc, false);
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_resume_local(GDS_gds_t gds, GDS_error_t error_desc) {
+GDS_API GDS_status_t GDS_resume_local(GDS_gds_t gds, GDS_error_t error_desc) try {
   GDS_ENTER();
   return resume(__func__, gds, error_desc, true);
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_resume_global(GDS_gds_t gds, GDS_error_t error_desc) {
+GDS_API GDS_status_t GDS_resume_global(GDS_gds_t gds, GDS_error_t error_desc) try {
   GDS_ENTER();
   return resume(__func__, gds, error_desc, false);
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_invoke_local_error_handler(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_invoke_local_error_handler(GDS_gds_t gds) try {
   GDS_ENTER();
   Scope *s = nullptr;
   GDS_TRY(resolve_scope(__func__, gds, &s));
@@ -385,14 +392,14 @@ GDS_API GDS_status_t GDS_invoke_local_error_handler(GDS_gds_t gds) {
     if (first == GDS_STATUS_OK) first = r;
   }
   return first;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_invoke_global_error_handler(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_invoke_global_error_handler(GDS_gds_t gds) try {
   GDS_ENTER();
   return gds::rma::fence(__func__, gds);
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_check_all_errors(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_check_all_errors(GDS_gds_t gds) try {
   GDS_ENTER();
   Scope *s = nullptr;
   GDS_status_t status = GDS_STATUS_OK;
@@ -423,9 +430,9 @@ GDS_API GDS_status_t GDS_check_all_errors(GDS_gds_t gds) {
   if (a != nullptr) delivered = first_failure({delivered, deliver_local(__func__, root_scope())});
   // Handlers may have written and raised global errors: stable again.
   return gds::rma::stable_point(__func__, a, first_failure({run.status, delivered}));
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_check_local_error(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_check_local_error(GDS_gds_t gds) try {
   GDS_ENTER();
   Scope *s = nullptr;
   GDS_TRY(resolve_scope(__func__, gds, &s));
@@ -436,9 +443,9 @@ GDS_API GDS_status_t GDS_check_local_error(GDS_gds_t gds) {
   return run.raised ? fail(GDS_STATUS_ERROR_FOUND, __func__, "local error checks of %s found errors",
                            s->name().c_str())
                     : GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_check_global_error(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_check_global_error(GDS_gds_t gds) try {
   GDS_ENTER();
   Scope *s = nullptr;
   GDS_TRY(resolve_scope(__func__, gds, &s));
@@ -450,9 +457,9 @@ GDS_API GDS_status_t GDS_check_global_error(GDS_gds_t gds) {
   return found ? fail(GDS_STATUS_ERROR_FOUND, __func__, "global error checks of %s found errors",
                            s->name().c_str())
                     : GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) {
+GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) try {
   GDS_ENTER();
   GDS_REQUIRE(fault >= GDS_FAULT_NONE && fault <= GDS_FAULT_VERSION_MEMORY, GDS_STATUS_INVALID,
               "fault=%d is not a GDS_fault_t", static_cast<int>(fault));
@@ -463,6 +470,6 @@ GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) {
   if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_VERSION_MEMORY)
     gds::versions::inject_memory_failure(fault == GDS_FAULT_NONE ? 0 : after);
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 }  // extern "C"

@@ -133,7 +133,7 @@ extern "C" {
 
 GDS_API GDS_status_t GDS_define_error_attr_key(const char *attr_name, GDS_size_t attr_name_size,
                                                GDS_error_attr_value_type_t value_type,
-                                               GDS_error_attr_key_t *new_key) {
+                                               GDS_error_attr_key_t *new_key) try {
   GDS_ENTER();
   using namespace gds::errors;
   // Arguments are checked, then the outcome and the (name, type) signature agreed.
@@ -168,10 +168,10 @@ GDS_API GDS_status_t GDS_define_error_attr_key(const char *attr_name, GDS_size_t
   r.by_name[name] = key;
   *new_key = key;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_get_error_attr_key_info(GDS_error_attr_key_t key, GDS_error_attr_value_type_t *value_type,
-                                                 const char **name) {
+                                                 const char **name) try {
   GDS_ENTER();
   using namespace gds::errors;
   GDS_REQUIRE(value_type != nullptr, GDS_STATUS_NULL_ARGUMENT, "value_type is NULL");
@@ -180,6 +180,6 @@ GDS_API GDS_status_t GDS_get_error_attr_key_info(GDS_error_attr_key_t key, GDS_e
   *value_type = info->type;
   if (name != nullptr) *name = info->name.c_str();
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 }  // extern "C"

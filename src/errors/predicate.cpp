@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/array.hpp"
+#include "core/check.hpp"
 #include "core/collective.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
@@ -151,6 +152,9 @@ GDS_status_t check_term_values(const char *func, GDS_error_attr_key_t key, const
                                GDS_error_match_expr_t expr, GDS_size_t len, const void *values) {
   GDS_CHECK(values != nullptr || len == 0, GDS_STATUS_NULL_ARGUMENT, "values is NULL (value_len=%llu)",
             static_cast<unsigned long long>(len));
+  GDS_CHECK(len == 0 || gds::core::fits_address_space(values, len), GDS_STATUS_INVALID_ATTR_VALUE,
+            "value_len=%llu bytes from values would run past the end of the address space",
+            static_cast<unsigned long long>(len));
   const std::size_t e = element_size(info.type);
   if (expr == GDS_EMEXP_VALUE) GDS_TRY(check_value_size(func, key, info, len, "value_len"));
   else {
@@ -198,14 +202,14 @@ GDS_status_t check_term_values(const char *func, GDS_error_attr_key_t key, const
 
 extern "C" {
 
-GDS_API GDS_status_t GDS_create_error_pred(GDS_error_pred_t *pred) {
+GDS_API GDS_status_t GDS_create_error_pred(GDS_error_pred_t *pred) try {
   GDS_ENTER();
   GDS_REQUIRE(pred != nullptr, GDS_STATUS_NULL_ARGUMENT, "pred is NULL");
   *pred = to_handle<GDS_error_pred_t>(g_predicates.insert(std::make_unique<Predicate>()));
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_free_error_pred(GDS_error_pred_t *pred) {
+GDS_API GDS_status_t GDS_free_error_pred(GDS_error_pred_t *pred) try {
   GDS_ENTER();
   GDS_REQUIRE(pred != nullptr, GDS_STATUS_NULL_ARGUMENT, "pred is NULL");
   Predicate *p = nullptr;
@@ -213,11 +217,11 @@ GDS_API GDS_status_t GDS_free_error_pred(GDS_error_pred_t *pred) {
   g_predicates.erase(handle_value(*pred));
   *pred = GDS_ERROR_PRED_NULL;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_create_error_pred_term(GDS_error_attr_key_t attr_key, GDS_error_match_expr_t match_expr,
                                                 GDS_size_t value_len, const void *values,
-                                                GDS_error_pred_term_t *term) {
+                                                GDS_error_pred_term_t *term) try {
   GDS_ENTER();
   GDS_REQUIRE(term != nullptr, GDS_STATUS_NULL_ARGUMENT, "term is NULL");
   const KeyInfo *info = nullptr;
@@ -234,9 +238,9 @@ GDS_API GDS_status_t GDS_create_error_pred_term(GDS_error_attr_key_t attr_key, G
   GDS_DEBUG("term <%s:%s> with %zu value bytes", info->name.c_str(), expr_name(match_expr), t->values.size());
   *term = to_handle<GDS_error_pred_term_t>(g_terms.insert(std::move(t)));
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_free_error_pred_term(GDS_error_pred_term_t *term) {
+GDS_API GDS_status_t GDS_free_error_pred_term(GDS_error_pred_term_t *term) try {
   GDS_ENTER();
   GDS_REQUIRE(term != nullptr, GDS_STATUS_NULL_ARGUMENT, "term is NULL");
   Term *t = nullptr;
@@ -244,9 +248,9 @@ GDS_API GDS_status_t GDS_free_error_pred_term(GDS_error_pred_term_t *term) {
   g_terms.erase(handle_value(*term));
   *term = GDS_ERROR_PRED_TERM_NULL;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_add_error_pred_term(GDS_error_pred_t pred, GDS_error_pred_term_t term) {
+GDS_API GDS_status_t GDS_add_error_pred_term(GDS_error_pred_t pred, GDS_error_pred_term_t term) try {
   GDS_ENTER();
   Predicate *p = nullptr;
   Term *t = nullptr;
@@ -254,6 +258,6 @@ GDS_API GDS_status_t GDS_add_error_pred_term(GDS_error_pred_t pred, GDS_error_pr
   GDS_TRY(find_term(__func__, term, &t));
   p->add(*t);
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 }  // extern "C"

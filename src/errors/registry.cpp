@@ -178,62 +178,62 @@ GDS_status_t register_check(const char *func, GDS_gds_t gds, GDS_priority_t prio
 extern "C" {
 
 GDS_API GDS_status_t GDS_register_local_error_handler(GDS_gds_t gds, GDS_error_pred_t pred,
-                                                      GDS_recovery_func_t recovery_func) {
+                                                      GDS_recovery_func_t recovery_func) try {
   GDS_ENTER();
   return register_handler(__func__, gds, pred, HandlerFn(recovery_func, nullptr, nullptr, nullptr), false);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_register_global_error_handler(GDS_gds_t gds, GDS_error_pred_t pred,
-                                                       GDS_recovery_func_t recovery_func) {
+                                                       GDS_recovery_func_t recovery_func) try {
   GDS_ENTER();
   return register_handler(__func__, gds, pred, HandlerFn(recovery_func, nullptr, nullptr, nullptr), true);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_register_local_error_handler_with_context(GDS_gds_t gds, GDS_error_pred_t pred,
                                                                    GDS_recovery_context_func_t recovery_func,
                                                                    void *context,
-                                                                   GDS_context_free_func_t free_context) {
+                                                                   GDS_context_free_func_t free_context) try {
   HandlerFn fn(nullptr, recovery_func, context, free_context);
   GDS_ENTER();
   return register_handler(__func__, gds, pred, std::move(fn), false);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_register_global_error_handler_with_context(GDS_gds_t gds, GDS_error_pred_t pred,
                                                                     GDS_recovery_context_func_t recovery_func,
                                                                     void *context,
-                                                                    GDS_context_free_func_t free_context) {
+                                                                    GDS_context_free_func_t free_context) try {
   HandlerFn fn(nullptr, recovery_func, context, free_context);
   GDS_ENTER();
   return register_handler(__func__, gds, pred, std::move(fn), true);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_register_local_error_check(GDS_gds_t gds, GDS_check_func_t check_func,
-                                                    GDS_priority_t check_priority) {
+                                                    GDS_priority_t check_priority) try {
   GDS_ENTER();
   return register_check(__func__, gds, check_priority, CheckFn(check_func, nullptr, nullptr, nullptr), false);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_register_global_error_check(GDS_gds_t gds, GDS_check_func_t check_func,
-                                                     GDS_priority_t check_priority) {
+                                                     GDS_priority_t check_priority) try {
   GDS_ENTER();
   return register_check(__func__, gds, check_priority, CheckFn(check_func, nullptr, nullptr, nullptr), true);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_register_local_error_check_with_context(GDS_gds_t gds, GDS_check_context_func_t check_func,
                                                                  GDS_priority_t check_priority, void *context,
-                                                                 GDS_context_free_func_t free_context) {
+                                                                 GDS_context_free_func_t free_context) try {
   CheckFn fn(nullptr, check_func, context, free_context);
   GDS_ENTER();
   return register_check(__func__, gds, check_priority, std::move(fn), false);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_register_global_error_check_with_context(GDS_gds_t gds,
                                                                   GDS_check_context_func_t check_func,
                                                                   GDS_priority_t check_priority, void *context,
-                                                                  GDS_context_free_func_t free_context) {
+                                                                  GDS_context_free_func_t free_context) try {
   CheckFn fn(nullptr, check_func, context, free_context);
   GDS_ENTER();
   return register_check(__func__, gds, check_priority, std::move(fn), true);
-}
+} GDS_API_CATCH
 
 }  // extern "C"

@@ -31,6 +31,7 @@ inline GDS_status_t check_request(const char *func, GDS_gds_t gds, bool write, c
   GDS_TRY(check_box(func, *a.layout, lo, hi));
   GDS_CHECK(buffer != nullptr, GDS_STATUS_NULL_ARGUMENT, "%s is NULL", buffer_name);
   GDS_TRY(check_ld(func, *a.layout, ld_arg, lo, hi, ld_name, ld));
+  GDS_TRY(check_buffer_span(func, *a.layout, ld, lo, hi, a.type->extent, buffer, ld_name));
   if (!state(a).accesses.empty()) [[unlikely]] GDS_TRY(gds::rma::check_no_open_access(func, a, lo, hi));
   *out = cursor;
   return GDS_STATUS_OK;
@@ -88,7 +89,7 @@ GDS_status_t for_target(const char *func, GDS_gds_t gds, F &&fn) {
 extern "C" {
 
 GDS_API GDS_status_t GDS_put(const void *origin_addr, const GDS_size_t origin_ld[],
-                             const GDS_size_t lo_index[], const GDS_size_t hi_index[], GDS_gds_t gds) {
+                             const GDS_size_t lo_index[], const GDS_size_t hi_index[], GDS_gds_t gds) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   Index ld[kMaxDims];
@@ -99,10 +100,10 @@ GDS_API GDS_status_t GDS_put(const void *origin_addr, const GDS_size_t origin_ld
                                             Request{Kind::put, const_cast<void *>(origin_addr), ld, nullptr,
                                                     nullptr, lo_index, hi_index}),
                          lo_index, hi_index);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_get(void *origin_addr, const GDS_size_t origin_ld[], const GDS_size_t lo_index[],
-                             const GDS_size_t hi_index[], GDS_gds_t gds) {
+                             const GDS_size_t hi_index[], GDS_gds_t gds) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   Index ld[kMaxDims];
@@ -118,11 +119,11 @@ GDS_API GDS_status_t GDS_get(void *origin_addr, const GDS_size_t origin_ld[], co
       __func__, c->array,
       gds::rma::transfer(__func__, *c->array, Request{Kind::get, origin_addr, ld, nullptr, nullptr, lo_index, hi_index}),
       lo_index, hi_index);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_acc(const void *origin_addr, const GDS_size_t origin_ld[],
                              const GDS_size_t lo_index[], const GDS_size_t hi_index[],
-                             GDS_op_t accumulate_op, GDS_gds_t gds) {
+                             GDS_op_t accumulate_op, GDS_gds_t gds) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   Index ld[kMaxDims];
@@ -137,11 +138,11 @@ GDS_API GDS_status_t GDS_acc(const void *origin_addr, const GDS_size_t origin_ld
                                             Request{Kind::acc, const_cast<void *>(origin_addr), ld, nullptr,
                                                     nullptr, lo_index, hi_index, accumulate_op}),
                          lo_index, hi_index);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_get_acc(const void *origin_addr, const GDS_size_t origin_ld[], void *result_addr,
                                  const GDS_size_t result_ld[], const GDS_size_t lo_index[],
-                                 const GDS_size_t hi_index[], GDS_op_t accumulate_op, GDS_gds_t gds) {
+                                 const GDS_size_t hi_index[], GDS_op_t accumulate_op, GDS_gds_t gds) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   Index rld[kMaxDims], old[kMaxDims];
@@ -153,6 +154,8 @@ GDS_API GDS_status_t GDS_get_acc(const void *origin_addr, const GDS_size_t origi
               "origin_addr is NULL (allowed only with MPI_NO_OP)");
   GDS_TRY(check_ld(__func__, *a->layout, origin_ld, lo_index, hi_index, "origin_ld", old));
   if (origin_addr != nullptr)
+    GDS_TRY(check_buffer_span(__func__, *a->layout, old, lo_index, hi_index, a->type->extent, origin_addr, "origin_ld"));
+  if (origin_addr != nullptr)
     GDS_REQUIRE(!overlap(origin_addr, span_bytes(*a, lo_index, hi_index, old), result_addr,
                          span_bytes(*a, lo_index, hi_index, rld)),
                 GDS_STATUS_BUFFER_OVERLAP, "origin_addr and result_addr overlap");
@@ -163,11 +166,11 @@ GDS_API GDS_status_t GDS_get_acc(const void *origin_addr, const GDS_size_t origi
       gds::rma::transfer(__func__, *a,
                          Request{Kind::get_acc, origin, old, result_addr, rld, lo_index, hi_index, accumulate_op}),
       lo_index, hi_index);
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_compare_and_swap(const void *compare_addr, const void *swap_source_addr,
                                           void *swap_result_addr, const GDS_size_t gds_offset[],
-                                          GDS_gds_t gds) {
+                                          GDS_gds_t gds) try {
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(__func__, gds, &cursor));
@@ -182,14 +185,16 @@ GDS_API GDS_status_t GDS_compare_and_swap(const void *compare_addr, const void *
   const std::size_t e = a.type->extent;
   GDS_REQUIRE(!overlap(compare_addr, e, swap_result_addr, e) && !overlap(swap_source_addr, e, swap_result_addr, e),
               GDS_STATUS_BUFFER_OVERLAP, "swap_result_addr overlaps compare_addr or swap_source_addr");
+  GDS_REQUIRE(!overlap(compare_addr, e, swap_source_addr, e), GDS_STATUS_BUFFER_OVERLAP,
+              "compare_addr and swap_source_addr overlap");
   if (!state(a).accesses.empty()) GDS_TRY(gds::rma::check_no_open_access(__func__, a, gds_offset, gds_offset));
   return checked(
       __func__, &a,
       gds::rma::compare_and_swap(__func__, a, compare_addr, swap_source_addr, swap_result_addr, gds_offset),
       gds_offset, gds_offset);
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_wait(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_wait(GDS_gds_t gds) try {
   GDS_ENTER();
   if (!is_root(gds)) [[likely]] {
     Cursor *cursor = nullptr;
@@ -199,20 +204,20 @@ GDS_API GDS_status_t GDS_wait(GDS_gds_t gds) {
   return for_target(__func__, gds, [](Array &a) {
     return checked("GDS_wait", &a, state(a).window.complete_local("GDS_wait"));
   });
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_wait_local(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_wait_local(GDS_gds_t gds) try {
   GDS_ENTER();
   return for_target(__func__, gds, [](Array &a) {
     gds::rma::Window &w = state(a).window;
     GDS_TRY(checked("GDS_wait_local", &a, w.flush("GDS_wait_local", a.rank)));
     return w.sync("GDS_wait_local");
   });
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_fence(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_fence(GDS_gds_t gds) try {
   GDS_ENTER();
   return gds::rma::fence(__func__, gds);
-}
+} GDS_API_CATCH
 
 }  // extern "C"

@@ -83,7 +83,7 @@ extern "C" {
 
 GDS_API GDS_status_t GDS_access(GDS_gds_t gds, const GDS_size_t lo_index[], const GDS_size_t hi_index[],
                                 GDS_access_buffer_t buffer_type, void **access_buffer,
-                                GDS_access_handle_t *access_handle) {
+                                GDS_access_handle_t *access_handle) try {
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_TRY(resolve(__func__, gds, &cursor));
@@ -156,28 +156,28 @@ GDS_API GDS_status_t GDS_access(GDS_gds_t gds, const GDS_size_t lo_index[], cons
   st.accesses.push_back(h);
   *access_handle = to_handle<GDS_access_handle_t>(h);
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_get_access_buffer_type(GDS_access_handle_t access_handle,
-                                                GDS_access_buffer_t *buffer_type) {
+                                                GDS_access_buffer_t *buffer_type) try {
   GDS_ENTER();
   OpenAccess *open = nullptr;
   GDS_TRY(gds::rma::resolve_access(__func__, access_handle, &open));
   GDS_REQUIRE(buffer_type != nullptr, GDS_STATUS_NULL_ARGUMENT, "buffer_type is NULL");
   *buffer_type = open->kind;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_get_access_buffer_ld(GDS_access_handle_t access_handle, GDS_size_t ld[]) {
+GDS_API GDS_status_t GDS_get_access_buffer_ld(GDS_access_handle_t access_handle, GDS_size_t ld[]) try {
   GDS_ENTER();
   OpenAccess *open = nullptr;
   GDS_TRY(gds::rma::resolve_access(__func__, access_handle, &open));
   GDS_REQUIRE(ld != nullptr || open->ld.empty(), GDS_STATUS_NULL_ARGUMENT, "ld is NULL");
   std::copy(open->ld.begin(), open->ld.end(), ld);
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_release(GDS_access_handle_t *access_handle) {
+GDS_API GDS_status_t GDS_release(GDS_access_handle_t *access_handle) try {
   GDS_ENTER();
   GDS_REQUIRE(access_handle != nullptr, GDS_STATUS_NULL_ARGUMENT, "access_handle is NULL");
   OpenAccess *open = nullptr;
@@ -200,6 +200,6 @@ GDS_API GDS_status_t GDS_release(GDS_access_handle_t *access_handle) {
   g_accesses.erase(h);
   *access_handle = GDS_ACCESS_HANDLE_NULL;
   return checked(__func__, &a, s);
-}
+} GDS_API_CATCH
 
 }  // extern "C"

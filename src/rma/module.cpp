@@ -2,6 +2,8 @@
 // settings, and each array's window.
 #include <cstring>
 
+#include "core/collective.hpp"
+
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "rma/datatype.hpp"
@@ -51,23 +53,20 @@ class Rma final : public core::Module {
     return GDS_STATUS_OK;
   }
 
-  // GDS_alloc: the window allocates the memory, zeroed before anyone may
-  // access it (the agreement after attach sees to that). GDS_create: the
-  // window exposes the application's buffer.
+  // GDS_alloc: GDS maps the memory (zero-filled) and every process agrees
+  // that all have it before the window is made. GDS_create: the window
+  // exposes the application's buffer.
   GDS_status_t attach(const char *func, core::Array &a) override {
     ArrayState &s = state(a);
-    const auto bytes = static_cast<MPI_Aint>(a.local_count * a.type->extent);
+    const std::size_t bytes = a.local_count * a.type->extent;
     const int disp_unit = static_cast<int>(a.type->extent);
     if (a.blocks == nullptr) {
-      GDS_TRY(s.window.create(func, a.communicator(), a.user_buffer, bytes, disp_unit));
       s.base = static_cast<std::byte *>(a.user_buffer);
-      return GDS_STATUS_OK;
+    } else {
+      GDS_TRY(core::agree(func, a.communicator(), s.memory.map(func, bytes)));
+      s.base = s.memory.data();
     }
-    void *base = nullptr;
-    GDS_TRY(s.window.allocate(func, a.communicator(), bytes, disp_unit, &base));
-    s.base = static_cast<std::byte *>(base);
-    if (bytes > 0) std::memset(s.base, 0, static_cast<std::size_t>(bytes));
-    return GDS_STATUS_OK;
+    return s.window.create(func, a.communicator(), s.base, static_cast<MPI_Aint>(bytes), disp_unit);
   }
 
   // Every operation completes before the collective MPI_Win_free, so a

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/array.hpp"
+#include "core/memory.hpp"
 #include "gds_access.h"
 #include "rma/window.hpp"
 #include "rma/write_log.hpp"
@@ -18,6 +19,7 @@ using core::Index;
 
 struct ArrayState final : core::ArrayState {
   static constexpr core::Layer kLayer = core::Layer::rma;
+  core::Memory memory;                  // GDS_alloc: this process's part
   Window window;
   std::byte *base = nullptr;            // this process's memory in the window
   WriteLog writes;                      // what this process wrote since the versions module last looked

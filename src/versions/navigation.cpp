@@ -19,16 +19,16 @@ unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>
 
 extern "C" {
 
-GDS_API GDS_status_t GDS_get_version_number(GDS_gds_t gds, GDS_size_t *version_number) {
+GDS_API GDS_status_t GDS_get_version_number(GDS_gds_t gds, GDS_size_t *version_number) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
   GDS_REQUIRE(version_number != nullptr, GDS_STATUS_NULL_ARGUMENT, "version_number is NULL");
   *version_number = number(*c);
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_get_version_label(GDS_gds_t gds, char **label, size_t *label_size) {
+GDS_API GDS_status_t GDS_get_version_label(GDS_gds_t gds, char **label, size_t *label_size) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
@@ -44,17 +44,17 @@ GDS_API GDS_status_t GDS_get_version_label(GDS_gds_t gds, char **label, size_t *
   *label = const_cast<char *>(text->c_str());
   *label_size = text->size();
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_move_to_newest(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_move_to_newest(GDS_gds_t gds) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
   c->at_current = true;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_move_to_next(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_move_to_next(GDS_gds_t gds) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
@@ -67,9 +67,9 @@ GDS_API GDS_status_t GDS_move_to_next(GDS_gds_t gds) {
     }
   c->at_current = true;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_move_to_prev(GDS_gds_t gds) {
+GDS_API GDS_status_t GDS_move_to_prev(GDS_gds_t gds) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
@@ -82,9 +82,9 @@ GDS_API GDS_status_t GDS_move_to_prev(GDS_gds_t gds) {
       return GDS_STATUS_OK;
     }
   return fail(GDS_STATUS_NO_VERSION, __func__, "no version older than %llu is retained", ull(from));
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_version_dec(GDS_gds_t gds, GDS_size_t dec) {
+GDS_API GDS_status_t GDS_version_dec(GDS_gds_t gds, GDS_size_t dec) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
@@ -100,9 +100,9 @@ GDS_API GDS_status_t GDS_version_dec(GDS_gds_t gds, GDS_size_t dec) {
   c->at_current = false;
   c->version = target;
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_descriptor_clone(GDS_gds_t in_gds, GDS_gds_t *clone_gds) {
+GDS_API GDS_status_t GDS_descriptor_clone(GDS_gds_t in_gds, GDS_gds_t *clone_gds) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, in_gds, &c, "in_gds"));
@@ -114,9 +114,9 @@ GDS_API GDS_status_t GDS_descriptor_clone(GDS_gds_t in_gds, GDS_gds_t *clone_gds
   a.clones.push_back(h);
   *clone_gds = to_handle<GDS_gds_t>(h);
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_get_version_stats(GDS_gds_t gds, GDS_version_stats_t *stats) {
+GDS_API GDS_status_t GDS_get_version_stats(GDS_gds_t gds, GDS_version_stats_t *stats) try {
   GDS_ENTER();
   Cursor *c = nullptr;
   GDS_TRY(resolve(__func__, gds, &c));
@@ -124,6 +124,6 @@ GDS_API GDS_status_t GDS_get_version_stats(GDS_gds_t gds, GDS_version_stats_t *s
   const gds::versions::ArrayState &vs = state(*c->array);
   *stats = vs.store->stats(vs.current);
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
 }  // extern "C"

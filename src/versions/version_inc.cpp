@@ -13,6 +13,8 @@
 //             process learns where every table is
 //   commit    the version exists: numbers, label, retention
 #include <cstring>
+#include <new>
+#include <string>
 #include <vector>
 
 #include "core/array.hpp"
@@ -164,13 +166,13 @@ GDS_status_t freeze(const char *func, Array &a, std::vector<SlotRef> *tables) {
 
 // Phase commit: the version exists; retention drops the oldest (without a
 // byte budget every process wishes alike, with one they agree on the most).
-GDS_status_t commit(const char *func, Array &a, std::uint64_t increment, const char *label, std::size_t label_size,
+GDS_status_t commit(const char *func, Array &a, std::uint64_t increment, std::string label,
                     std::vector<SlotRef> tables) {
   ArrayState &s = state(a);
   Store &store = *s.store;
   store.commit(s.current, std::move(s.label), std::move(tables));
   s.current += increment;
-  s.label.assign(label == nullptr ? "" : label, label_size);
+  s.label = std::move(label);
   std::uint64_t drop = store.drop_wish();
   if (store.has_byte_budget()) {
     std::uint64_t wish = drop;
@@ -207,28 +209,44 @@ using namespace gds::versions;
 
 extern "C" {
 
-GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const char *label, size_t label_size) {
+GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const char *label, size_t label_size) try {
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_status_t s = GDS_STATUS_OK;
   GDS_TRY(resolve_collective(__func__, gds, &cursor, &s));
   Array &a = *cursor->array;
   if (s == GDS_STATUS_OK) s = check_collective(__func__, a);
+  const std::uint64_t current = state(a).current;
   if (s == GDS_STATUS_OK && increment == 0) s = fail(GDS_STATUS_INVALID, __func__, "increment=0; it must be at least 1");
+  if (s == GDS_STATUS_OK && increment > UINT64_MAX - current)
+    s = fail(GDS_STATUS_INVALID, __func__,
+             "increment=%llu would take the version number past 2^64 - 1 (the current version is %llu)",
+             ull(increment), ull(current));
   if (s == GDS_STATUS_OK && label == nullptr && label_size > 0)
     s = fail(GDS_STATUS_NULL_ARGUMENT, __func__, "label is NULL but label_size=%zu", label_size);
+  if (s == GDS_STATUS_OK && label_size > GDS_VERSION_LABEL_MAX)
+    s = fail(GDS_STATUS_INVALID, __func__, "label_size=%zu is more than GDS_VERSION_LABEL_MAX (%d)", label_size,
+             GDS_VERSION_LABEL_MAX);
+  std::string new_label;
+  if (s == GDS_STATUS_OK) {
+    try {
+      new_label.assign(label == nullptr ? "" : label, label_size);
+    } catch (const std::bad_alloc &) {
+      s = fail_critical(GDS_STATUS_NOMEM, __func__, "no memory for a %zu-byte label", label_size);
+    }
+  }
 
   GDS_TRY(settle(__func__, a, s));
   GDS_TRY(exchange(__func__, a, GDS_STATUS_OK, increment));
   GDS_TRY(reserve(__func__, a));
   std::vector<SlotRef> tables;
   GDS_TRY(freeze(__func__, a, &tables));
-  GDS_TRY(commit(__func__, a, increment, label, label_size, std::move(tables)));
+  GDS_TRY(commit(__func__, a, increment, std::move(new_label), std::move(tables)));
   if (debug_level() >= 2) log_stats(__func__, a);
   return GDS_STATUS_OK;
-}
+} GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version) {
+GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version) try {
   GDS_ENTER();
   Cursor *cursor = nullptr;
   GDS_status_t s = GDS_STATUS_OK;
@@ -247,6 +265,6 @@ GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version) {
   vs.store->restore(*v, rs.base);
   // Nobody writes again before every process has rolled back.
   return agree(__func__, a.communicator(), rs.window.sync(__func__));
-}
+} GDS_API_CATCH
 
 }  // extern "C"

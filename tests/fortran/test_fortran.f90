@@ -71,7 +71,7 @@ PROGRAM TEST_FORTRAN
 
   TYPE(C_PTR) :: g, h, buffer, pred, term, err
   INTEGER(8), TARGET :: ival
-  TYPE(C_FUNPTR) :: g2l, l2g, fn
+
   INTEGER(8) :: ndim, cts(1), min_chunk(1), lo_idx(1), hi_idx(1), ld(1), count2(2), lo2(2), hi2(2), zero2(2)
   INTEGER(8) :: ld2(1), offset, n
   INTEGER(8), TARGET :: dims(2)
@@ -176,9 +176,8 @@ PROGRAM TEST_FORTRAN
   DO i = 1, 5
     local(i) = DBLE((i - 1) * np + rank)
   END DO
-  g2l = C_FUNLOC(TO_LOCAL)  ! through variables: gfortran 12 puts C_FUNLOC constants in .rodata
-  l2g = C_FUNLOC(TO_GLOBAL)
-  CALL GDS_CREATE(1_8, [n], GDS_DATA_DBL, g2l, l2g, C_LOC(local), 5_8, &
+  ! Function pointers straight from C_FUNLOC, as the manual passes them (by value).
+  CALL GDS_CREATE(1_8, [n], GDS_DATA_DBL, C_FUNLOC(TO_LOCAL), C_FUNLOC(TO_GLOBAL), C_LOC(local), 5_8, &
                   GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, g, stat)
   CALL CHECK(stat == GDS_STATUS_OK, "GDS_CREATE")
   CALL GDS_GET(C_LOC(whole), [0_8], [0_8], [n - 1], g, stat)
@@ -232,14 +231,11 @@ PROGRAM TEST_FORTRAN
   CALL GDS_ADD_ERROR_PRED_TERM(pred, term, stat)
   CALL GDS_FREE_ERROR_PRED_TERM(term, stat)
   CALL CHECK(stat == GDS_STATUS_OK .AND. .NOT. C_ASSOCIATED(term), "predicate")
-  fn = C_FUNLOC(ON_LOCAL)  ! through a variable, as above
-  CALL GDS_REGISTER_LOCAL_ERROR_HANDLER(g, pred, fn, stat)
+  CALL GDS_REGISTER_LOCAL_ERROR_HANDLER(g, pred, C_FUNLOC(ON_LOCAL), stat)
   CALL CHECK(stat == GDS_STATUS_OK, "GDS_REGISTER_LOCAL_ERROR_HANDLER")
-  fn = C_FUNLOC(ON_GLOBAL)
-  CALL GDS_REGISTER_GLOBAL_ERROR_HANDLER(g, pred, fn, stat)
+  CALL GDS_REGISTER_GLOBAL_ERROR_HANDLER(g, pred, C_FUNLOC(ON_GLOBAL), stat)
   CALL CHECK(stat == GDS_STATUS_OK, "GDS_REGISTER_GLOBAL_ERROR_HANDLER")
-  fn = C_FUNLOC(A_CHECK)
-  CALL GDS_REGISTER_LOCAL_ERROR_CHECK(g, fn, GDS_PRIORITY_HIGH, stat)
+  CALL GDS_REGISTER_LOCAL_ERROR_CHECK(g, C_FUNLOC(A_CHECK), GDS_PRIORITY_HIGH, stat)
   CALL GDS_FREE_ERROR_PRED(pred, stat)
   ival = 41 + rank
   CALL GDS_CREATE_ERROR_DESCRIPTOR(err, stat)

@@ -211,7 +211,8 @@ class array {
     detail::check(GDS_get_acc(src.empty() ? nullptr : src.data(), ld_ptr(src_ld), result.data(),
                               ld_ptr(result_ld), b.lo.data(), b.hi.data(), op, handle_));
   }
-  /// Compare-and-swap of the element at `at`; the previous value goes to `result`. Nonblocking.
+  /// Compare-and-swap of the element at `at`; the previous value goes to `result`. Nonblocking:
+  /// the three objects must be distinct and stay alive until wait() or fence().
   void compare_and_swap(const T &compare, const T &swap, T &result, std::span<const index_t> at) {
     check_dims(at.size(), "index");
     detail::check(GDS_compare_and_swap(&compare, &swap, &result, at.data(), handle_));

@@ -1,0 +1,41 @@
+#include "core/memory.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/log.hpp"
+
+namespace gds::core {
+
+namespace {
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+}
+
+GDS_status_t Memory::map(const char *func, std::size_t bytes) {
+  unmap();
+  if (bytes == 0) return GDS_STATUS_OK;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  if (bytes > SIZE_MAX - page)
+    return fail_critical(GDS_STATUS_NOMEM, func, "cannot map %zu bytes of memory: more than the address space", bytes);
+  const std::size_t mapped = (bytes + page - 1) / page * page;
+  void *p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return fail_critical(GDS_STATUS_NOMEM, func, "cannot map %zu bytes of memory: %s", bytes, std::strerror(errno));
+  // Huge pages where the kernel offers them on request; otherwise the call fails harmlessly.
+  if (mapped >= kHugePage) (void)madvise(p, mapped, MADV_HUGEPAGE);
+  data_ = static_cast<std::byte *>(p);
+  size_ = bytes;
+  mapped_ = mapped;
+  return GDS_STATUS_OK;
+}
+
+void Memory::unmap() {
+  if (data_ != nullptr) munmap(data_, mapped_);
+  data_ = nullptr;
+  size_ = mapped_ = 0;
+}
+
+}  // namespace gds::core

@@ -1,0 +1,46 @@
+// Memory GDS maps for itself: arrays' parts (GDS_alloc) and version slabs.
+//
+// Anonymous mappings are zero-filled, page aligned and cost nothing until
+// touched; large ones ask for transparent huge pages, which fault in 2 MiB
+// at a time. A mapping the system refuses is GDS_STATUS_NOMEM, reported
+// before any MPI call sees the size: MPICH 4.0.2 crashes in MPI_Win_allocate
+// when it cannot get the memory, so GDS allocates and exposes with
+// MPI_Win_create.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+#include "gds_types.h"
+
+namespace gds::core {
+
+class Memory {
+ public:
+  Memory() = default;
+  Memory(Memory &&o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), mapped_(std::exchange(o.mapped_, 0)) {}
+  Memory &operator=(Memory &&o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(mapped_, o.mapped_);
+    return *this;
+  }
+  Memory(const Memory &) = delete;
+  Memory &operator=(const Memory &) = delete;
+  ~Memory() { unmap(); }
+
+  // Maps `bytes` bytes (0: nothing); on failure nothing is mapped.
+  GDS_status_t map(const char *func, std::size_t bytes);
+  void unmap();
+
+  [[nodiscard]] std::byte *data() const { return data_; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+
+ private:
+  std::byte *data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t mapped_ = 0;
+};
+
+}  // namespace gds::core
