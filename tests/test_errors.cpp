@@ -1,7 +1,10 @@
 // Open Resilience at 1-4 processes: when and where errors are delivered,
 // in which order, errors raised inside handlers, failed recoveries, checks,
 // the errors GDS detects itself, and the manual's two case studies (5.5).
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <fstream>
 #include <cmath>
 #include <cstring>
 #include <cstdint>
@@ -652,6 +655,51 @@ TEST_F(Errors, AnMpiFailureDuringADataAccessGoesToTheHandler) {
   EXPECT_GDS_OK(GDS_wait(g));
   EXPECT_GDS_OK(GDS_fence(g));
   EXPECT_EQ(at(g, far), 3);  // later operations work
+}
+
+// Real exhaustion, not an injected one: with the address space limited to
+// a little more than the process uses, a version needing more memory fails
+// with GDS_STATUS_NOMEM on every process (never an MPI error) and reaches the
+// handler; afterwards, with the limit lifted, versions work again.
+TEST_F(Errors, RealMemoryExhaustionInAVersionIsNomemAndGoesToTheHandler) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space; an address-space limit cannot be set under it";
+#else
+  const Index per_rank = (Index{64} << 20) / sizeof(double);  // 64 MiB per process
+  const Index n = per_rank * static_cast<Index>(nprocs);
+  GDS_gds_t big = GDS_NULL;
+  ASSERT_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_DOUBLE, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &big));
+  handle_system_failures(big);
+  std::vector<double> ones(per_rank, 1.0);
+  const Index blo = per_rank * static_cast<Index>(rank), bhi = blo + per_rank - 1;
+  EXPECT_GDS_OK(GDS_put(ones.data(), nullptr, &blo, &bhi, big));
+  EXPECT_GDS_OK(GDS_wait(big));
+  // Room for what the process uses now and 32 MiB more: the version's 64 MiB cannot be mapped.
+  rlimit before{};
+  getrlimit(RLIMIT_AS, &before);
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  unsigned long long vm_kib = 0;
+  while (std::getline(status, line))
+    if (line.rfind("VmSize:", 0) == 0) vm_kib = std::stoull(line.substr(7));
+  rlimit tight = before;
+  tight.rlim_cur = static_cast<rlim_t>((vm_kib << 10) + (32ull << 20));
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &tight), 0);
+  const GDS_status_t s = GDS_version_inc(big, 1, nullptr, 0);
+  setrlimit(RLIMIT_AS, &before);
+  EXPECT_EQ(s, GDS_STATUS_NOMEM) << GDS_last_error_message();
+  EXPECT_EQ(g_log.calls, 1);
+  EXPECT_EQ(g_seen_status, GDS_STATUS_NOMEM);
+  EXPECT_EQ(g_seen_function, "GDS_version_inc");
+  EXPECT_GT(g_seen_size, 0);
+  Index number = 9;
+  EXPECT_GDS_OK(GDS_get_version_number(big, &number));
+  EXPECT_EQ(number, 0u);  // no version was made
+  EXPECT_GDS_OK(GDS_version_inc(big, 1, nullptr, 0));
+  EXPECT_GDS_OK(GDS_get_version_number(big, &number));
+  EXPECT_EQ(number, 1u);
+  EXPECT_GDS_OK(GDS_free(&big));
+#endif
 }
 
 TEST_F(Errors, RunningOutOfMemoryForAVersionGoesToTheHandler) {

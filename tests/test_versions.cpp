@@ -246,6 +246,15 @@ TEST_P(VersionModel, RandomWritesAndVersionsMatchTheModel) {
       m.current = it->second;
     }
     EXPECT_GDS_OK(GDS_fence(g));
+    {
+      // Nothing leaks: the blocks stored are at most what the retained
+      // versions and the current content can share, plus one table each.
+      GDS_version_stats_t st{};
+      EXPECT_GDS_OK(GDS_get_version_stats(g, &st));
+      const Index blocks_per_part = (st.local_bytes + st.block_bytes - 1) / st.block_bytes;
+      EXPECT_LE(st.bytes_stored, (st.versions + 1) * blocks_per_part * st.block_bytes + st.versions * st.table_bytes)
+          << "step " << step;
+    }
     if (step % verify_every == 0 || step == steps - 1) {
       if (rank == step % nprocs) verify_all_versions();
       Index number = 0;
@@ -535,7 +544,8 @@ TEST_F(Versions, StorageIsProportionalToWhatChanged) {
   GDS_version_stats_t s0{}, s1{}, s2{}, s3{};
   EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));  // nothing written: all zero blocks
   EXPECT_GDS_OK(GDS_get_version_stats(g, &s0));
-  EXPECT_EQ(s0.bytes_stored, 4 * sizeof(std::uint64_t));  // the block table only
+  EXPECT_EQ(s0.table_bytes, 16u);  // 4 bytes per block
+  EXPECT_EQ(s0.bytes_stored, s0.table_bytes);  // the block table only
   EXPECT_EQ(s0.bytes_shared, per_rank * sizeof(int));
   // Every process writes one element of its own second block.
   Index lo = 0, hi = 0;
@@ -546,17 +556,17 @@ TEST_F(Versions, StorageIsProportionalToWhatChanged) {
   EXPECT_GDS_OK(GDS_put(&one, nullptr, &mine, &mine, g));
   EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
   EXPECT_GDS_OK(GDS_get_version_stats(g, &s1));
-  EXPECT_EQ(s1.bytes_stored - s0.bytes_stored, 64 + 4 * sizeof(std::uint64_t));  // one block, one table
+  EXPECT_EQ(s1.bytes_stored - s0.bytes_stored, 64 + s0.table_bytes);  // one block, one table
   // A neighbour writes into this process's last block: tracked at the writer.
   const Index theirs = (lo + per_rank * static_cast<Index>(nprocs) - 1) % (per_rank * static_cast<Index>(nprocs));
   EXPECT_GDS_OK(GDS_put(&one, nullptr, &theirs, &theirs, g));
   EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
   EXPECT_GDS_OK(GDS_get_version_stats(g, &s2));
-  EXPECT_EQ(s2.bytes_stored - s1.bytes_stored, 64 + 4 * sizeof(std::uint64_t));
+  EXPECT_EQ(s2.bytes_stored - s1.bytes_stored, 64 + s0.table_bytes);
   // No writes: a version costs its table.
   EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
   EXPECT_GDS_OK(GDS_get_version_stats(g, &s3));
-  EXPECT_EQ(s3.bytes_stored - s2.bytes_stored, 4 * sizeof(std::uint64_t));
+  EXPECT_EQ(s3.bytes_stored - s2.bytes_stored, s0.table_bytes);
   EXPECT_EQ(s3.versions, 4u);
   EXPECT_EQ(s3.bytes_shared, 4 * per_rank * sizeof(int) - 2 * 64);
   EXPECT_GDS_OK(GDS_fence(g));
@@ -580,12 +590,14 @@ TEST_F(Versions, DirectAccessCostsOnlyWhatChanged) {
     body(static_cast<int *>(buffer));
     EXPECT_GDS_OK(GDS_release(&h));
   };
+  GDS_version_stats_t st{};
   const auto stored = [&] {
-    GDS_version_stats_t st{};
     EXPECT_GDS_OK(GDS_get_version_stats(g, &st));
     return st.bytes_stored;
   };
-  const std::uint64_t table = 4 * sizeof(std::uint64_t), block = 64;
+  (void)stored();
+  const std::uint64_t table = st.table_bytes, block = 64;
+  EXPECT_EQ(table, 16u);
   direct([&](int *p) { for (Index i = 0; i < per_rank; ++i) p[i] = static_cast<int>(i % 16 == 0 ? 0 : lo + i); });
   EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));  // version 0: 4 blocks changed from zero
   std::uint64_t before = stored();
@@ -639,7 +651,7 @@ TEST_F(Versions, RestoreRollsBackAndShares) {
   EXPECT_GDS_OK(GDS_get_version_stats(g, &before));
   EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
   EXPECT_GDS_OK(GDS_get_version_stats(g, &after));
-  EXPECT_EQ(after.bytes_stored - before.bytes_stored, 4 * sizeof(std::uint64_t));  // shared with version 0
+  EXPECT_EQ(after.bytes_stored - before.bytes_stored, after.table_bytes);  // shared with version 0
   EXPECT_GDS_OK(GDS_version_restore(g, 1));
   EXPECT_EQ(at(g, 0), 2);
   EXPECT_EQ(at(g, n - 1), 1);
@@ -679,7 +691,7 @@ TEST_F(Versions, CreateArraysChangedBehindTheLibrarysBack) {
   local[20] = 1000 + rank;  // behind GDS's back: block 1 of this process
   EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
   EXPECT_GDS_OK(GDS_get_version_stats(g, &s1));
-  EXPECT_EQ(s1.bytes_stored - s0.bytes_stored, 64 + 2 * sizeof(std::uint64_t));
+  EXPECT_EQ(s1.bytes_stored - s0.bytes_stored, 64 + s1.table_bytes);
   local[20] = -1;
   EXPECT_GDS_OK(GDS_fence(g));
   // Version 0 and 1 of the neighbour's part, read through clones.

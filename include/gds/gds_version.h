@@ -26,7 +26,7 @@ extern "C" {
 
 /** \name Info keys for versions (values are decimal integers); environment variables give defaults. */
 /**@{*/
-#define GDS_VERSION_BLOCK_SIZE_KEY "gds_version_block_size" /**< bytes per block (power of two, 64 B - 64 MiB); GDS_VERSION_BLOCK_SIZE; default 16384 */
+#define GDS_VERSION_BLOCK_SIZE_KEY "gds_version_block_size" /**< bytes per block (power of two, 64 B - 64 MiB); GDS_VERSION_BLOCK_SIZE; default 4096 */
 #define GDS_MAX_VERSIONS_KEY "gds_max_versions"             /**< frozen versions kept, 0 = no limit; GDS_MAX_VERSIONS */
 #define GDS_MAX_VERSION_BYTES_KEY "gds_max_version_bytes"   /**< bytes each process's versions may store, 0 = no limit; GDS_MAX_VERSION_BYTES */
 /**@}*/
@@ -152,6 +152,27 @@ GDS_API GDS_status_t GDS_descriptor_clone(GDS_gds_t in_gds, GDS_gds_t *clone_gds
  */
 GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version);
 
+/**
+ * \brief Waits for the background work earlier GDS_version_inc calls started
+ *        for the array on this process (GDS extension).
+ *
+ * When every version is kept, GDS_version_inc returns as soon as the version
+ * exists and then, on GDS's helper thread, faults in memory for the next
+ * version (as much as this one needed), so that the kernel's zeroing of new
+ * pages is not paid inside the next GDS_version_inc
+ * (GDS_VERSION_PREFAULT=0 turns it off). Nothing is required of the
+ * program: the next GDS_version_inc and GDS_free wait for that work
+ * themselves. This call is for programs that want it done at a moment of
+ * their choosing, such as benchmarks timing something else next.
+ *
+ * Completion: on return no background work of the array's versions is in
+ * progress on this process. Local.
+ *
+ * \param[in] gds any handle of the array
+ * \return GDS_STATUS_OK, handle statuses
+ */
+GDS_API GDS_status_t GDS_version_wait(GDS_gds_t gds);
+
 /** What an array's versions hold on the calling process (GDS_get_version_stats). */
 typedef struct GDS_version_stats {
   GDS_size_t versions;         /**< frozen versions retained */
@@ -162,7 +183,9 @@ typedef struct GDS_version_stats {
   GDS_size_t bytes_stored;     /**< bytes the versions occupy: their blocks and block tables */
   GDS_size_t bytes_shared;     /**< bytes of versions not stored because blocks are shared
                                     (versions x local_bytes - data bytes stored) */
-  GDS_size_t bytes_allocated;  /**< memory reserved for versions (stored plus free space) */
+  GDS_size_t bytes_allocated;  /**< memory the versions hold: slots ever written, stored or free for reuse
+                                    (address space reserved but never touched is not counted) */
+  GDS_size_t table_bytes;      /**< bytes of one version's block table on this process (4 per block) */
 } GDS_version_stats_t;
 
 /**

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 #include "core/log.hpp"
@@ -30,6 +31,16 @@ GDS_status_t Memory::map(const char *func, std::size_t bytes) {
   size_ = bytes;
   mapped_ = mapped;
   return GDS_STATUS_OK;
+}
+
+void Memory::populate(std::size_t offset, std::size_t bytes) const {
+#ifndef MADV_POPULATE_WRITE
+  constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14
+#endif
+  if (data_ == nullptr || offset >= mapped_) return;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t first = offset / page * page, end = std::min(mapped_, offset + bytes);
+  if (end > first) (void)madvise(data_ + first, end - first, MADV_POPULATE_WRITE);
 }
 
 void Memory::unmap() {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/array.hpp"
+#include "core/background.hpp"
 #include "core/datatypes.hpp"
 #include "core/log.hpp"
 #include "core/module.hpp"
@@ -171,6 +172,7 @@ GDS_API GDS_status_t GDS_finalize(void) try {
   GDS_status_t status = free_all_arrays(__func__);
   const std::span<Module *const> all = modules();
   for (std::size_t i = all.size(); i-- > 0;) all[i]->finalize();
+  Background::shutdown();
   set_resilience(nullptr);
   MPI_Comm_free(&g_rt.world);
   g_rt.initialized = false;

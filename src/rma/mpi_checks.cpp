@@ -31,11 +31,11 @@ bool unsigned_min_max_right(MPI_Comm comm) {
     if (t.mpi != MPI_DATATYPE_NULL && t.is_unsigned) types.push_back(&t);
   // Per type, three 8-byte slots: MAX target, MIN target, get_accumulate MAX target.
   const std::size_t bytes = types.size() * 3 * 8;
+  std::vector<unsigned char> memory(bytes);
   Window w;
-  void *base = nullptr;
-  if (core::agree(func, comm, w.allocate(func, comm, static_cast<MPI_Aint>(bytes), 1, &base)) != GDS_STATUS_OK)
+  if (core::agree(func, comm, w.create(func, comm, memory.data(), static_cast<MPI_Aint>(bytes), 1)) != GDS_STATUS_OK)
     return false;
-  auto *mem = static_cast<unsigned char *>(base);
+  unsigned char *mem = memory.data();
   std::vector<unsigned char> fetched(types.size() * 8, 0);
   constexpr bool little = std::endian::native == std::endian::little;
   unsigned char zero[8] = {}, one[8] = {}, top[8] = {};

@@ -65,25 +65,6 @@ Window::~Window() {
     core::log(core::Level::error, "GDS", "an MPI window was left unfreed (its collective free never ran)");
 }
 
-GDS_status_t Window::allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit,
-                              void **base) {
-  // MPICH 4.0.2 (ch4, shared-memory windows): when a process's size is not a
-  // multiple of 16 bytes, the other processes compute the start of the next
-  // process's segment 16-byte aligned while that process uses the unaligned
-  // one, so RMA to it lands in its neighbour's memory. Reproducer:
-  // tests/mpi_bugs/win_allocate_unaligned.c. Padding every segment to a
-  // cache line avoids it (and keeps neighbours off each other's lines).
-  constexpr MPI_Aint kSegmentAlign = 64;
-  disp_unit_ = disp_unit;
-  bytes = (bytes + kSegmentAlign - 1) / kSegmentAlign * kSegmentAlign;
-  MPI_Info info = window_info();
-  int rc = MPI_Win_allocate(bytes, disp_unit, info, comm, base, &win_);
-  MPI_Info_free(&info);
-  GDS_TRY(checked(func, "MPI_Win_allocate", rc));
-  MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
-  return checked(func, "MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
-}
-
 GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes,
                             int disp_unit) {
   disp_unit_ = disp_unit;

@@ -32,9 +32,11 @@ class Window {
   Window &operator=(const Window &) = delete;
   ~Window();
 
-  // Collective over comm. *base receives this process's memory (bytes long).
-  GDS_status_t allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit, void **base);
-  // Collective over comm: exposes memory the caller owns.
+  // Collective over comm: exposes memory the caller owns. GDS maps memory
+  // itself (core::Memory) rather than asking MPI_Win_allocate: MPICH 4.0.2
+  // crashes in MPI_Win_allocate when it cannot get the memory, and puts RMA
+  // to a process whose segment is not a multiple of 16 bytes at the wrong
+  // address (tests/mpi_bugs/win_allocate_unaligned.c).
   GDS_status_t create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes, int disp_unit);
   // Collective: completes everything, ends the epoch and frees the window.
   GDS_status_t free(const char *func);

@@ -69,10 +69,44 @@ void stream_sse2(char *dst, const char *src, std::size_t groups) {
 
 #undef GDS_FOR_EACH_CHUNK
 
+// What is left after whole groups (less than 16 KiB, such as a single 4 KiB
+// block): one stream of 64-byte non-temporal stores, still no reads of the
+// destination.
+__attribute__((target("avx512f"))) void tail_avx512(char *dst, const char *src, std::size_t lines) {
+  for (std::size_t i = 0; i < lines; ++i)
+    _mm512_stream_si512(reinterpret_cast<__m512i *>(dst + 64 * i), _mm512_loadu_si512(src + 64 * i));
+}
+
+__attribute__((target("avx2"))) void tail_avx2(char *dst, const char *src, std::size_t lines) {
+  for (std::size_t i = 0; i < lines; ++i) {
+    const auto *v = reinterpret_cast<const __m256i *>(src + 64 * i);
+    auto *o = reinterpret_cast<__m256i *>(dst + 64 * i);
+    const __m256i a = _mm256_loadu_si256(v), b = _mm256_loadu_si256(v + 1);
+    _mm256_stream_si256(o, a);
+    _mm256_stream_si256(o + 1, b);
+  }
+}
+
+void tail_sse2(char *dst, const char *src, std::size_t lines) {
+  for (std::size_t i = 0; i < lines; ++i) {
+    const auto *v = reinterpret_cast<const __m128i *>(src + 64 * i);
+    auto *o = reinterpret_cast<__m128i *>(dst + 64 * i);
+    const __m128i a = _mm_loadu_si128(v), b = _mm_loadu_si128(v + 1);
+    const __m128i c = _mm_loadu_si128(v + 2), e = _mm_loadu_si128(v + 3);
+    _mm_stream_si128(o, a);
+    _mm_stream_si128(o + 1, b);
+    _mm_stream_si128(o + 2, c);
+    _mm_stream_si128(o + 3, e);
+  }
+}
+
 using Stream = void (*)(char *, const char *, std::size_t);
 const Stream g_stream = __builtin_cpu_supports("avx512f") ? stream_avx512
                         : __builtin_cpu_supports("avx2")  ? stream_avx2
                                                           : stream_sse2;
+const Stream g_tail = __builtin_cpu_supports("avx512f") ? tail_avx512
+                      : __builtin_cpu_supports("avx2")  ? tail_avx2
+                                                        : tail_sse2;
 
 }  // namespace
 
@@ -89,7 +123,12 @@ void copy_out(void *dst, const void *src, std::size_t n) {
   n -= head;
   const std::size_t groups = n / kGroup;
   g_stream(d, s, groups);
-  std::memcpy(d + groups * kGroup, s + groups * kGroup, n - groups * kGroup);
+  d += groups * kGroup;
+  s += groups * kGroup;
+  n -= groups * kGroup;
+  const std::size_t lines = n / 64;
+  g_tail(d, s, lines);
+  std::memcpy(d + lines * 64, s + lines * 64, n - lines * 64);
 }
 
 void copy_out_fence() { _mm_sfence(); }

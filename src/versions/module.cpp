@@ -36,12 +36,17 @@ class Versions final : public core::Module {
                 ull(g_settings.block_size));
     core::env_unsigned("GDS_MAX_VERSIONS", UINT64_MAX, &g_settings.max_versions);
     core::env_unsigned("GDS_MAX_VERSION_BYTES", UINT64_MAX, &g_settings.max_bytes);
+    std::uint64_t prefault = 1;
+    core::env_unsigned("GDS_VERSION_PREFAULT", 1, &prefault);
+    g_settings.prefault = prefault != 0;
     rma::set_version_reader(read);
   }
 
   void show_info() const override {
-    core::log(core::Level::info, "GDS_init", "GDS_VERSION_BLOCK_SIZE=%llu GDS_MAX_VERSIONS=%llu GDS_MAX_VERSION_BYTES=%llu",
-              ull(g_settings.block_size), ull(g_settings.max_versions), ull(g_settings.max_bytes));
+    core::log(core::Level::info, "GDS_init",
+              "GDS_VERSION_BLOCK_SIZE=%llu GDS_MAX_VERSIONS=%llu GDS_MAX_VERSION_BYTES=%llu GDS_VERSION_PREFAULT=%d",
+              ull(g_settings.block_size), ull(g_settings.max_versions), ull(g_settings.max_bytes),
+              g_settings.prefault ? 1 : 0);
   }
 
   void finalize() override { rma::set_version_reader(nullptr); }
@@ -73,7 +78,7 @@ class Versions final : public core::Module {
     GDS_CHECK((bytes >> s.block_shift) < (std::uint64_t{1} << 32), GDS_STATUS_INVALID_COUNT,
               "this process's part (%llu bytes) has 2^32 or more version blocks of %llu bytes; set a larger %s",
               ull(bytes), ull(std::uint64_t{1} << s.block_shift), GDS_VERSION_BLOCK_SIZE_KEY);
-    s.store = std::make_unique<Store>(a.communicator(), a.rank, s.block_shift, bytes, s.retention);
+    s.store = std::make_unique<Store>(a.communicator(), a.rank, s.block_shift, bytes, s.retention, g_settings.prefault);
     rma::state(a).writes.configure(s.block_shift, a.blocks != nullptr);
     return GDS_STATUS_OK;
   }

@@ -116,6 +116,14 @@ GDS_API GDS_status_t GDS_descriptor_clone(GDS_gds_t in_gds, GDS_gds_t *clone_gds
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 
+GDS_API GDS_status_t GDS_version_wait(GDS_gds_t gds) try {
+  GDS_ENTER();
+  Cursor *c = nullptr;
+  GDS_TRY(resolve(__func__, gds, &c));
+  state(*c->array).store->wait_background();
+  return GDS_STATUS_OK;
+} GDS_API_CATCH
+
 GDS_API GDS_status_t GDS_get_version_stats(GDS_gds_t gds, GDS_version_stats_t *stats) try {
   GDS_ENTER();
   Cursor *c = nullptr;

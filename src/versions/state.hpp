@@ -27,9 +27,10 @@ inline std::uint64_t number(const core::Cursor &c) { return c.at_current ? state
 
 // Settings of the versions module, read at GDS_init (info keys override them per array).
 struct Settings {
-  std::uint64_t block_size = 16384;  // GDS_VERSION_BLOCK_SIZE
+  std::uint64_t block_size = 4096;   // GDS_VERSION_BLOCK_SIZE: a page, the unit programs change
   std::uint64_t max_versions = 0;    // GDS_MAX_VERSIONS; 0 = no limit
   std::uint64_t max_bytes = 0;       // GDS_MAX_VERSION_BYTES; 0 = no limit
+  bool prefault = true;              // GDS_VERSION_PREFAULT: room for the next version faulted in ahead
 };
 extern Settings g_settings;
 

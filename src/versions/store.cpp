@@ -1,6 +1,7 @@
 #include "versions/store.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <unordered_map>
 
@@ -22,18 +23,64 @@ bool all_zero(const std::byte *p, std::uint64_t n) {
   return true;
 }
 
+std::size_t words_for(std::uint64_t bits) { return static_cast<std::size_t>((bits + 63) / 64); }
+
+// Calls fn(first, count) for every maximal run of set bits among the first `n`.
+template <class F>
+void for_each_run_of_bits(const std::vector<std::uint64_t> &bits, std::uint32_t n, F &&fn) {
+  std::uint32_t b = 0;
+  while (b < n) {
+    const std::uint64_t ones = bits[b >> 6] >> (b & 63);
+    if (ones == 0) {
+      b = (b | 63) + 1;
+      continue;
+    }
+    b += static_cast<std::uint32_t>(std::countr_zero(ones));
+    if (b >= n) return;
+    std::uint32_t e = b;  // the run ends at the next clear bit
+    while (e < n) {
+      const std::uint64_t zeros = ~bits[e >> 6] >> (e & 63);
+      if (zeros == 0) {
+        e = (e | 63) + 1;
+        continue;
+      }
+      e += static_cast<std::uint32_t>(std::countr_zero(zeros));
+      break;
+    }
+    e = std::min(e, n);
+    fn(b, e - b);
+    b = e;
+  }
+}
+
+// `last` of a slot in no version yet.
+constexpr std::uint64_t kNoVersion = ~std::uint64_t{0};
+
+// The largest slab: growth past it makes more slabs rather than one huge mapping.
+constexpr std::uint64_t kSlabCap = std::uint64_t{1} << 30;
+
+std::uint64_t g_fail_memory_after = 0;
+
 }  // namespace
 
-Store::Store(MPI_Comm comm, int rank, unsigned shift, std::uint64_t local_bytes, Retention retention)
+void inject_memory_failure(std::uint64_t after) { g_fail_memory_after = after; }
+
+Store::Store(MPI_Comm comm, int rank, unsigned shift, std::uint64_t local_bytes, Retention retention, bool prefault)
     : comm_(comm),
       rank_(rank),
       shift_(shift),
       local_bytes_(local_bytes),
       nblocks_(static_cast<std::uint32_t>((local_bytes + (std::uint64_t{1} << shift) - 1) >> shift)),
       retention_(retention),
+      prefault_(prefault),
       base_(nblocks_, kZero),
-      dirty_(nblocks_, 0),
-      suspect_(nblocks_, 0) {}
+      base_since_(nblocks_, 0),
+      dirty_(words_for(nblocks_), 0),
+      suspect_(words_for(nblocks_), 0) {}
+
+Store::~Store() { core::Background::stop_and_wait(prepared_); }
+
+void Store::wait_background() const { core::Background::wait(prepared_); }
 
 const Version *Store::find(std::uint64_t number) const {
   auto it = std::lower_bound(versions_.begin(), versions_.end(), number,
@@ -52,73 +99,145 @@ std::uint64_t Store::bytes_of_block(std::uint32_t b) const {
 
 std::byte *Store::slot_memory(SlotRef r) const {
   const Slab &s = *slabs_[slab_of(r)];
-  return s.base + std::uint64_t{slot_of(r)} * s.slot_bytes;
+  return s.memory.data() + std::uint64_t{slot_of(r)} * s.slot_bytes;
 }
-
-const std::byte *Store::local_slot(SlotRef r) const { return slot_memory(r); }
 
 const SlotRef *Store::local_table(const Version &v) const {
   const SlotRef t = v.tables[static_cast<std::size_t>(rank_)];
   return t == kZero ? nullptr : reinterpret_cast<const SlotRef *>(slot_memory(t));
 }
 
-void Store::acquire(SlotRef r) {
-  if (r != kZero) ++slabs_[slab_of(r)]->refs[slot_of(r)];
+void Store::free_slot(SlotRef r) {
+  Slab &s = *slabs_[slab_of(r)];
+  const std::uint32_t i = slot_of(r);
+  s.free_bits[i >> 6] |= std::uint64_t{1} << (i & 63);
+  ++s.free;
 }
 
-void Store::release_ref(SlotRef r) {
+bool Store::is_free(SlotRef r) const {
+  const Slab &s = *slabs_[slab_of(r)];
+  const std::uint32_t i = slot_of(r);
+  return (s.free_bits[i >> 6] >> (i & 63)) & 1u;
+}
+
+void Store::leave_base(std::uint32_t b) {
+  const SlotRef r = base_[b];
+  base_[b] = kZero;
   if (r == kZero) return;
   Slab &s = *slabs_[slab_of(r)];
-  if (--s.refs[slot_of(r)] == 0) (s.tables ? free_tables_ : free_data_).push_back(r);
+  std::uint64_t &last = s.last[slot_of(r)];
+  // The versions made while r was base contain it.
+  if (next_index_ > base_since_[b]) last = std::max(last, next_index_ - 1);
+  if (versions_.empty() || last < oldest_index() || last == kNoVersion)
+    free_slot(r);
+  else
+    retired_[static_cast<std::size_t>(last - oldest_index())].push_back(r);
 }
 
-SlotRef Store::take(std::vector<SlotRef> &free) {
-  const SlotRef r = free.back();
-  free.pop_back();
-  return r;
+void Store::set_base(std::uint32_t b, SlotRef r, std::uint64_t since) {
+  base_[b] = r;
+  base_since_[b] = since;
+  if (r != kZero) slabs_[slab_of(r)]->block[slot_of(r)] = b;
+}
+
+std::uint64_t Store::free_slots(bool tables) const {
+  std::uint64_t n = 0;
+  for (const auto &s : slabs_)
+    if (s->tables == tables) n += s->free;
+  return n;
+}
+
+std::uint64_t Store::capacity(bool tables) const {
+  std::uint64_t n = 0;
+  for (const auto &s : slabs_)
+    if (s->tables == tables) n += s->slots;
+  return n;
+}
+
+Store::Run Store::take(bool tables, std::uint32_t want) {
+  // The oldest slab with free slots first: the newest is the one still being
+  // faulted in (or not yet) when every version is kept.
+  for (std::size_t k = 0; k < slabs_.size(); ++k) {
+    Slab &s = *slabs_[k];
+    if (s.tables != tables || s.free == 0) continue;
+    // Next fit from the cursor, wrapping once.
+    std::uint32_t i = s.cursor;
+    for (std::uint32_t scanned = 0; scanned <= s.slots; ) {
+      if (i >= s.slots) i = 0;
+      const std::uint64_t w = s.free_bits[i >> 6] >> (i & 63);
+      if (w == 0) {
+        const std::uint32_t next = (i | 63) + 1;
+        scanned += next - i;
+        i = next;
+        continue;
+      }
+      const auto skip = static_cast<std::uint32_t>(std::countr_zero(w));
+      i += skip;
+      scanned += skip;
+      if (i >= s.slots) continue;
+      std::uint32_t n = 0;
+      while (n < want && i + n < s.slots && ((s.free_bits[(i + n) >> 6] >> ((i + n) & 63)) & 1u)) {
+        s.free_bits[(i + n) >> 6] &= ~(std::uint64_t{1} << ((i + n) & 63));
+        ++n;
+      }
+      s.free -= n;
+      s.cursor = i + n;
+      s.touched = std::max(s.touched, i + n);
+      return Run{make_ref(static_cast<std::uint32_t>(k), i), n};
+    }
+  }
+  return Run{kZero, 0};  // callers check the shortage first
+}
+
+void Store::populate(const Run &run) {
+  Slab &s = *slabs_[slab_of(run.first)];
+  const std::uint64_t end = (std::uint64_t{slot_of(run.first)} + run.count) * s.slot_bytes;
+  if (end <= s.populated) return;
+  // In 2 MiB steps: whole huge pages where the kernel gives them.
+  constexpr std::uint64_t kStep = std::uint64_t{2} << 20;
+  const std::uint64_t upto = std::min<std::uint64_t>((end + kStep - 1) / kStep * kStep, s.memory.size());
+  s.memory.populate(s.populated, upto - s.populated);
+  s.populated = upto;
+}
+
+void Store::set_dirty(std::uint32_t b) {
+  std::uint64_t &w = dirty_[b >> 6];
+  const std::uint64_t bit = std::uint64_t{1} << (b & 63);
+  if ((w & bit) == 0) {
+    w |= bit;
+    ++dirty_count_;
+  }
 }
 
 void Store::mark_dirty(const std::vector<rma::BlockRange> &written) {
+  if (nblocks_ == 0) return;
   for (const rma::BlockRange &r : written) {
-    if (nblocks_ == 0) return;
     const std::uint32_t last = std::min(r.last, nblocks_ - 1);
-    for (std::uint32_t b = r.first; b <= last; ++b)
-      if (!dirty_[b]) {
-        dirty_[b] = 1;
-        dirty_list_.push_back(b);
-      }
+    for (std::uint32_t b = r.first; b <= last; ++b) set_dirty(b);
   }
 }
 
 void Store::suspect(const std::vector<rma::BlockRange> &exposed) {
+  if (nblocks_ == 0) return;
   for (const rma::BlockRange &r : exposed) {
-    if (nblocks_ == 0) return;
     const std::uint32_t last = std::min(r.last, nblocks_ - 1);
-    for (std::uint32_t b = r.first; b <= last; ++b)
-      if (!suspect_[b]) {
-        suspect_[b] = 1;
-        suspect_list_.push_back(b);
-      }
+    for (std::uint32_t b = r.first; b <= last; ++b) suspect_[b >> 6] |= std::uint64_t{1} << (b & 63);
   }
 }
 
 void Store::compare_block(std::uint32_t b, const std::byte *memory) {
-  if (dirty_[b]) return;
+  if (is_dirty(b)) return;
   const std::byte *block = memory + (std::uint64_t{b} << shift_);
   const std::uint64_t n = bytes_of_block(b);
   const bool same = base_[b] == kZero ? all_zero(block, n) : std::memcmp(block, slot_memory(base_[b]), n) == 0;
-  if (!same) {
-    dirty_[b] = 1;
-    dirty_list_.push_back(b);
-  }
+  if (!same) set_dirty(b);
 }
 
 void Store::compare_suspects(const std::byte *memory) {
-  for (std::uint32_t b : suspect_list_) {
-    compare_block(b, memory);
-    suspect_[b] = 0;
-  }
-  suspect_list_.clear();
+  for_each_run_of_bits(suspect_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
+    for (std::uint32_t b = first; b < first + count; ++b) compare_block(b, memory);
+  });
+  std::fill(suspect_.begin(), suspect_.end(), 0);
 }
 
 void Store::compare_dirty(const std::byte *memory) {
@@ -126,74 +245,102 @@ void Store::compare_dirty(const std::byte *memory) {
 }
 
 void Store::shortage(std::uint64_t *data, std::uint64_t *tables) const {
-  const std::uint64_t need_data = dirty_list_.size(), need_tables = nblocks_ > 0 ? 1 : 0;
-  *data = need_data > free_data_.size() ? need_data - free_data_.size() : 0;
-  *tables = need_tables > free_tables_.size() ? need_tables - free_tables_.size() : 0;
+  const std::uint64_t need_tables = nblocks_ > 0 ? 1 : 0, free_data = free_slots(false),
+                      free_tables = free_slots(true);
+  // Keeping every version, a slab grows before the room runs out: the next
+  // version's room is then there to be faulted in ahead (prepare).
+  const std::uint64_t need_data = keeps_every_version() && prefault_ ? 2 * std::uint64_t{dirty_count_} : dirty_count_;
+  *data = need_data > free_data ? need_data - free_data : 0;
+  *tables = need_tables > free_tables ? need_tables - free_tables : 0;
 }
-
-namespace {
-std::uint64_t g_fail_memory_after = 0;
-}
-
-void inject_memory_failure(std::uint64_t after) { g_fail_memory_after = after; }
 
 GDS_status_t Store::grow(const char *func, bool data_slab, std::uint64_t data, bool table_slab, std::uint64_t tables) {
-  // GDS_inject_fault: this process gets no memory (the allocation is
-  // collective, so it still takes part, with nothing).
+  // GDS_inject_fault: this process gets no memory (the window is collective,
+  // so it still takes part, with nothing).
   const bool starve = g_fail_memory_after != 0 && --g_fail_memory_after == 0;
-  // New slabs grow with what is stored so far (1/16 for data, 1/4 for the
-  // small tables), so few slabs are made and little memory sits idle.
-  const auto add = [&](bool tables_kind, std::uint64_t short_by) -> GDS_status_t {
+  failed_bytes_ = 0;
+  GDS_status_t status = GDS_STATUS_OK;
+  const auto add = [&](bool tables_kind, std::uint64_t short_by) {
+    // Every process has the same slabs (ids match across processes), so all
+    // reach this refusal alike, before the collective window.
+    if (slabs_.size() >= kMaxSlabs) {
+      if (status == GDS_STATUS_OK)
+        status = core::fail_critical(GDS_STATUS_NOMEM, func, "the array's versions use all %u slabs", kMaxSlabs);
+      return;
+    }
     auto slab = std::make_unique<Slab>();
     slab->tables = tables_kind;
     slab->slot_bytes = tables_kind ? table_bytes(nblocks_) : data_slot_bytes(local_bytes_);
-    const std::uint64_t total = tables_kind ? table_slots_ : data_slots_;
+    // At least what is short and as much as all slabs of the kind so far
+    // (geometric growth: few windows), up to kSlabCap; nothing for a process
+    // that is not short and still has half its room free.
+    const std::uint64_t have = capacity(tables_kind), free = free_slots(tables_kind);
     std::uint64_t slots = 0;
-    if (short_by > 0) slots = std::max({short_by, total / (tables_kind ? 4 : 16), std::uint64_t{tables_kind ? 4u : 8u}});
-    slots = std::min<std::uint64_t>(slots, UINT32_MAX);
+    if (short_by > 0 || free * 2 < have) {
+      const std::uint64_t cap = std::max<std::uint64_t>(1, kSlabCap / slab->slot_bytes);
+      const std::uint64_t minimum = tables_kind ? 4 : std::max<std::uint64_t>(8, (2u << 20) / slab->slot_bytes);
+      slots = std::min<std::uint64_t>(std::max({short_by, std::min(have, cap), minimum}), kMaxSlotsPerSlab);
+    }
+    GDS_status_t s = GDS_STATUS_OK;
+    if (short_by > slots)
+      s = core::fail_critical(GDS_STATUS_NOMEM, func, "%llu version blocks do not fit one slab of %u slots",
+                              static_cast<unsigned long long>(short_by), kMaxSlotsPerSlab);
     const std::uint64_t wanted = slots * slab->slot_bytes;
-    if (starve) slots = 0;
-    void *base = nullptr;
-    GDS_TRY(slab->window.allocate(func, comm_, static_cast<MPI_Aint>(slots * slab->slot_bytes), 1, &base));
-    slab->base = static_cast<std::byte *>(base);
+    if (s == GDS_STATUS_OK && starve)
+      s = core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for %llu bytes of versions (injected fault)",
+                              static_cast<unsigned long long>(wanted));
+    if (s == GDS_STATUS_OK) s = slab->memory.map(func, wanted);
+    if (s != GDS_STATUS_OK) {
+      failed_bytes_ += wanted;
+      slots = 0;
+    }
+    // The window is collective: made on every process, empty where memory failed.
+    const GDS_status_t w = slab->window.create(func, comm_, slab->memory.data(),
+                                               static_cast<MPI_Aint>(slots * slab->slot_bytes), 1);
+    if (s == GDS_STATUS_OK) s = w;
+    if (w != GDS_STATUS_OK) slots = 0;
     slab->slots = static_cast<std::uint32_t>(slots);
-    slab->refs.assign(slots, 0);
-    const auto id = static_cast<std::uint32_t>(slabs_.size());
-    std::vector<SlotRef> &free = tables_kind ? free_tables_ : free_data_;
-    for (std::uint32_t i = slab->slots; i-- > 0;) free.push_back(make_ref(id, i));
-    (tables_kind ? table_slots_ : data_slots_) += slots;
+    slab->free = slab->slots;
+    if (!tables_kind) {
+      slab->last.assign(slots, kNoVersion);
+      slab->block.assign(slots, 0);
+    }
+    slab->free_bits.assign(words_for(slots), ~std::uint64_t{0});
+    if (slots % 64 != 0) slab->free_bits.back() = (std::uint64_t{1} << (slots % 64)) - 1;
     slabs_.push_back(std::move(slab));
-    if (starve) failed_bytes_ += wanted;
-    return GDS_STATUS_OK;
+    if (status == GDS_STATUS_OK) status = s;
   };
-  // Both allocations are collective: every process makes both, then reports.
-  failed_bytes_ = 0;
-  GDS_status_t s = GDS_STATUS_OK;
-  if (data_slab) s = add(false, data);
-  if (table_slab) {
-    const GDS_status_t t = add(true, tables);
-    if (s == GDS_STATUS_OK) s = t;
-  }
-  if (s == GDS_STATUS_OK && failed_bytes_ > 0)
-    s = core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for %llu bytes of versions (injected fault)",
-                            static_cast<unsigned long long>(failed_bytes_));
-  return s;
+  if (data_slab) add(false, data);
+  if (table_slab) add(true, tables);
+  return status;
 }
 
 GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *table_location) {
-  if (free_data_.size() < dirty_list_.size() || (nblocks_ > 0 && free_tables_.empty()))
+  // Room still being faulted in: done here rather than page by page while copying.
+  core::Background::wait(prepared_);
+  if (dirty_count_ > free_slots(false) || (nblocks_ > 0 && free_slots(true) == 0))
     return core::fail_critical(GDS_STATUS_INTERNAL, func, "version store short of slots after growing");
   pending_table_ = base_;
-  for (std::uint32_t b : dirty_list_) {
-    const SlotRef s = take(free_data_);
-    copy_out(slot_memory(s), memory + (std::uint64_t{b} << shift_), bytes_of_block(b));
-    pending_table_[b] = s;
-    pending_slots_.push_back(s);
-  }
+  pending_runs_.clear();
+  // Runs of consecutive changed blocks go to runs of consecutive slots: one copy each.
+  for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
+    while (count > 0) {
+      const Run run = take(false, count);
+      populate(run);
+      copy_out(slot_memory(run.first), memory + (std::uint64_t{first} << shift_),
+               std::min(std::uint64_t{run.count} << shift_, local_bytes_ - (std::uint64_t{first} << shift_)));
+      for (std::uint32_t i = 0; i < run.count; ++i) pending_table_[first + i] = run.first + i;
+      pending_runs_.push_back(run);
+      first += run.count;
+      count -= run.count;
+    }
+  });
   pending_table_slot_ = kZero;
   if (nblocks_ > 0) {
-    pending_table_slot_ = take(free_tables_);
-    std::memcpy(slot_memory(pending_table_slot_), pending_table_.data(), table_bytes(nblocks_));
+    const Run table = take(true, 1);
+    populate(table);
+    pending_table_slot_ = table.first;
+    std::memcpy(slot_memory(pending_table_slot_), pending_table_.data(), std::size_t{nblocks_} * sizeof(SlotRef));
   }
   *table_location = pending_table_slot_;
   copy_out_fence();
@@ -203,27 +350,65 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *t
 }
 
 void Store::commit(std::uint64_t number, std::string label, std::vector<SlotRef> tables) {
-  for (SlotRef r : pending_table_) acquire(r);  // the version's references
-  for (std::uint32_t b : dirty_list_) {         // the current content is clean again
-    release_ref(base_[b]);
-    base_[b] = pending_table_[b];
-    acquire(base_[b]);
-    dirty_[b] = 0;
-  }
-  acquire(pending_table_slot_);
-  dirty_list_.clear();
-  versions_.push_back(Version{number, std::move(label), std::move(tables)});
+  const std::uint64_t index = next_index_;
+  for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
+    for (std::uint32_t b = first; b < first + count; ++b) {  // the current content is clean again
+      leave_base(b);
+      set_base(b, pending_table_[b], index);
+      if (pending_table_[b] != kZero) slabs_[slab_of(pending_table_[b])]->last[slot_of(pending_table_[b])] = index;
+    }
+  });
+  std::fill(dirty_.begin(), dirty_.end(), 0);
+  dirty_count_ = 0;
+  versions_.push_back(Version{index, number, std::move(label), std::move(tables)});
+  retired_.emplace_back();
+  ++next_index_;
   numbers_.push_back(number);
+  std::uint64_t taken = 0;
+  for (const Run &run : pending_runs_) taken += run.count;
   pending_table_.clear();
-  pending_slots_.clear();
+  pending_runs_.clear();
   pending_table_slot_ = kZero;
+  if (keeps_every_version()) prepare(taken);
+}
+
+void Store::prepare(std::uint64_t slots) {
+  if (!prefault_ || slots == 0) return;
+  // The free data slots after the cursors, in the order take() hands them
+  // out, up to `slots` of them; only memory not yet faulted in needs a job.
+  struct Range {
+    const core::Memory *memory;
+    std::uint64_t from, to;
+  };
+  std::vector<Range> ranges;
+  std::uint64_t left = slots;
+  for (const auto &slab : slabs_) {
+    if (slab->tables || slab->free == 0 || left == 0) continue;
+    const std::uint64_t start = std::uint64_t{slab->cursor} * slab->slot_bytes;
+    const std::uint64_t n = std::min<std::uint64_t>(left, slab->slots - slab->cursor);
+    const std::uint64_t end = std::min<std::uint64_t>(slab->memory.size(), start + n * slab->slot_bytes);
+    left -= n;
+    const std::uint64_t from = std::max(start, slab->populated);
+    if (end <= from) continue;
+    ranges.push_back(Range{&slab->memory, from, end});
+    slab->populated = end;
+  }
+  if (ranges.empty()) return;
+  core::Background::wait(prepared_);  // one job per store at a time
+  prepared_ = core::Background::submit([ranges = std::move(ranges)](const std::atomic<bool> &stop) {
+    constexpr std::uint64_t kStep = std::uint64_t{2} << 20;
+    for (const Range &r : ranges)
+      for (std::uint64_t at = r.from; at < r.to && !stop.load(std::memory_order_relaxed); at += kStep)
+        r.memory->populate(at, std::min(kStep, r.to - at));
+  });
 }
 
 void Store::abandon() {
-  for (SlotRef s : pending_slots_) free_data_.push_back(s);
-  if (pending_table_slot_ != kZero) free_tables_.push_back(pending_table_slot_);
+  for (const Run &run : pending_runs_)
+    for (std::uint32_t i = 0; i < run.count; ++i) free_slot(run.first + i);
+  if (pending_table_slot_ != kZero) free_slot(pending_table_slot_);
   pending_table_.clear();
-  pending_slots_.clear();
+  pending_runs_.clear();
   pending_table_slot_ = kZero;
 }
 
@@ -232,22 +417,14 @@ std::uint64_t Store::drop_wish() const {
   std::uint64_t wish = 0;
   if (retention_.max_versions > 0 && held > retention_.max_versions) wish = held - retention_.max_versions;
   if (retention_.max_bytes > 0) {
-    const auto stored = [&] {
-      return (data_slots_ - free_data_.size()) * data_slot_bytes(local_bytes_) +
-             (table_slots_ - free_tables_.size()) * table_bytes(nblocks_);
-    };
-    // Simulate the drops oldest first: a slot frees when its last reference goes.
-    std::unordered_map<SlotRef, std::uint32_t> released;
+    // Simulate the drops, oldest first: what each frees.
+    const std::uint64_t stored = stats(0).bytes_stored;
     std::uint64_t freed = 0, k = 0;
-    const auto let_go = [&](SlotRef r, std::uint64_t bytes) {
-      if (r == kZero) return;
-      if (++released[r] == slabs_[slab_of(r)]->refs[slot_of(r)]) freed += bytes;
-    };
-    while (k + 1 < held && stored() - freed > retention_.max_bytes) {
+    while (k + 1 < held && stored - freed > retention_.max_bytes) {
       const Version &v = versions_[k];
-      if (const SlotRef *table = local_table(v))
-        for (std::uint32_t b = 0; b < nblocks_; ++b) let_go(table[b], data_slot_bytes(local_bytes_));
-      let_go(v.tables[static_cast<std::size_t>(rank_)], table_bytes(nblocks_));
+      if (v.tables[static_cast<std::size_t>(rank_)] != kZero) freed += table_bytes(nblocks_);
+      for (SlotRef r : retired_[k])
+        if (would_free(r, v.index)) freed += data_slot_bytes(local_bytes_);
       ++k;
     }
     wish = std::max(wish, k);
@@ -255,13 +432,21 @@ std::uint64_t Store::drop_wish() const {
   return std::min(wish, held > 0 ? held - 1 : 0);
 }
 
+bool Store::would_free(SlotRef r, std::uint64_t index) const {
+  const Slab &s = *slabs_[slab_of(r)];
+  const std::uint32_t i = slot_of(r);
+  return !is_free(r) && s.last[i] == index && base_[s.block[i]] != r;
+}
+
 void Store::drop_oldest(std::uint64_t count) {
   count = std::min<std::uint64_t>(count, versions_.empty() ? 0 : versions_.size() - 1);
-  for (std::uint64_t i = 0; i < count; ++i) {
+  for (std::uint64_t k = 0; k < count; ++k) {
     const Version &v = versions_.front();
-    if (const SlotRef *table = local_table(v))
-      for (std::uint32_t b = 0; b < nblocks_; ++b) release_ref(table[b]);
-    release_ref(v.tables[static_cast<std::size_t>(rank_)]);
+    const SlotRef table = v.tables[static_cast<std::size_t>(rank_)];
+    if (table != kZero) free_slot(table);
+    for (SlotRef r : retired_.front())
+      if (would_free(r, v.index)) free_slot(r);
+    retired_.pop_front();
     versions_.pop_front();
   }
 }
@@ -269,18 +454,19 @@ void Store::drop_oldest(std::uint64_t count) {
 void Store::restore(const Version &v, std::byte *memory) {
   const SlotRef *table = local_table(v);
   for (std::uint32_t b = 0; b < nblocks_; ++b) {
-    if (!dirty_[b] && base_[b] == table[b]) continue;
+    if (!is_dirty(b) && base_[b] == table[b]) continue;
     std::byte *block = memory + (std::uint64_t{b} << shift_);
     if (table[b] == kZero)
       std::memset(block, 0, bytes_of_block(b));
     else
       std::memcpy(block, slot_memory(table[b]), bytes_of_block(b));
-    release_ref(base_[b]);
-    base_[b] = table[b];
-    acquire(base_[b]);
-    dirty_[b] = 0;
+    if (base_[b] != table[b]) {
+      leave_base(b);
+      set_base(b, table[b], next_index_);
+    }
   }
-  dirty_list_.clear();
+  std::fill(dirty_.begin(), dirty_.end(), 0);
+  dirty_count_ = 0;
 }
 
 GDS_version_stats_t Store::stats(std::uint64_t current) const {
@@ -290,16 +476,23 @@ GDS_version_stats_t Store::stats(std::uint64_t current) const {
   s.current = current;
   s.block_bytes = block_bytes();
   s.local_bytes = local_bytes_;
-  const std::uint64_t data = (data_slots_ - free_data_.size()) * data_slot_bytes(local_bytes_);
-  const std::uint64_t tables = (table_slots_ - free_tables_.size()) * table_bytes(nblocks_);
+  std::uint64_t data = 0, tables = 0, touched = 0;
+  for (const auto &slab : slabs_) {
+    const std::uint64_t used = std::uint64_t{slab->slots - slab->free} * slab->slot_bytes;
+    (slab->tables ? tables : data) += used;
+    touched += std::uint64_t{slab->touched} * slab->slot_bytes;
+  }
   s.bytes_stored = data + tables;
   const std::uint64_t logical = s.versions * local_bytes_;
   s.bytes_shared = logical > data ? logical - data : 0;
-  s.bytes_allocated = data_slots_ * data_slot_bytes(local_bytes_) + table_slots_ * table_bytes(nblocks_);
+  s.bytes_allocated = touched;
+  s.table_bytes = nblocks_ > 0 ? table_bytes(nblocks_) : 0;
   return s;
 }
 
 GDS_status_t Store::release(const char *func) {
+  core::Background::stop_and_wait(prepared_);
+  prepared_ = 0;
   GDS_status_t status = GDS_STATUS_OK;
   for (auto &slab : slabs_) {
     const GDS_status_t s = slab->window.free(func);

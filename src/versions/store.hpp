@@ -2,41 +2,49 @@
 //
 // A process's part of the array is cut into blocks of 2^shift bytes. A
 // frozen version is a block table: for every block, the slot holding its
-// content. Slots live in slabs: memory of MPI windows allocated collectively
-// (inside GDS_version_inc, which is collective anyway), so any process reads
-// any version of any part one-sidedly with two operations: the table entries
-// it needs, then the blocks. Tables live in slots of their own slabs; where
-// each process's table of a version is, every process learns when the
-// version is made.
+// content. Slots live in slabs: memory GDS maps and exposes through an MPI
+// window made collectively (inside GDS_version_inc, which is collective
+// anyway), so any process reads any version of any part one-sidedly with two
+// operations: the table entries it needs, then the blocks. Tables live in
+// slots of their own slabs; where each process's table of a version is,
+// every process learns when the version is made.
 //
-// Slots are reference counted: a block unchanged since the previous version
-// points at the same slot, so a version costs what changed. kZero stands for
-// an all-zero block and takes no memory. `base` says which slot equals each
-// block of the current content while the block is clean (not written since
-// the last version or restore); the next version takes base for clean blocks.
+// A slot holds one block's content from the version that made it on. It
+// stays while the current content's `base` (which slot equals each clean
+// block) points at it, and after that until the last retained version that
+// contains it is dropped: versions contain a slot over a run of versions,
+// and retention drops the oldest first, so a slot that leaves `base` is
+// filed under the newest version containing it and freed when that version
+// goes. A version therefore costs what changed, in copies and in
+// bookkeeping alike. kZero stands for an all-zero block and takes no memory.
+//
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/background.hpp"
+#include "core/memory.hpp"
 #include "gds_version.h"
 #include "rma/window.hpp"
 #include "rma/write_log.hpp"
 
 namespace gds::versions {
 
-using SlotRef = std::uint64_t;  // slab << 32 | slot
+// A slot: slab (8 bits) and slot within it (24 bits). Block tables hold one per block.
+using SlotRef = std::uint32_t;
 inline constexpr SlotRef kZero = ~SlotRef{0};
-inline constexpr SlotRef make_ref(std::uint32_t slab, std::uint32_t slot) {
-  return (SlotRef{slab} << 32) | slot;
-}
-inline constexpr std::uint32_t slab_of(SlotRef r) { return static_cast<std::uint32_t>(r >> 32); }
-inline constexpr std::uint32_t slot_of(SlotRef r) { return static_cast<std::uint32_t>(r); }
+inline constexpr unsigned kSlotBits = 24;
+inline constexpr std::uint32_t kMaxSlabs = 255;                          // slab 255 holds kZero
+inline constexpr std::uint32_t kMaxSlotsPerSlab = (1u << kSlotBits) - 1;  // 24-bit slot numbers
+inline constexpr SlotRef make_ref(std::uint32_t slab, std::uint32_t slot) { return (slab << kSlotBits) | slot; }
+inline constexpr std::uint32_t slab_of(SlotRef r) { return r >> kSlotBits; }
+inline constexpr std::uint32_t slot_of(SlotRef r) { return r & kMaxSlotsPerSlab; }
 
 struct Retention {
   std::uint64_t max_versions = 0;  // 0: no limit
@@ -44,6 +52,7 @@ struct Retention {
 };
 
 struct Version {
+  std::uint64_t index = 0;   // in the order versions were made, from 0
   std::uint64_t number = 0;
   std::string label;
   std::vector<SlotRef> tables;  // per rank: where its block table is (kZero: it has no blocks)
@@ -51,7 +60,8 @@ struct Version {
 
 class Store {
  public:
-  Store(MPI_Comm comm, int rank, unsigned shift, std::uint64_t local_bytes, Retention retention);
+  Store(MPI_Comm comm, int rank, unsigned shift, std::uint64_t local_bytes, Retention retention, bool prefault);
+  ~Store();
   Store(const Store &) = delete;
   Store &operator=(const Store &) = delete;
 
@@ -84,11 +94,11 @@ class Store {
   void mark_dirty(const std::vector<rma::BlockRange> &written);
   void compare_suspects(const std::byte *memory);
   void compare_dirty(const std::byte *memory);
-  [[nodiscard]] std::uint32_t dirty_count() const { return static_cast<std::uint32_t>(dirty_list_.size()); }
+  [[nodiscard]] std::uint32_t dirty_count() const { return dirty_count_; }
   // Slots short for a version of the dirty blocks: data slots and table slots.
   void shortage(std::uint64_t *data, std::uint64_t *tables) const;
   // Collective when any process is short (the caller agreed on it): a slab
-  // for each kind with `data` and `tables` slots here (0 is fine).
+  // of each kind asked for, of this process's own size (0 slots is fine).
   GDS_status_t grow(const char *func, bool data_slab, std::uint64_t data, bool table_slab, std::uint64_t tables);
   // Bytes the last failed grow() could not get (for the error GDS raises).
   [[nodiscard]] std::uint64_t failed_bytes() const { return failed_bytes_; }
@@ -112,11 +122,12 @@ class Store {
   // --- reading ---------------------------------------------------------------------
   // The slab holding a slot reference (for reads of this or other processes).
   [[nodiscard]] rma::Window &slab_window(std::uint32_t slab) { return slabs_[slab]->window; }
-  [[nodiscard]] const std::byte *local_slot(SlotRef r) const;
-  [[nodiscard]] std::uint64_t slot_bytes(std::uint32_t slab) const { return slabs_[slab]->slot_bytes; }
+  [[nodiscard]] const std::byte *local_slot(SlotRef r) const { return slot_memory(r); }
   [[nodiscard]] const SlotRef *local_table(const Version &v) const;
   // Table slot size of a process with `nblocks` blocks (tables are per process).
-  [[nodiscard]] static std::uint64_t table_bytes(std::uint32_t nblocks) { return std::uint64_t{nblocks} * sizeof(SlotRef); }
+  [[nodiscard]] static std::uint64_t table_bytes(std::uint32_t nblocks) {
+    return (std::uint64_t{nblocks} * sizeof(SlotRef) + 7) / 8 * 8;
+  }
   // Data slot size of a process whose part has `bytes` bytes: a block, or
   // less for a part smaller than one.
   [[nodiscard]] std::uint64_t data_slot_bytes(std::uint64_t bytes) const {
@@ -124,49 +135,81 @@ class Store {
   }
 
   [[nodiscard]] GDS_version_stats_t stats(std::uint64_t current) const;
+  // Waits for the memory being prepared in the background.
+  void wait_background() const;
   // Collective: frees every slab window.
   GDS_status_t release(const char *func);
 
  private:
   struct Slab {
+    core::Memory memory;
     rma::Window window;
-    std::byte *base = nullptr;
-    std::uint64_t slot_bytes = 0;  // this process's slot size in this slab
-    std::uint32_t slots = 0;       // this process's slots
-    std::vector<std::uint32_t> refs;
     bool tables = false;
+    std::uint64_t slot_bytes = 0;     // this process's slot size in this slab
+    std::uint32_t slots = 0;          // this process's slots
+    std::uint32_t free = 0;           // of them, free
+    std::uint32_t cursor = 0;         // where the next search for free slots starts
+    std::uint32_t touched = 0;        // slots ever written (their memory is mapped in)
+    std::uint64_t populated = 0;      // bytes from the start faulted in ahead of writing
+    std::vector<std::uint64_t> free_bits;  // per slot: 1 = free
+    std::vector<std::uint64_t> last;       // per data slot: index of the newest version containing it
+    std::vector<std::uint32_t> block;      // per data slot: the block whose content it holds
   };
-  void acquire(SlotRef r);
-  void release_ref(SlotRef r);
-  SlotRef take(std::vector<SlotRef> &free);
+  // A run of consecutive slots of one slab.
+  struct Run {
+    SlotRef first;
+    std::uint32_t count;
+  };
+  // Up to `want` consecutive free slots of the given kind (fewer if the
+  // first free run is shorter); `want` > 0 and a free slot must exist.
+  Run take(bool tables, std::uint32_t want);
+  void free_slot(SlotRef r);
+  [[nodiscard]] bool is_free(SlotRef r) const;
+  // Block b's base slot is replaced (by a new version's slot, or a restore):
+  // the old one is filed under the newest version containing it, or freed.
+  void leave_base(std::uint32_t b);
+  void set_base(std::uint32_t b, SlotRef r, std::uint64_t since);
+  // Whether dropping the version with this index frees retired slot r.
+  [[nodiscard]] bool would_free(SlotRef r, std::uint64_t index) const;
+  [[nodiscard]] std::uint64_t oldest_index() const { return next_index_ - versions_.size(); }
+  [[nodiscard]] bool keeps_every_version() const { return retention_.max_versions == 0 && retention_.max_bytes == 0; }
+  // After a version: faults in, in the background, room for `slots` more data slots.
+  void prepare(std::uint64_t slots);
+  [[nodiscard]] std::uint64_t free_slots(bool tables) const;
+  [[nodiscard]] std::uint64_t capacity(bool tables) const;
   [[nodiscard]] std::uint64_t bytes_of_block(std::uint32_t b) const;
   // Marks block b dirty if `memory` differs from base there.
   void compare_block(std::uint32_t b, const std::byte *memory);
+  void set_dirty(std::uint32_t b);
+  [[nodiscard]] bool is_dirty(std::uint32_t b) const { return (dirty_[b >> 6] >> (b & 63)) & 1u; }
   [[nodiscard]] std::byte *slot_memory(SlotRef r) const;
-
+  // Faults in the memory of a run about to be written, if it is new.
+  void populate(const Run &run);
   MPI_Comm comm_;
   int rank_;
   unsigned shift_;
   std::uint64_t local_bytes_;
   std::uint32_t nblocks_;
   Retention retention_;
+  bool prefault_;
+  core::Background::Ticket prepared_ = 0;  // the background job faulting in room
 
   std::vector<std::unique_ptr<Slab>> slabs_;  // slab id = index, the same on every process
-  std::vector<SlotRef> free_data_, free_tables_;
-  std::uint64_t data_slots_ = 0, table_slots_ = 0;  // totals over slabs
-
-  std::vector<SlotRef> base_;          // per block
-  std::vector<std::uint8_t> dirty_;    // per block
-  std::vector<std::uint32_t> dirty_list_;
+  std::vector<SlotRef> base_;                 // per block
+  std::vector<std::uint64_t> base_since_;     // per block: index of the first version its base slot went into
+  std::uint64_t next_index_ = 0;              // index the next version gets
+  // Slots that left base, by the index of the newest version containing them.
+  std::deque<std::vector<SlotRef>> retired_;  // [0] is oldest_index()
+  std::vector<std::uint64_t> dirty_;          // per block, a bit
+  std::uint32_t dirty_count_ = 0;
+  std::vector<std::uint64_t> suspect_;        // per block, a bit
   std::uint64_t failed_bytes_ = 0;
-  std::vector<std::uint8_t> suspect_;  // per block
-  std::vector<std::uint32_t> suspect_list_;
-  std::deque<Version> versions_;       // retained, oldest first
-  std::vector<std::uint64_t> numbers_; // every number ever frozen, ascending
+  std::deque<Version> versions_;              // retained, oldest first
+  std::vector<std::uint64_t> numbers_;        // every number ever frozen, ascending
 
   // A version being made by freeze(), until commit() or abandon().
   std::vector<SlotRef> pending_table_;
-  std::vector<SlotRef> pending_slots_;  // data slots taken for it
+  std::vector<Run> pending_runs_;  // data slots taken for it
   SlotRef pending_table_slot_ = kZero;
 };
 

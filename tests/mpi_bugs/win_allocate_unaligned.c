@@ -1,5 +1,6 @@
 /*
- * Pure-MPI reproducer for the bug behind the padding in src/rma/window.cpp.
+ * Pure-MPI reproducer for one of the reasons GDS does not use
+ * MPI_Win_allocate (src/rma/window.hpp): it maps its own memory instead.
  *
  * MPICH 4.0.2 (Debian 12, ch4:ucx), processes on one node: MPI_Win_allocate
  * with a size that is not a multiple of 16 bytes on rank 0 (60 bytes here).
