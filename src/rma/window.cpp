@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "core/log.hpp"
+#include "core/mpi_handles.hpp"
 
 namespace gds::rma {
 
@@ -15,12 +16,9 @@ namespace {
 // Hints every GDS window gets. Accumulate ordering stays MPI's default (one
 // origin's accumulates to one location apply in order), so a get_acc after an
 // acc from the same process sees it.
-MPI_Info window_info() {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "same_disp_unit", "true");
-  MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
-  return info;
+void set_window_hints(core::InfoObject &info) {
+  info.set("same_disp_unit", "true");
+  info.set("accumulate_ops", "same_op_no_op");
 }
 
 GDS_status_t checked(const char *func, const char *call, int rc) {
@@ -68,10 +66,9 @@ Window::~Window() {
 GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes,
                             int disp_unit) {
   disp_unit_ = disp_unit;
-  MPI_Info info = window_info();
-  int rc = MPI_Win_create(base, bytes, disp_unit, info, comm, &win_);
-  MPI_Info_free(&info);
-  GDS_TRY(checked(func, "MPI_Win_create", rc));
+  core::InfoObject info;
+  set_window_hints(info);
+  GDS_TRY(checked(func, "MPI_Win_create", MPI_Win_create(base, bytes, disp_unit, info.get(), comm, &win_)));
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
   return checked(func, "MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
 }
