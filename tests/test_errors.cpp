@@ -342,12 +342,7 @@ GDS_status_t check_huge(GDS_gds_t gds, GDS_error_t e) {
 
 TEST_F(Errors, HugeGlobalErrorIsDeliveredWhole) {
   if (nprocs != 1) GTEST_SKIP() << "run at one process (memory)";
-  GDS_error_pred_t p = GDS_ERROR_PRED_NULL;
-  GDS_error_pred_term_t t = GDS_ERROR_PRED_TERM_NULL;
-  EXPECT_GDS_OK(GDS_create_error_pred(&p));
-  EXPECT_GDS_OK(GDS_create_error_pred_term(GDS_EATTR_MEMORY_DATA, GDS_EMEXP_ANY, 0, nullptr, &t));
-  EXPECT_GDS_OK(GDS_add_error_pred_term(p, t));
-  EXPECT_GDS_OK(GDS_free_error_pred_term(&t));
+  GDS_error_pred_t p = pred_any(GDS_EATTR_MEMORY_DATA);
   EXPECT_GDS_OK(GDS_register_global_error_handler(g, p, check_huge));
   EXPECT_GDS_OK(GDS_free_error_pred(&p));
   const std::uint64_t len = (std::uint64_t{1} << 31) + 4096;

@@ -408,6 +408,53 @@ TEST_F(Versions, LabelsHaveALimit) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
+// GDS_version_inc is a sequence of phases that each end agreed: a failure in
+// any of them, on any process, fails the call everywhere and leaves the
+// array as it was (no version, the same number, every retained version and
+// the current content intact); the next version has everything written.
+TEST_F(Versions, FailureInAnyPhaseLeavesTheArrayAsItWas) {
+  GDS_gds_t g = make(48 * static_cast<Index>(nprocs));
+  const Index n = 48 * static_cast<Index>(nprocs);
+  fill(g, 0, n - 1, 1);
+  EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));  // version 0: ones
+  int value = 1, newest = 1;  // what the current content and the newest version hold
+  const int failing[] = {0, nprocs - 1};  // every process at 1-2 processes; the first and last beyond
+  for (const int who : failing) {
+    for (int phase = 1; phase <= 4; ++phase) {
+      SCOPED_TRACE("phase " + std::to_string(phase) + " failing on rank " + std::to_string(who));
+      // A change of every process's part, then a version that fails.
+      fill(g, 0, n - 1, ++value);
+      const Index before = number(g);
+      if (rank == who) EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_VERSION_PHASE, static_cast<GDS_size_t>(phase)));
+      const GDS_status_t s = GDS_version_inc(g, 1, "failed", 6);
+      EXPECT_EQ(s, rank == who ? GDS_STATUS_MPI_ERROR : GDS_STATUS_REMOTE_ERROR);
+      if (rank == who) {
+        EXPECT_TRUE(message_names("GDS_version_inc", "injected failure in phase"));
+      }
+      EXPECT_EQ(number(g), before);
+      EXPECT_EQ(at(g, n - 1), value);  // the current content is untouched
+      GDS_gds_t old = GDS_NULL;
+      EXPECT_GDS_OK(GDS_descriptor_clone(g, &old));
+      EXPECT_GDS_OK(GDS_move_to_prev(old));
+      EXPECT_EQ(at(old, 0), newest);  // the newest version is what it was
+      EXPECT_GDS_OK(GDS_free(&old));
+      EXPECT_GDS_OK(GDS_fence(g));
+      // The next version holds what was written before the failed one.
+      EXPECT_GDS_OK(GDS_version_inc(g, 1, "next", 4));
+      EXPECT_EQ(number(g), before + 1);
+      EXPECT_GDS_OK(GDS_descriptor_clone(g, &old));
+      EXPECT_GDS_OK(GDS_move_to_prev(old));
+      for (Index i = 0; i < n; i += 7) EXPECT_EQ(at(old, i), value) << i;
+      newest = value;
+      EXPECT_GDS_OK(GDS_free(&old));
+      EXPECT_GDS_OK(GDS_fence(g));
+    }
+    if (nprocs == 1) break;
+  }
+  EXPECT_EQ(GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 5), GDS_STATUS_INVALID);
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
 TEST_F(Versions, NavigationStopsAtBothEnds) {
   GDS_gds_t g = make(20);
   // Versions 0, 1 and 4 (an increment of 3), current 5.

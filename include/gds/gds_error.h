@@ -489,7 +489,8 @@ GDS_API GDS_status_t GDS_check_global_error(GDS_gds_t gds);
 typedef GDS_ENUM(GDS_fault) {
   GDS_FAULT_NONE = 0,           /**< cancel pending injections */
   GDS_FAULT_RMA = 1,            /**< an RMA operation fails as if MPI reported MPI_ERR_OTHER */
-  GDS_FAULT_VERSION_MEMORY = 2  /**< memory for a version cannot be allocated */
+  GDS_FAULT_VERSION_MEMORY = 2, /**< memory for a version cannot be allocated */
+  GDS_FAULT_VERSION_PHASE = 3   /**< GDS_version_inc fails in a given phase */
 } GDS_fault_t;
 
 /**
@@ -499,12 +500,17 @@ typedef GDS_ENUM(GDS_fault) {
  * GDS_FAULT_RMA: the operation is not issued and the call returns
  * GDS_STATUS_MPI_ERROR. GDS_FAULT_VERSION_MEMORY: the next GDS_version_inc()
  * that needs memory fails with GDS_STATUS_NOMEM on this process (and
- * GDS_STATUS_REMOTE_ERROR on the others). Either way the library raises the
- * failure as a local error with GDS_EATTR_DETECTED_BY "GDS", as it does for
- * real failures.
+ * GDS_STATUS_REMOTE_ERROR on the others). GDS_FAULT_VERSION_PHASE: the next
+ * GDS_version_inc() on this process fails in phase \p after (1 settle,
+ * 2 exchange, 3 reserve, 4 freeze; the last phase, commit, cannot fail) as if
+ * MPI had failed there, with GDS_STATUS_MPI_ERROR (GDS_STATUS_REMOTE_ERROR on
+ * the others): no version is made, and the next GDS_version_inc() versions
+ * everything written before. Either way the library raises the failure as a
+ * local error with GDS_EATTR_DETECTED_BY "GDS", as it does for real failures.
  *
  * \param[in] fault the kind
- * \param[in] after 1 for the next operation, 2 for the one after, ...
+ * \param[in] after 1 for the next operation, 2 for the one after, ...; for
+ *            GDS_FAULT_VERSION_PHASE the phase (1-4)
  * \return GDS_STATUS_OK, GDS_STATUS_INVALID
  */
 GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/log.hpp"
+#include "core/memory.hpp"
 
 namespace gds::core {
 
@@ -60,7 +61,7 @@ GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, GDS_status_t local
   }
   fits_int = fits_int && total <= INT_MAX;
   try {
-    if (total > all->max_size()) throw std::length_error("total");
+    if (total > all->max_size() || !allocatable(total)) throw std::length_error("total");
     all->resize(total);
   } catch (const std::exception &) {
     local = fail_critical(GDS_STATUS_NOMEM, func, "no memory to gather %llu bytes from %d processes",

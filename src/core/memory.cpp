@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "core/log.hpp"
 
@@ -13,6 +14,13 @@ namespace gds::core {
 
 namespace {
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
+}
+
+bool allocatable(std::size_t bytes) {
+  void *p = ::operator new(bytes, std::nothrow);
+  if (p == nullptr) return false;
+  ::operator delete(p);
+  return true;
 }
 
 GDS_status_t Memory::map(const char *func, std::size_t bytes) {

@@ -15,6 +15,12 @@
 
 namespace gds::core {
 
+// Whether `bytes` bytes can be allocated from the heap now: checked with a
+// non-throwing allocation before sizes that come from the program reach a
+// container, so an impossible size is a status everywhere (AddressSanitizer
+// ends the process on a throwing allocation it cannot serve).
+bool allocatable(std::size_t bytes);
+
 class Memory {
  public:
   Memory() = default;

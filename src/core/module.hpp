@@ -126,10 +126,13 @@ extern std::uint64_t g_deliverable;
 // A call on `a` ended with `status`: if the system failed (MPI, memory), the
 // failure is raised through Open Resilience. Returns `status` unchanged.
 GDS_status_t detected(const char *func, Array *a, GDS_status_t status, const Detected &what = {});
+inline GDS_status_t checked(const char *func, Array *a, GDS_status_t status, const Detected &what) {
+  if (status != GDS_STATUS_MPI_ERROR && status != GDS_STATUS_NOMEM) [[likely]] return status;
+  return detected(func, a, status, what);
+}
 inline GDS_status_t checked(const char *func, Array *a, GDS_status_t status, const std::uint64_t *lo = nullptr,
                             const std::uint64_t *hi = nullptr) {
-  if (status != GDS_STATUS_MPI_ERROR && status != GDS_STATUS_NOMEM) [[likely]] return status;
-  return detected(func, a, status, Detected{lo, hi});
+  return checked(func, a, status, Detected{lo, hi});
 }
 
 }  // namespace gds::core

@@ -5,6 +5,7 @@
 
 #include "core/array.hpp"
 #include "core/check.hpp"
+#include "core/memory.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "errors/keys.hpp"
@@ -115,6 +116,8 @@ GDS_API GDS_status_t GDS_add_error_attr(GDS_error_t error_desc, GDS_error_attr_k
   GDS_REQUIRE(attr_val != nullptr || attr_len == 0, GDS_STATUS_NULL_ARGUMENT, "attr_val is NULL");
   GDS_REQUIRE(attr_len == 0 || fits_address_space(attr_val, attr_len), GDS_STATUS_INVALID_ATTR_VALUE,
               "attr_len=%llu bytes from attr_val would run past the end of the address space",
+              static_cast<unsigned long long>(attr_len));
+  GDS_REQUIRE(allocatable(attr_len), GDS_STATUS_NOMEM, "no memory for a %llu-byte attribute value",
               static_cast<unsigned long long>(attr_len));
   d->set(attr_key, attr_val, attr_len);
   return GDS_STATUS_OK;

@@ -15,6 +15,7 @@
 #include "errors/registry.hpp"
 #include "rma/stable_point.hpp"
 #include "rma/window.hpp"
+#include "versions/state.hpp"
 #include "versions/store.hpp"
 
 using namespace gds::core;
@@ -461,7 +462,7 @@ GDS_API GDS_status_t GDS_check_global_error(GDS_gds_t gds) try {
 
 GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) try {
   GDS_ENTER();
-  GDS_REQUIRE(fault >= GDS_FAULT_NONE && fault <= GDS_FAULT_VERSION_MEMORY, GDS_STATUS_INVALID,
+  GDS_REQUIRE(fault >= GDS_FAULT_NONE && fault <= GDS_FAULT_VERSION_PHASE, GDS_STATUS_INVALID,
               "fault=%d is not a GDS_fault_t", static_cast<int>(fault));
   GDS_REQUIRE(fault == GDS_FAULT_NONE || after >= 1, GDS_STATUS_INVALID,
               "after=0; 1 is the next operation");
@@ -469,6 +470,11 @@ GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) try {
     gds::rma::inject_rma_failure(fault == GDS_FAULT_NONE ? 0 : after);
   if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_VERSION_MEMORY)
     gds::versions::inject_memory_failure(fault == GDS_FAULT_NONE ? 0 : after);
+  GDS_REQUIRE(fault != GDS_FAULT_VERSION_PHASE || after <= gds::versions::kFailablePhases, GDS_STATUS_INVALID,
+              "after=%llu: GDS_version_inc has phases 1 to %d that can fail", static_cast<unsigned long long>(after),
+              gds::versions::kFailablePhases);
+  if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_VERSION_PHASE)
+    gds::versions::inject_phase_failure(fault == GDS_FAULT_NONE ? 0 : static_cast<int>(after));
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 

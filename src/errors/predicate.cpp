@@ -6,6 +6,7 @@
 
 #include "core/array.hpp"
 #include "core/check.hpp"
+#include "core/memory.hpp"
 #include "core/collective.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
@@ -154,6 +155,8 @@ GDS_status_t check_term_values(const char *func, GDS_error_attr_key_t key, const
             static_cast<unsigned long long>(len));
   GDS_CHECK(len == 0 || gds::core::fits_address_space(values, len), GDS_STATUS_INVALID_ATTR_VALUE,
             "value_len=%llu bytes from values would run past the end of the address space",
+            static_cast<unsigned long long>(len));
+  GDS_CHECK(gds::core::allocatable(len), GDS_STATUS_NOMEM, "no memory for %llu bytes of values",
             static_cast<unsigned long long>(len));
   const std::size_t e = element_size(info.type);
   if (expr == GDS_EMEXP_VALUE) GDS_TRY(check_value_size(func, key, info, len, "value_len"));

@@ -40,6 +40,26 @@ unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>
 // more, ...) before the snapshot gives up.
 constexpr int kMaxSettleRounds = 8;
 
+int g_failing_phase = 0;  // GDS_FAULT_VERSION_PHASE
+
+const char *phase_name(Phase p) {
+  switch (p) {
+    case Phase::settle: return "settle";
+    case Phase::exchange: return "exchange";
+    case Phase::reserve: return "reserve";
+    case Phase::freeze: return "freeze";
+  }
+  return "?";
+}
+
+// An injected failure of phase `p` on this process, or OK.
+GDS_status_t injected(const char *func, Phase p) {
+  if (g_failing_phase != static_cast<int>(p)) return GDS_STATUS_OK;
+  g_failing_phase = 0;
+  return fail_critical(GDS_STATUS_MPI_ERROR, func, "injected failure in phase %s (GDS_FAULT_VERSION_PHASE)",
+                       phase_name(p));
+}
+
 // Phase settle. `local` is what the call found so far on this process.
 GDS_status_t settle(const char *func, Array &a, GDS_status_t local) {
   Resilience *r = resilience();
@@ -77,7 +97,7 @@ GDS_status_t exchange(const char *func, Array &a, GDS_status_t local, std::uint6
     std::uint64_t agreed;
   };
   const auto p = static_cast<std::size_t>(a.nprocs);
-  if (local == GDS_STATUS_OK) local = checked(func, &a, rs.window.complete_remote(func));
+  if (local == GDS_STATUS_OK) local = rs.window.complete_remote(func);
   std::vector<BlockRange> &written = rs.writes.written();
   std::vector<Hello> out(p, Hello{0, static_cast<std::uint64_t>(local), agreed}), in(p);
   if (local == GDS_STATUS_OK)
@@ -124,27 +144,26 @@ GDS_status_t exchange(const char *func, Array &a, GDS_status_t local, std::uint6
 }
 
 // Phase reserve: slabs for the new blocks, if any process is short of slots.
-GDS_status_t reserve(const char *func, Array &a) {
+// One allreduce tells whether any process is short and whether any failed.
+GDS_status_t reserve(const char *func, Array &a, GDS_status_t local) {
   Store &store = *state(a).store;
   std::uint64_t data_short = 0, table_short = 0;
   store.shortage(&data_short, &table_short);
-  int need[2] = {data_short > 0, table_short > 0}, any[2] = {0, 0};
-  const int rc = MPI_Allreduce(need, any, 2, MPI_INT, MPI_MAX, a.communicator());
+  int need[3] = {data_short > 0, table_short > 0, local != GDS_STATUS_OK}, any[3] = {0, 0, 0};
+  const int rc = MPI_Allreduce(need, any, 3, MPI_INT, MPI_MAX, a.communicator());
   if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
+  if (local != GDS_STATUS_OK) return local;
+  if (any[2]) return fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
   if (!any[0] && !any[1]) return GDS_STATUS_OK;
-  const GDS_status_t s = agree(func, a.communicator(), store.grow(func, any[0] != 0, data_short, any[1] != 0, table_short));
-  if (s == GDS_STATUS_NOMEM)  // through the Open Resilience dispatcher
-    return detected(func, &a, s, Detected{nullptr, nullptr, static_cast<std::int64_t>(state(a).current),
-                                          store.failed_bytes()});
-  return s;
+  return agree(func, a.communicator(), store.grow(func, any[0] != 0, data_short, any[1] != 0, table_short));
 }
 
 // Phase freeze: every process copies its changed blocks and table; all
 // learn where every table is. On failure nothing was made.
-GDS_status_t freeze(const char *func, Array &a, std::vector<SlotRef> *tables) {
+GDS_status_t freeze(const char *func, Array &a, GDS_status_t local, std::vector<SlotRef> *tables) {
   Store &store = *state(a).store;
   SlotRef table = kZero;
-  const GDS_status_t s = store.freeze(func, rma::state(a).base, &table);
+  const GDS_status_t s = local != GDS_STATUS_OK ? local : store.freeze(func, rma::state(a).base, &table);
   struct Done {
     std::uint64_t status;
     SlotRef table;
@@ -166,6 +185,7 @@ GDS_status_t freeze(const char *func, Array &a, std::vector<SlotRef> *tables) {
 
 // Phase commit: the version exists; retention drops the oldest (without a
 // byte budget every process wishes alike, with one they agree on the most).
+// Nothing in it can fail but the retention agreement's allreduce.
 GDS_status_t commit(const char *func, Array &a, std::uint64_t increment, std::string label,
                     std::vector<SlotRef> tables) {
   ArrayState &s = state(a);
@@ -203,6 +223,9 @@ GDS_status_t check_collective(const char *func, const Array &a) {
 }
 
 }  // namespace
+
+void inject_phase_failure(int phase) { g_failing_phase = phase; }
+
 }  // namespace gds::versions
 
 using namespace gds::versions;
@@ -236,12 +259,22 @@ GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const 
     }
   }
 
-  GDS_TRY(settle(__func__, a, s));
-  GDS_TRY(exchange(__func__, a, GDS_STATUS_OK, increment));
-  GDS_TRY(reserve(__func__, a));
+  // The phases, each ending agreed; a failure of the system (MPI, memory) is
+  // raised through Open Resilience once, here.
   std::vector<SlotRef> tables;
-  GDS_TRY(freeze(__func__, a, &tables));
-  GDS_TRY(commit(__func__, a, increment, std::move(new_label), std::move(tables)));
+  const char *func = __func__;
+  const auto phases = [&] {
+    GDS_TRY(settle(func, a, s != GDS_STATUS_OK ? s : injected(func, Phase::settle)));
+    GDS_TRY(exchange(func, a, injected(func, Phase::exchange), increment));
+    GDS_TRY(reserve(func, a, injected(func, Phase::reserve)));
+    GDS_TRY(freeze(func, a, injected(func, Phase::freeze), &tables));
+    return commit(func, a, increment, std::move(new_label), std::move(tables));
+  };
+  const GDS_status_t made = phases();
+  if (made != GDS_STATUS_OK)
+    return checked(__func__, &a, made,
+                   Detected{nullptr, nullptr, static_cast<std::int64_t>(current),
+                            made == GDS_STATUS_NOMEM ? state(a).store->failed_bytes() : 0});
   if (debug_level() >= 2) log_stats(__func__, a);
   return GDS_STATUS_OK;
 } GDS_API_CATCH
@@ -260,7 +293,7 @@ GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version) try 
             ? fail(GDS_STATUS_VERSION_DROPPED, __func__, "version=%llu was dropped by retention", ull(version))
             : fail(GDS_STATUS_NO_VERSION, __func__, "version=%llu does not exist (current is %llu)", ull(version),
                    ull(vs.current));
-  GDS_TRY(exchange(__func__, a, s, version));
+  GDS_TRY(checked(__func__, &a, exchange(__func__, a, s, version)));
   gds::rma::ArrayState &rs = gds::rma::state(a);
   vs.store->restore(*v, rs.base);
   // Nobody writes again before every process has rolled back.
