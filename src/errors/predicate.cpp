@@ -156,8 +156,6 @@ GDS_status_t check_term_values(const char *func, GDS_error_attr_key_t key, const
   GDS_CHECK(len == 0 || gds::core::fits_address_space(values, len), GDS_STATUS_INVALID_ATTR_VALUE,
             "value_len=%llu bytes from values would run past the end of the address space",
             static_cast<unsigned long long>(len));
-  GDS_CHECK(gds::core::allocatable(len), GDS_STATUS_NOMEM, "no memory for %llu bytes of values",
-            static_cast<unsigned long long>(len));
   const std::size_t e = element_size(info.type);
   if (expr == GDS_EMEXP_VALUE) GDS_TRY(check_value_size(func, key, info, len, "value_len"));
   else {
@@ -168,6 +166,8 @@ GDS_status_t check_term_values(const char *func, GDS_error_attr_key_t key, const
     GDS_TRY(check_value_size(func, key, info, len / 2, "value_len/2"));
     GDS_CHECK(len > 0, GDS_STATUS_INVALID_ATTR_VALUE, "value_len=0: RANGE takes a minimum and a maximum");
   }
+  GDS_CHECK(gds::core::allocatable(len), GDS_STATUS_NOMEM, "no memory for %llu bytes of values",
+            static_cast<unsigned long long>(len));
   if (is_float(info.type)) {
     const auto *p = static_cast<const unsigned char *>(values);
     for (std::size_t i = 0; i < len; i += e) {
