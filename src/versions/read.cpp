@@ -134,13 +134,22 @@ GDS_status_t read_owner(const char *func, Array &a, const Version &v, int owner,
       left -= take;
     }
   }
+  // A few pieces go as contiguous gets, which MPI serves by RDMA; many as
+  // one get with derived datatypes on both sides (packed on the target's
+  // side, through MPICH's active messages, which costs more per byte).
+  constexpr std::size_t kSeparateGets = 64;
   for (auto &[slab, p] : per_slab) {
+    rma::Window &w = store.slab_window(slab);
+    if (p.length.size() <= kSeparateGets) {
+      for (std::size_t i = 0; i < p.length.size(); ++i)
+        GDS_TRY(w.get(func, dest + p.dest[i], p.length[i], MPI_BYTE, owner, p.source[i], p.length[i], MPI_BYTE));
+      continue;
+    }
     rma::RunTypes types;
     rma::TypeSpec dt{}, st{};
     MPI_Aint dbase = 0, sbase = 0;
     GDS_TRY(types.make(func, p.length, p.dest, MPI_BYTE, 1, &dt, &dbase));
     GDS_TRY(types.make(func, p.length, p.source, MPI_BYTE, 1, &st, &sbase));
-    rma::Window &w = store.slab_window(slab);
     GDS_TRY(w.get(func, dest + dbase, dt.count, dt.type, owner, sbase, st.count, st.type));
   }
   for (auto &[slab, p] : per_slab) GDS_TRY(store.slab_window(slab).flush(func, owner));
