@@ -75,7 +75,8 @@ class Versions final : public core::Module {
   GDS_status_t attach(const char *func, core::Array &a) override {
     ArrayState &s = state(a);
     const std::uint64_t bytes = a.local_count * a.type->extent;
-    GDS_CHECK((bytes >> s.block_shift) < (std::uint64_t{1} << 32), GDS_STATUS_INVALID_COUNT,
+    const std::uint64_t blocks = (bytes >> s.block_shift) + ((bytes & ((std::uint64_t{1} << s.block_shift) - 1)) != 0);
+    GDS_CHECK(blocks < (std::uint64_t{1} << 32), GDS_STATUS_INVALID_COUNT,
               "this process's part (%llu bytes) has 2^32 or more version blocks of %llu bytes; set a larger %s",
               ull(bytes), ull(std::uint64_t{1} << s.block_shift), GDS_VERSION_BLOCK_SIZE_KEY);
     s.store = std::make_unique<Store>(a.communicator(), a.rank, s.block_shift, bytes, s.retention, g_settings.prefault);

@@ -110,7 +110,9 @@ const SlotRef *Store::local_table(const Version &v) const {
 void Store::free_slot(SlotRef r) {
   Slab &s = *slabs_[slab_of(r)];
   const std::uint32_t i = slot_of(r);
-  s.free_bits[i >> 6] |= std::uint64_t{1} << (i & 63);
+  const std::uint64_t bit = std::uint64_t{1} << (i & 63);
+  if ((s.free_bits[i >> 6] & bit) != 0) return;  // never counted twice
+  s.free_bits[i >> 6] |= bit;
   ++s.free;
 }
 
@@ -126,6 +128,9 @@ void Store::leave_base(std::uint32_t b) {
   if (r == kZero) return;
   Slab &s = *slabs_[slab_of(r)];
   std::uint64_t &last = s.last[slot_of(r)];
+  // No version was made while r was base (it came back by a restore): r
+  // belongs to a held version and is filed under it already.
+  if (next_index_ == base_since_[b] && last != kNoVersion && !versions_.empty() && last >= oldest_index()) return;
   // The versions made while r was base contain it.
   if (next_index_ > base_since_[b]) last = std::max(last, next_index_ - 1);
   if (versions_.empty() || last < oldest_index() || last == kNoVersion)
@@ -166,7 +171,8 @@ Store::Run Store::take(bool tables, std::uint32_t want) {
       if (i >= s.slots) i = 0;
       const std::uint64_t w = s.free_bits[i >> 6] >> (i & 63);
       if (w == 0) {
-        const std::uint32_t next = (i | 63) + 1;
+        // Only the slots this word holds count: past s.slots the scan wraps.
+        const std::uint32_t next = std::min((i | 63) + 1, s.slots);
         scanned += next - i;
         i = next;
         continue;
@@ -249,7 +255,13 @@ void Store::shortage(std::uint64_t *data, std::uint64_t *tables) const {
                       free_tables = free_slots(true);
   // Keeping every version, a slab grows before the room runs out: the next
   // version's room is then there to be faulted in ahead (prepare).
-  const std::uint64_t need_data = keeps_every_version() && prefault_ ? 2 * std::uint64_t{dirty_count_} : dirty_count_;
+  // (Not where that room would pass one slab's most slots: then only what
+  // this version needs.)
+  std::uint64_t need_data = dirty_count_;
+  if (keeps_every_version() && prefault_) {
+    const std::uint64_t ahead = 2 * std::uint64_t{dirty_count_};
+    if (ahead <= free_data || ahead - free_data <= kMaxSlotsPerSlab) need_data = ahead;
+  }
   *data = need_data > free_data ? need_data - free_data : 0;
   *tables = need_tables > free_tables ? need_tables - free_tables : 0;
 }
@@ -323,9 +335,14 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *t
   pending_table_ = base_;
   pending_runs_.clear();
   // Runs of consecutive changed blocks go to runs of consecutive slots: one copy each.
+  bool lost = false;
   for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
-    while (count > 0) {
+    while (count > 0 && !lost) {
       const Run run = take(false, count);
+      if (run.count == 0) {  // the count of free slots disagrees with the bitmaps
+        lost = true;
+        break;
+      }
       populate(run);
       copy_out(slot_memory(run.first), memory + (std::uint64_t{first} << shift_),
                std::min(std::uint64_t{run.count} << shift_, local_bytes_ - (std::uint64_t{first} << shift_)));
@@ -335,9 +352,14 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *t
       count -= run.count;
     }
   });
+  if (lost)
+    return core::fail_critical(GDS_STATUS_INTERNAL, func, "version store found no free slot where one was counted");
   pending_table_slot_ = kZero;
   if (nblocks_ > 0) {
     const Run table = take(true, 1);
+    if (table.count == 0)
+      return core::fail_critical(GDS_STATUS_INTERNAL, func,
+                                 "version store found no free table slot where one was counted");
     populate(table);
     pending_table_slot_ = table.first;
     std::memcpy(slot_memory(pending_table_slot_), pending_table_.data(), std::size_t{nblocks_} * sizeof(SlotRef));
