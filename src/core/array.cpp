@@ -112,13 +112,15 @@ GDS_status_t detach_modules(const char *func, Array &a, std::size_t count) {
 }
 
 // Collective: attaches the modules lowest first, agreeing after each; after
-// a failure, those attached are detached again (on every process).
+// a failure, those attached are detached again (on every process), the one
+// that failed too: what it attached before failing (or on the processes
+// where it did not fail) is released, and a detach of nothing does nothing.
 GDS_status_t attach_modules(const char *func, Array &a) {
   const std::span<Module *const> all = modules();
   for (std::size_t i = 0; i < all.size(); ++i) {
     const GDS_status_t s = agree(func, a.communicator(), all[i]->attach(func, a));
     if (s != GDS_STATUS_OK) {
-      (void)detach_modules(func, a, i);
+      (void)detach_modules(func, a, i + 1);
       return s;
     }
   }

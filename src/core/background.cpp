@@ -45,8 +45,11 @@ struct Worker {
   }
 };
 
+// Never destroyed: static destructors (the array registry's stores) may
+// still wait on it, and a thread left running at exit must not be destroyed
+// joinable.
 Worker &worker() {
-  static Worker w;
+  static Worker &w = *new Worker;
   return w;
 }
 

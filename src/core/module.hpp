@@ -70,13 +70,14 @@ class Module {
                                std::unique_ptr<ArrayState> *state) = 0;
   // Collective, once the lower modules are attached: acquires the state's
   // collective resources. Every process then agrees on the outcome; after a
-  // failure the modules attached so far are detached.
+  // failure the modules attached so far are detached, the failed one too.
   virtual GDS_status_t attach(const char *func, Array &a) = 0;
   // GDS_free on this process, before the processes agree: completes what
   // must be complete before the collective teardown, and says why the array
   // may not be freed now (OK if it may).
   virtual GDS_status_t prepare_free(const char *, Array &) const { return GDS_STATUS_OK; }
-  // Collective, before the lower modules detach: releases what attach acquired.
+  // Collective, before the lower modules detach: releases what attach
+  // acquired, on a process where attach failed part way or never ran too.
   virtual GDS_status_t detach(const char *func, Array &a) = 0;
 };
 

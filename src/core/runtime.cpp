@@ -163,7 +163,9 @@ GDS_API GDS_status_t GDS_finalize(void) try {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) {
-    // Nothing can be freed without MPI; GDS only stops accepting calls.
+    // Nothing can be freed without MPI; GDS only stops accepting calls
+    // (and its background work).
+    Background::shutdown();
     g_rt.initialized = false;
     g_rt.world = MPI_COMM_NULL;
     return fail(GDS_STATUS_MPI_ERROR, __func__,
