@@ -455,6 +455,49 @@ TEST_F(Versions, FailureInAnyPhaseLeavesTheArrayAsItWas) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
+// A memory synchronization that fails on one process, before or after an
+// agreement of GDS_version_inc or GDS_version_restore, fails the call on
+// every process: none waits in a collective the failed one skipped, and all
+// hold the same versions and content afterwards.
+TEST_F(Versions, FailedMemorySyncFailsTheCallEverywhere) {
+  const Index n = 32 * static_cast<Index>(nprocs);
+  GDS_gds_t g = make(n);
+  fill(g, 0, n - 1, 1);
+  EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
+  const auto same_everywhere = [&](long long x) {
+    long long mm[2] = {x, -x}, out[2];
+    MPI_Allreduce(mm, out, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return out[0] == -out[1];
+  };
+  int failures = 0;
+  for (GDS_size_t k = 1; k <= 10; ++k) {
+    SCOPED_TRACE("sync " + std::to_string(k));
+    fill(g, 0, n - 1, static_cast<int>(k) + 1);
+    if (rank == 0) EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_MEMORY_SYNC, k));
+    const GDS_status_t s = GDS_version_inc(g, 1, nullptr, 0);
+    if (rank == 0) EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_NONE, 0));
+    EXPECT_TRUE(same_everywhere(s == GDS_STATUS_OK)) << s;
+    EXPECT_TRUE(same_everywhere(static_cast<long long>(number(g))));
+    if (s != GDS_STATUS_OK) {
+      ++failures;
+      EXPECT_EQ(s, rank == 0 ? GDS_STATUS_MPI_ERROR : GDS_STATUS_REMOTE_ERROR);
+      EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));  // what was written is versioned next
+    }
+    EXPECT_EQ(at(g, n - 1), static_cast<int>(k) + 1);
+    EXPECT_GDS_OK(GDS_fence(g));
+    // A restore of version 0 fails everywhere or nowhere; the content agrees.
+    if (rank == 0) EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_MEMORY_SYNC, (k + 1) / 2));
+    const GDS_status_t r = GDS_version_restore(g, 0);
+    if (rank == 0) EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_NONE, 0));
+    EXPECT_TRUE(same_everywhere(r == GDS_STATUS_OK)) << r;
+    if (r != GDS_STATUS_OK) EXPECT_GDS_OK(GDS_version_restore(g, 0));
+    EXPECT_EQ(at(g, n - 1), 1);
+    EXPECT_GDS_OK(GDS_fence(g));
+  }
+  EXPECT_GE(failures, 3);  // the injection reached every phase that synchronizes
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
 TEST_F(Versions, NavigationStopsAtBothEnds) {
   GDS_gds_t g = make(20);
   // Versions 0, 1 and 4 (an increment of 3), current 5.
@@ -759,6 +802,84 @@ TEST_F(Versions, CreateArraysChangedBehindTheLibrarysBack) {
   EXPECT_GDS_OK(GDS_version_restore(g, 1));
   EXPECT_EQ(local[20], 1000 + rank);
   EXPECT_GDS_OK(GDS_free(&g));
+}
+
+// Retention reuses the slots of dropped versions; a version whose freeze
+// failed on another process hands its slots back, leaving this process's
+// next-fit cursor past them. The retry must find them (they lie before the
+// cursor, in a slab of fewer than 64 slots) and store every block.
+TEST_F(Versions, RetriedVersionFindsSlotsBeforeTheCursor) {
+  const Index per_rank = 8 * 16384;  // 8 blocks of 64 KiB: a slab of 32 slots
+  const Index n = per_rank * static_cast<Index>(nprocs);
+  GDS_gds_t g = make(n, {{GDS_VERSION_BLOCK_SIZE_KEY, "65536"}, {GDS_MAX_VERSIONS_KEY, "3"}});
+  std::map<Index, int> held;  // version -> value
+  for (int v = 0; v < 10; ++v) {
+    fill(g, 0, n - 1, 100 + v);
+    if (v % 2 == 0) {  // the freeze fails on rank 0 (the others took slots and give them back)
+      if (rank == 0) EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 4));
+      EXPECT_EQ(GDS_version_inc(g, 1, nullptr, 0), rank == 0 ? GDS_STATUS_MPI_ERROR : GDS_STATUS_REMOTE_ERROR);
+      EXPECT_GDS_OK(GDS_fence(g));
+    }
+    const Index made = number(g);
+    ASSERT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
+    held[made] = 100 + v;
+    while (held.size() > 3) held.erase(held.begin());
+    for (const auto &[version, value] : held) {
+      GDS_gds_t old = GDS_NULL;
+      EXPECT_GDS_OK(GDS_descriptor_clone(g, &old));
+      EXPECT_GDS_OK(GDS_version_dec(old, number(g) - version));
+      for (Index i = 0; i < n; i += per_rank / 3 + 1)
+        ASSERT_EQ(at(old, i), value) << "version " << version << " at " << i;
+      EXPECT_EQ(at(old, n - 1), value);
+      EXPECT_GDS_OK(GDS_free(&old));
+    }
+    EXPECT_GDS_OK(GDS_fence(g));
+  }
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
+// A restore makes an old version's blocks the base again; restoring another
+// before any version is made must not file those blocks twice: retention by
+// bytes would count them freed twice, drop too few versions and pass its
+// budget. Versions 0 and 1 change one block, version 2 every block: the
+// budgets below need both dropped at once.
+TEST_F(Versions, RestoresBackAndForthKeepRetentionExact) {
+  const Index per_rank = 16 * 4;  // 4 blocks
+  const Index n = per_rank * static_cast<Index>(nprocs);
+  for (int budget = 250; budget <= 550; budget += 50) {
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    GDS_version_stats_t stats[2]{};
+    for (int dance = 0; dance < 2; ++dance) {
+      SCOPED_TRACE(dance ? "with restores" : "without");
+      GDS_gds_t g = make(n, {{GDS_MAX_VERSION_BYTES_KEY, std::to_string(budget).c_str()}});
+      fill(g, 0, 15, 1);
+      EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));  // 0
+      fill(g, 0, 15, 2);
+      EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));  // 1
+      if (dance) {
+        for (int k = 0; k < 3; ++k) {
+          EXPECT_GDS_OK(GDS_version_restore(g, 0));
+          EXPECT_EQ(at(g, 15), 1);
+          EXPECT_GDS_OK(GDS_version_restore(g, 1));
+          EXPECT_EQ(at(g, 0), 2);
+        }
+        EXPECT_GDS_OK(GDS_fence(g));  // every read done before the writes that follow
+      }
+      for (int v = 3; v < 6; ++v) {
+        fill(g, 0, n - 1, v);
+        EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
+        EXPECT_GDS_OK(GDS_get_version_stats(g, &stats[dance]));
+        if (stats[dance].versions > 1) {
+          EXPECT_LE(stats[dance].bytes_stored, static_cast<Index>(budget)) << "after version " << v;
+        }
+      }
+      EXPECT_GDS_OK(GDS_free(&g));
+    }
+    // Back where it started, the array keeps what it keeps without the restores.
+    EXPECT_EQ(stats[1].versions, stats[0].versions);
+    EXPECT_EQ(stats[1].oldest, stats[0].oldest);
+    EXPECT_EQ(stats[1].bytes_stored, stats[0].bytes_stored);
+  }
 }
 
 // A byte budget: every process drops the same versions, and stays within it.

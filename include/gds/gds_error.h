@@ -490,7 +490,8 @@ typedef GDS_ENUM(GDS_fault) {
   GDS_FAULT_NONE = 0,           /**< cancel pending injections */
   GDS_FAULT_RMA = 1,            /**< an RMA operation fails as if MPI reported MPI_ERR_OTHER */
   GDS_FAULT_VERSION_MEMORY = 2, /**< memory for a version cannot be allocated */
-  GDS_FAULT_VERSION_PHASE = 3   /**< GDS_version_inc fails in a given phase */
+  GDS_FAULT_VERSION_PHASE = 3,  /**< GDS_version_inc fails in a given phase */
+  GDS_FAULT_MEMORY_SYNC = 4     /**< a memory synchronization (MPI_Win_sync) fails */
 } GDS_fault_t;
 
 /**
@@ -505,7 +506,12 @@ typedef GDS_ENUM(GDS_fault) {
  * 2 exchange, 3 reserve, 4 freeze; the last phase, commit, cannot fail) as if
  * MPI had failed there, with GDS_STATUS_MPI_ERROR (GDS_STATUS_REMOTE_ERROR on
  * the others): no version is made, and the next GDS_version_inc() versions
- * everything written before. Either way the library raises the failure as a
+ * everything written before. GDS_FAULT_MEMORY_SYNC: the synchronization of
+ * this process's memory with the others' (at a stable point, in
+ * GDS_version_inc or GDS_version_restore) fails with GDS_STATUS_MPI_ERROR; a
+ * collective call fails on every process, except a GDS_fence or
+ * GDS_check_all_errors whose agreement was already made (it then fails on
+ * this process only). Either way the library raises the failure as a
  * local error with GDS_EATTR_DETECTED_BY "GDS", as it does for real failures.
  *
  * \param[in] fault the kind

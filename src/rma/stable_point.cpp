@@ -6,7 +6,8 @@
 
 namespace gds::rma {
 
-GDS_status_t stable_point(const char *func, core::Array *a, GDS_status_t local, bool *delivered, bool *flag) {
+GDS_status_t stable_point(const char *func, core::Array *a, GDS_status_t local, bool *delivered, bool *flag,
+                          GDS_status_t *late) {
   core::Resilience *r = core::resilience();
   GDS_status_t s = local;
   if (a != nullptr) {
@@ -17,10 +18,14 @@ GDS_status_t stable_point(const char *func, core::Array *a, GDS_status_t local, 
   bool pending = r != nullptr && r->global_pending(a) != 0;
   const MPI_Comm comm = a != nullptr ? a->communicator() : core::g_rt.world;
   GDS_TRY(core::agree_and_poll(func, comm, s, &pending, flag));
-  // What the others wrote before the agreement is visible after it.
-  if (a != nullptr) GDS_TRY(state(*a).window.sync(func));
+  // What the others wrote before the agreement is visible after it. A
+  // failure here comes after the agreement: the delivery (collective) still
+  // takes place, and the failure goes to *late or is returned after it.
+  const GDS_status_t synced = a != nullptr ? state(*a).window.sync(func) : GDS_STATUS_OK;
+  if (late != nullptr) *late = synced;
   if (delivered != nullptr) *delivered = pending;
-  return pending && r != nullptr ? r->deliver_global(func, a) : GDS_STATUS_OK;
+  const GDS_status_t d = pending && r != nullptr ? r->deliver_global(func, a) : GDS_STATUS_OK;
+  return late == nullptr && synced != GDS_STATUS_OK ? synced : d;
 }
 
 GDS_status_t fence(const char *func, GDS_gds_t gds) {

@@ -15,8 +15,11 @@ namespace gds::rma {
 // *delivered (if given) tells whether global errors were delivered, after
 // which handlers may have written to the array; *flag (if given) goes in as
 // this process's and comes out set if it was set on any process. Collective.
+// A failure of this process after the agreement (synchronizing memory) goes
+// to *late if given, for the caller's next agreement; otherwise it is
+// returned on this process alone, once the collective part is over.
 GDS_status_t stable_point(const char *func, core::Array *a, GDS_status_t local, bool *delivered = nullptr,
-                          bool *flag = nullptr);
+                          bool *flag = nullptr, GDS_status_t *late = nullptr);
 
 // GDS_fence and GDS_invoke_global_error_handler: a stable point of the
 // array, or for GDS_ROOT of every array in creation order and then of

@@ -29,6 +29,7 @@ std::uint64_t g_fail_rma_after = 0;
 
 // Whether this RMA operation is the one GDS_inject_fault asked to fail.
 inline bool injected() { return g_fail_rma_after != 0 && --g_fail_rma_after == 0; }
+std::uint64_t g_fail_sync_after = 0;
 
 // The largest named MPI type is 32 bytes (MPI_C_LONG_DOUBLE_COMPLEX): runs of
 // at most acc_segment_size / 32 elements are never split, without asking MPI.
@@ -57,6 +58,7 @@ Window::Segments Window::segments(int count, MPI_Datatype type) const {
 }
 
 void inject_rma_failure(std::uint64_t after) { g_fail_rma_after = after; }
+void inject_sync_failure(std::uint64_t after) { g_fail_sync_after = after; }
 
 Window::~Window() {
   if (win_ != MPI_WIN_NULL)
@@ -189,7 +191,8 @@ GDS_status_t Window::flush(const char *func, int target) {
 }
 
 GDS_status_t Window::sync(const char *func) {
-  return checked(func, "MPI_Win_sync", MPI_Win_sync(win_));
+  const bool fail = g_fail_sync_after != 0 && --g_fail_sync_after == 0;
+  return checked(func, "MPI_Win_sync", fail ? MPI_ERR_OTHER : MPI_Win_sync(win_));
 }
 
 }  // namespace gds::rma

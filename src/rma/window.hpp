@@ -138,5 +138,7 @@ class Window {
 // Fault injection (GDS_inject_fault): the `after`-th next RMA operation of
 // this process fails as if MPI returned MPI_ERR_OTHER; 0 cancels.
 void inject_rma_failure(std::uint64_t after);
+// GDS_FAULT_MEMORY_SYNC: the after-th next Window::sync fails (0: none).
+void inject_sync_failure(std::uint64_t after);
 
 }  // namespace gds::rma

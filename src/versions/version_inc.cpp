@@ -60,15 +60,17 @@ GDS_status_t injected(const char *func, Phase p) {
                        phase_name(p));
 }
 
-// Phase settle. `local` is what the call found so far on this process.
-GDS_status_t settle(const char *func, Array &a, GDS_status_t local) {
+// Phase settle. `local` is what the call found so far on this process; a
+// failure after the last agreement goes to *late.
+GDS_status_t settle(const char *func, Array &a, GDS_status_t local, GDS_status_t *late) {
   Resilience *r = resilience();
   bool checks_left = true;
   for (int round = 0;; ++round) {
     bool delivered = false;
     bool checks = checks_left && r != nullptr && r->has_version_checks(a);
-    GDS_TRY(rma::stable_point(func, &a, local, &delivered, &checks));
-    local = GDS_STATUS_OK;
+    GDS_TRY(rma::stable_point(func, &a, local, &delivered, &checks, late));
+    local = *late;  // agreed on in the next round, or by the next phase
+    *late = GDS_STATUS_OK;
     if (round == kMaxSettleRounds)  // every process counts the same rounds
       return agree(func, a.communicator(),
                    fail(GDS_STATUS_RECOVERY_FAILED, func, "errors kept being raised through %d rounds of recovery",
@@ -76,9 +78,10 @@ GDS_status_t settle(const char *func, Array &a, GDS_status_t local) {
     if (delivered) continue;
     if (checks) {  // some process has HIGH checks: they run once, the next stable point agrees on them
       checks_left = false;
-      local = r->has_version_checks(a) ? r->run_version_checks(func, a) : GDS_STATUS_OK;
+      if (local == GDS_STATUS_OK) local = r->has_version_checks(a) ? r->run_version_checks(func, a) : GDS_STATUS_OK;
       continue;
     }
+    *late = local;
     return GDS_STATUS_OK;
   }
 }
@@ -87,8 +90,9 @@ GDS_status_t settle(const char *func, Array &a, GDS_status_t local) {
 // it sends it, its status and the value all must share (the increment or
 // version); then the ranges. Blocks open to direct access since the last
 // version, and every block of a GDS_create array, are compared with their
-// last version.
-GDS_status_t exchange(const char *func, Array &a, GDS_status_t local, std::uint64_t agreed) {
+// last version. A failure after the last collective of the phase (seeing
+// what the others wrote) goes to `*late`, for the next phase to agree on.
+GDS_status_t exchange(const char *func, Array &a, GDS_status_t local, std::uint64_t agreed, GDS_status_t *late) {
   rma::ArrayState &rs = rma::state(a);
   Store &store = *state(a).store;
   struct Hello {
@@ -131,7 +135,8 @@ GDS_status_t exchange(const char *func, Array &a, GDS_status_t local, std::uint6
   rc = MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_UINT32_T, recv.data(),
                      recv_counts.data(), recv_displs.data(), MPI_UINT32_T, a.communicator());
   if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Alltoallv", rc);
-  GDS_TRY(rs.window.sync(func));  // see what the others wrote
+  *late = rs.window.sync(func);  // see what the others wrote
+  if (*late != GDS_STATUS_OK) return GDS_STATUS_OK;
 
   std::vector<BlockRange> mine(recv.size() / 2);
   for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = BlockRange{a.rank, recv[2 * i], recv[2 * i + 1]};
@@ -171,7 +176,10 @@ GDS_status_t freeze(const char *func, Array &a, GDS_status_t local, std::vector<
   const Done mine{static_cast<std::uint64_t>(s), table};
   std::vector<Done> all(static_cast<std::size_t>(a.nprocs));
   const int rc = MPI_Allgather(&mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, a.communicator());
-  if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgather", rc);
+  if (rc != MPI_SUCCESS) {
+    store.abandon();
+    return mpi_fail(func, "MPI_Allgather", rc);
+  }
   bool ok = true;
   for (const Done &d : all) ok = ok && d.status == GDS_STATUS_OK;
   if (!ok) {
@@ -264,9 +272,10 @@ GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const 
   std::vector<SlotRef> tables;
   const char *func = __func__;
   const auto phases = [&] {
-    GDS_TRY(settle(func, a, s != GDS_STATUS_OK ? s : injected(func, Phase::settle)));
-    GDS_TRY(exchange(func, a, injected(func, Phase::exchange), increment));
-    GDS_TRY(reserve(func, a, injected(func, Phase::reserve)));
+    GDS_status_t late = GDS_STATUS_OK;
+    GDS_TRY(settle(func, a, s != GDS_STATUS_OK ? s : injected(func, Phase::settle), &late));
+    GDS_TRY(exchange(func, a, late != GDS_STATUS_OK ? late : injected(func, Phase::exchange), increment, &late));
+    GDS_TRY(reserve(func, a, late != GDS_STATUS_OK ? late : injected(func, Phase::reserve)));
     GDS_TRY(freeze(func, a, injected(func, Phase::freeze), &tables));
     return commit(func, a, increment, std::move(new_label), std::move(tables));
   };
@@ -293,7 +302,10 @@ GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version) try 
             ? fail(GDS_STATUS_VERSION_DROPPED, __func__, "version=%llu was dropped by retention", ull(version))
             : fail(GDS_STATUS_NO_VERSION, __func__, "version=%llu does not exist (current is %llu)", ull(version),
                    ull(vs.current));
-  GDS_TRY(checked(__func__, &a, exchange(__func__, a, s, version)));
+  GDS_status_t late = GDS_STATUS_OK;
+  GDS_TRY(checked(__func__, &a, exchange(__func__, a, s, version, &late)));
+  // All roll back or none does.
+  GDS_TRY(checked(__func__, &a, agree(__func__, a.communicator(), late)));
   gds::rma::ArrayState &rs = gds::rma::state(a);
   vs.store->restore(*v, rs.base);
   // Nobody writes again before every process has rolled back.
