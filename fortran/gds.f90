@@ -33,6 +33,11 @@ MODULE GDS_C_INTERFACES
       INTEGER(C_INT), VALUE :: comm
       INTEGER(C_INT) :: size
     END FUNCTION
+    INTEGER(C_INT) FUNCTION c_failure_group(rank, group, ngroups) BIND(C, NAME="GDS_failure_group")
+      IMPORT :: C_INT
+      INTEGER(C_INT), VALUE :: rank
+      INTEGER(C_INT) :: group, ngroups
+    END FUNCTION
     INTEGER(C_INT) FUNCTION c_alloc(ndims, count, min_chunks, element_type, priority, users, info, gds) &
         BIND(C, NAME="gdsf90_alloc")
       IMPORT :: C_INT, C_INT64_T, C_PTR
@@ -397,7 +402,7 @@ MODULE GDS
   TYPE(C_PTR), PARAMETER :: GDS_NULL = C_NULL_PTR
 
   ! The C entry points stay inside the module.
-  PRIVATE :: c_init, c_finalize, c_comm_rank, c_comm_size, c_alloc, c_create, c_free, c_get_attr, &
+  PRIVATE :: c_init, c_finalize, c_comm_rank, c_comm_size, c_failure_group, c_alloc, c_create, c_free, c_get_attr, &
     c_get_comm, c_put, c_get, c_acc, c_get_acc, c_cas, c_wait, c_wait_local, c_fence, c_access, &
     c_get_access_buffer_type, c_get_access_buffer_ld, c_release, c_distribution, c_locate, &
     c_status_string, c_last_error_message, c_strlen, c_version_inc, c_get_version_number, &
@@ -442,6 +447,17 @@ CONTAINS
     INTEGER, INTENT(IN) :: comm
     INTEGER, INTENT(OUT) :: size, status
     status = c_comm_size(comm, size)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_FAILURE_GROUP(rank, group, ngroups, status)
+    INTEGER, INTENT(IN) :: rank
+    INTEGER, INTENT(OUT) :: group, ngroups, status
+    INTEGER(C_INT) :: g, n
+    g = -1
+    n = 0
+    status = c_failure_group(rank, g, n)
+    group = g
+    ngroups = n
   END SUBROUTINE
 
   SUBROUTINE GDS_ALLOC(ndims, count, min_chunks, element_type, resilience_priority, users, info, gds, status)

@@ -87,6 +87,25 @@ GDS_API GDS_comm_t GDS_comm_world(void);
 /** All processes using the GDS library: a duplicate of MPI_COMM_WORLD owned by GDS. */
 #define GDS_COMM_WORLD (GDS_comm_world())
 
+/**
+ * \brief The failure group (node) of a process and how many groups there are
+ *        (GDS extension). Local.
+ *
+ * Processes of one failure group are expected to fail together; persistent
+ * versions keep their redundant copies in other groups. Set at GDS_init():
+ * by default the processes sharing a host; `GDS_NODE_ID` (an integer set on
+ * every process: equal values, one group) or `GDS_RANKS_PER_NODE=k` (world
+ * ranks 0..k-1 one group, k..2k-1 the next, ...) let one host act as several
+ * nodes. Groups are numbered from 0 in the order of their lowest rank.
+ *
+ * \param[in] rank a rank in GDS_COMM_WORLD
+ * \param[out] group its failure group, 0 to *ngroups - 1
+ * \param[out] ngroups how many failure groups there are (may be NULL)
+ * \return GDS_STATUS_OK, GDS_STATUS_NOT_INITIALIZED, GDS_STATUS_NULL_ARGUMENT,
+ *         GDS_STATUS_RANGE (rank outside GDS_COMM_WORLD)
+ */
+GDS_API GDS_status_t GDS_failure_group(int rank, int *group, int *ngroups);
+
 #ifdef __cplusplus
 }
 #endif

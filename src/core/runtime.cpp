@@ -9,6 +9,7 @@
 #include "core/array.hpp"
 #include "core/background.hpp"
 #include "core/datatypes.hpp"
+#include "core/groups.hpp"
 #include "core/log.hpp"
 #include "core/module.hpp"
 #include "core/mpi_args.hpp"
@@ -68,6 +69,8 @@ void show_info(GDS_thread_support_t requested) {
       level_name(g_rt.provided));
   log(Level::info, "GDS_init", "GDS_DEBUG_LEVEL=%d GDS_SHOW_INFO=1 GDS_SANITY_CHECK=%d", c.debug_level,
       c.sanity_check ? 1 : 0);
+  const FailureGroups &g = failure_groups();
+  log(Level::info, "GDS_init", "failure groups (nodes): %d, from %s", g.count, g.source);
   for (const Module *m : modules()) m->show_info();
 }
 
@@ -146,6 +149,14 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requ
   g_rt.provided = std::min(wanted, from_mpi_level(mpi_provided));
   g_rt.init_thread = std::this_thread::get_id();
   init_element_types();
+  FailureGroups groups;
+  if (const GDS_status_t s = find_failure_groups(__func__, world, g_rt.world_rank, g_rt.world_size, &groups);
+      s != GDS_STATUS_OK) {
+    MPI_Comm_free(&g_rt.world);
+    if (owns_mpi) MPI_Finalize();
+    return s;
+  }
+  set_failure_groups(std::move(groups));
   for (Module *m : modules()) {
     m->configure();
     if (auto *r = dynamic_cast<Resilience *>(m)) set_resilience(r);
@@ -195,6 +206,17 @@ GDS_API GDS_status_t GDS_initialized(int *flag) try {
 } GDS_API_CATCH
 
 GDS_API GDS_comm_t GDS_comm_world(void) { return g_rt.world; }
+
+GDS_API GDS_status_t GDS_failure_group(int rank, int *group, int *ngroups) try {
+  GDS_ENTER();
+  GDS_REQUIRE(group != nullptr, GDS_STATUS_NULL_ARGUMENT, "group is NULL");
+  GDS_REQUIRE(rank >= 0 && rank < g_rt.world_size, GDS_STATUS_RANGE,
+              "rank=%d is not a rank of GDS_COMM_WORLD (0 to %d)", rank, g_rt.world_size - 1);
+  const FailureGroups &g = failure_groups();
+  *group = g.of_rank[static_cast<std::size_t>(rank)];
+  if (ngroups != nullptr) *ngroups = g.count;
+  return GDS_STATUS_OK;
+} GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_comm_rank(GDS_comm_t comm, int *rank) try {
   GDS_ENTER();

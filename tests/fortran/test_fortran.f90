@@ -89,6 +89,11 @@ PROGRAM TEST_FORTRAN
   CALL CHECK(stat == GDS_STATUS_OK, "GDS_INIT")
   CALL GDS_COMM_RANK(GDS_COMM_WORLD, rank, stat)
   CALL GDS_COMM_SIZE(GDS_COMM_WORLD, np, stat)
+  CALL GDS_FAILURE_GROUP(rank, owner, owns, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. owner >= 0 .AND. owner < owns .AND. owns >= 1 .AND. owns <= np, &
+    "GDS_FAILURE_GROUP")
+  CALL GDS_FAILURE_GROUP(np, owner, owns, stat)
+  CALL CHECK(stat == GDS_STATUS_RANGE, "GDS_FAILURE_GROUP of a rank past the last")
 
   ! The manual's example (GVR 1.0, section 3.5), with the values checked.
   ndim = 1; cts(1) = 1; min_chunk(1) = 0; lo_idx(1) = 0; hi_idx(1) = 0; ld(1) = 0
