@@ -1,0 +1,21 @@
+// CRC32C (Castagnoli), the checksum of version blocks and of everything GDS
+// writes to disk: SSE4.2's crc32 instruction where the processor has it, a
+// slicing-by-8 table otherwise; both give the same values (RFC 3720).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gds::core {
+
+// The CRC32C of n bytes, continuing from `crc` (the CRC32C of the bytes
+// before them; 0 to start): crc32c(b, nb, crc32c(a, na)) == crc32c(a ++ b).
+std::uint32_t crc32c(const void *data, std::size_t n, std::uint32_t crc = 0);
+
+// The table version, whatever the processor (tests compare the two).
+std::uint32_t crc32c_portable(const void *data, std::size_t n, std::uint32_t crc = 0);
+
+// Whether crc32c() uses the processor's instruction.
+bool crc32c_in_hardware();
+
+}  // namespace gds::core
