@@ -110,9 +110,7 @@ const SlotRef *Store::local_table(const Version &v) const {
 void Store::free_slot(SlotRef r) {
   Slab &s = *slabs_[slab_of(r)];
   const std::uint32_t i = slot_of(r);
-  const std::uint64_t bit = std::uint64_t{1} << (i & 63);
-  if ((s.free_bits[i >> 6] & bit) != 0) return;  // never counted twice
-  s.free_bits[i >> 6] |= bit;
+  s.free_bits[i >> 6] |= std::uint64_t{1} << (i & 63);
   ++s.free;
 }
 
