@@ -420,7 +420,7 @@ TEST_F(Versions, FailureInAnyPhaseLeavesTheArrayAsItWas) {
   int value = 1, newest = 1;  // what the current content and the newest version hold
   const int failing[] = {0, nprocs - 1};  // every process at 1-2 processes; the first and last beyond
   for (const int who : failing) {
-    for (int phase = 1; phase <= 4; ++phase) {
+    for (int phase = 1; phase <= 5; ++phase) {
       SCOPED_TRACE("phase " + std::to_string(phase) + " failing on rank " + std::to_string(who));
       // A change of every process's part, then a version that fails.
       fill(g, 0, n - 1, ++value);
@@ -451,7 +451,7 @@ TEST_F(Versions, FailureInAnyPhaseLeavesTheArrayAsItWas) {
     }
     if (nprocs == 1) break;
   }
-  EXPECT_EQ(GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 5), GDS_STATUS_INVALID);
+  EXPECT_EQ(GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 6), GDS_STATUS_INVALID);
   EXPECT_GDS_OK(GDS_free(&g));
 }
 

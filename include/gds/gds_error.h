@@ -116,6 +116,8 @@ typedef GDS_ENUM(GDS_error_match_expr) {
 #define GDS_EATTR_GDS_STATUS 20              /**< INT: the GDS_status_t the failing call returns */
 #define GDS_EATTR_GDS_FUNCTION 21            /**< BYTE_ARRAY: the GDS function that failed */
 #define GDS_EATTR_MPI_ERROR_CLASS 22         /**< INT: the MPI error class, for MPI failures */
+#define GDS_EATTR_GDS_PROCESS 23             /**< INT: the process (rank in the array's communicator) whose data failed */
+#define GDS_EATTR_GDS_FILE 24                /**< BYTE_ARRAY: the file concerned and what went wrong with it */
 /**@}*/
 
 /** A handler: the array's primary handle (or GDS_ROOT) and the error. */
@@ -503,7 +505,7 @@ typedef GDS_ENUM(GDS_fault) {
  * that needs memory fails with GDS_STATUS_NOMEM on this process (and
  * GDS_STATUS_REMOTE_ERROR on the others). GDS_FAULT_VERSION_PHASE: the next
  * GDS_version_inc() on this process fails in phase \p after (1 settle,
- * 2 exchange, 3 reserve, 4 freeze; the last phase, commit, cannot fail) as if
+ * 2 exchange, 3 reserve, 4 freeze, 5 persist; the last phase, commit, cannot fail) as if
  * MPI had failed there, with GDS_STATUS_MPI_ERROR (GDS_STATUS_REMOTE_ERROR on
  * the others): no version is made, and the next GDS_version_inc() versions
  * everything written before. GDS_FAULT_MEMORY_SYNC: the synchronization of
@@ -516,7 +518,7 @@ typedef GDS_ENUM(GDS_fault) {
  *
  * \param[in] fault the kind
  * \param[in] after 1 for the next operation, 2 for the one after, ...; for
- *            GDS_FAULT_VERSION_PHASE the phase (1-4)
+ *            GDS_FAULT_VERSION_PHASE the phase (1-5)
  * \return GDS_STATUS_OK, GDS_STATUS_INVALID
  */
 GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after);

@@ -108,12 +108,16 @@ typedef GDS_ENUM(GDS_status) {
   GDS_STATUS_ERROR_FOUND = 39,         /**< an error check found an error */
   GDS_STATUS_CHECK_FAILED = 40,        /**< an error check function returned a failure status */
   GDS_STATUS_DESCRIPTOR_IN_USE = 41,   /**< the error descriptor is being handled (GDS_resume_* frees it) */
-  GDS_STATUS_MPI_BUG = 42              /**< the MPI library computes this operation wrongly and GDS could not
+  GDS_STATUS_MPI_BUG = 42,             /**< the MPI library computes this operation wrongly and GDS could not
                                             work around it; refused rather than answered wrongly */
+  GDS_STATUS_IO_ERROR = 43,            /**< a file operation of a persistent level failed (unwritable
+                                            directory, full disk, ...) */
+  GDS_STATUS_CORRUPT = 44,             /**< stored version data or a file failed its checksum or checks */
+  GDS_STATUS_UNRECOVERABLE = 45        /**< persisted versions were lost beyond what their redundancy rebuilds */
 } GDS_status_t;
 
 /** The largest GDS_status_t value. */
-#define GDS_STATUS_LAST GDS_STATUS_MPI_BUG
+#define GDS_STATUS_LAST GDS_STATUS_UNRECOVERABLE
 
 /** Thread support levels (GVR 1.0, 6.1), in increasing order. */
 typedef GDS_ENUM(GDS_thread_support) {

@@ -31,6 +31,45 @@ extern "C" {
 #define GDS_MAX_VERSION_BYTES_KEY "gds_max_version_bytes"   /**< bytes each process's versions may store, 0 = no limit; GDS_MAX_VERSION_BYTES */
 /**@}*/
 
+/** \name Info keys for persistent versions (the cache level); environment variables give defaults.
+ *  README "Persistence" lists them with their GDS_* and SCR_* variables. */
+/**@{*/
+#define GDS_NAME_KEY "gds_name"               /**< the array's name in the cache (letters, digits, '-', '_', '.'; 1-64);
+                                                   default: "array<k>", k its creation order */
+#define GDS_COPY_TYPE_KEY "gds_copy_type"     /**< NONE (memory only), SINGLE (or LOCAL), PARTNER, XOR; GDS_COPY_TYPE */
+#define GDS_SET_SIZE_KEY "gds_set_size"       /**< XOR set size (2 - failure groups); GDS_SET_SIZE; default 8 */
+#define GDS_CACHE_BASE_KEY "gds_cache_base"   /**< the node-local cache directory; GDS_CACHE_BASE; default /dev/shm */
+#define GDS_CACHE_SIZE_KEY "gds_cache_size"   /**< versions the cache keeps (>= 1); GDS_CACHE_SIZE; default 2 */
+#define GDS_CACHE_EVERY_KEY "gds_cache_every" /**< every n-th version goes to the cache (>= 1); GDS_CACHE_EVERY; default 1 */
+#define GDS_RESTART_KEY "gds_restart"         /**< 1: start from the persisted versions if there are any, 0: never;
+                                                   GDS_RESTART; default: 1 when a job id is given, else 0 */
+/**@}*/
+
+/** Levels versions are persisted at. */
+#define GDS_LEVEL_NONE 0  /**< not restarted */
+#define GDS_LEVEL_CACHE 1 /**< the node-local cache (with its redundancy) */
+
+/** What GDS_alloc()/GDS_create() found of an array's persisted versions (GDS extension). */
+typedef struct GDS_restart_info {
+  int restarted;            /**< 1 if the array started from persisted versions, 0 for a fresh start */
+  int level;                /**< GDS_LEVEL_CACHE when restarted, else GDS_LEVEL_NONE */
+  GDS_size_t version;       /**< the newest complete version: the current content equals it */
+  GDS_size_t versions;      /**< persisted versions made navigable again, this one included */
+  int rebuilt_processes;    /**< processes whose lost or corrupt files were rebuilt from PARTNER or XOR */
+  GDS_size_t rebuilt_files; /**< version files rebuilt */
+} GDS_restart_info_t;
+
+/**
+ * \brief What the array's GDS_alloc()/GDS_create() found of its persisted versions (GDS extension).
+ *
+ * Completion: local; the values are the same on every process of the array.
+ *
+ * \param[in] gds the array (any handle)
+ * \param[out] info whether it restarted, from which version, and what had to be rebuilt
+ * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, handle statuses
+ */
+GDS_API GDS_status_t GDS_get_restart_info(GDS_gds_t gds, GDS_restart_info_t *info);
+
 /** Longest version label, in bytes (GDS_version_inc refuses longer ones with GDS_STATUS_INVALID). */
 #define GDS_VERSION_LABEL_MAX 65536
 

@@ -1,6 +1,6 @@
 // How the modules above core plug into it.
 //
-// Dependencies point one way: core <- rma <- versions <- errors. Core never
+// Dependencies point one way: core <- rma <- versions <- persist <- errors. Core never
 // includes an upper module; where it must call up it goes through the
 // interfaces here, which the upper modules implement:
 //
@@ -31,8 +31,8 @@ namespace gds::core {
 struct Array;
 
 // The modules above core, in dependency order.
-enum class Layer : std::size_t { rma = 0, versions = 1, errors = 2 };
-inline constexpr std::size_t kLayers = 3;
+enum class Layer : std::size_t { rma = 0, versions = 1, persist = 2, errors = 3 };
+inline constexpr std::size_t kLayers = 4;
 
 // A module's state for one array: each module owns a struct of its own,
 // held by the array and destroyed with it (highest layer first).
@@ -87,6 +87,8 @@ struct Detected {
   const std::uint64_t *hi = nullptr;
   std::int64_t version = -1;  // version concerned, or -1
   std::uint64_t bytes = 0;    // memory that could not be had, or 0
+  int process = -1;           // the process (rank in the array's communicator) whose data failed, or -1
+  const char *what = nullptr;  // for files: the path and the error, or nullptr
 };
 
 class Resilience {
@@ -124,11 +126,13 @@ void set_resilience(Resilience *r);
 // tells a call whether to deliver. Kept by the errors module.
 extern std::uint64_t g_deliverable;
 
-// A call on `a` ended with `status`: if the system failed (MPI, memory), the
+// A call on `a` ended with `status`: if the system failed (MPI, memory, files, stored data), the
 // failure is raised through Open Resilience. Returns `status` unchanged.
 GDS_status_t detected(const char *func, Array *a, GDS_status_t status, const Detected &what = {});
 inline GDS_status_t checked(const char *func, Array *a, GDS_status_t status, const Detected &what) {
-  if (status != GDS_STATUS_MPI_ERROR && status != GDS_STATUS_NOMEM) [[likely]] return status;
+  if (status != GDS_STATUS_MPI_ERROR && status != GDS_STATUS_NOMEM && status != GDS_STATUS_IO_ERROR &&
+      status != GDS_STATUS_CORRUPT) [[likely]]
+    return status;
   return detected(func, a, status, what);
 }
 inline GDS_status_t checked(const char *func, Array *a, GDS_status_t status, const std::uint64_t *lo = nullptr,

@@ -46,6 +46,9 @@ extern "C" GDS_API const char *GDS_status_string(GDS_status_t status) {
     case GDS_STATUS_CHECK_FAILED: return "an error check function failed";
     case GDS_STATUS_DESCRIPTOR_IN_USE: return "the error descriptor is being handled";
     case GDS_STATUS_MPI_BUG: return "the MPI library computes this operation wrongly; GDS refuses it";
+    case GDS_STATUS_IO_ERROR: return "a file operation of a persistent level failed";
+    case GDS_STATUS_CORRUPT: return "stored version data failed its checksum or checks";
+    case GDS_STATUS_UNRECOVERABLE: return "persisted versions were lost beyond what their redundancy rebuilds";
   }
   return "unknown GDS status";
 }

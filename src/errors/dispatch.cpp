@@ -339,6 +339,11 @@ void raise_detected(const char *func, core::Array *a, GDS_status_t status, const
     d->set(GDS_EATTR_GDS_COUNT, count.data(), n * sizeof(std::int64_t));
   }
   if (version >= 0) d->set(GDS_EATTR_GDS_VERSION, &version, sizeof version);
+  if (what.process >= 0) {
+    const std::int64_t process = what.process;
+    d->set(GDS_EATTR_GDS_PROCESS, &process, sizeof process);
+  }
+  if (what.what != nullptr) d->set(GDS_EATTR_GDS_FILE, what.what, std::strlen(what.what));
   if (bytes > 0) {
     const auto size = static_cast<std::int64_t>(bytes);
     d->set(GDS_EATTR_MEMORY_SIZE, &size, sizeof size);

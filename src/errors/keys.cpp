@@ -40,6 +40,8 @@ const std::vector<KeyInfo> &predefined() {
       {"GDS_EATTR_GDS_STATUS", GDS_EAVTYPE_INT},
       {"GDS_EATTR_GDS_FUNCTION", GDS_EAVTYPE_BYTE_ARRAY},
       {"GDS_EATTR_MPI_ERROR_CLASS", GDS_EAVTYPE_INT},
+      {"GDS_EATTR_GDS_PROCESS", GDS_EAVTYPE_INT},
+      {"GDS_EATTR_GDS_FILE", GDS_EAVTYPE_BYTE_ARRAY},
   };
   return keys;
 }

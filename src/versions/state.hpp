@@ -38,8 +38,8 @@ extern Settings g_settings;
 inline bool valid_block_size(std::uint64_t b) { return b >= 64 && b <= (std::uint64_t{1} << 26) && (b & (b - 1)) == 0; }
 
 // The phases of GDS_version_inc (version_inc.cpp) that can fail; commit cannot.
-enum class Phase { settle = 1, exchange = 2, reserve = 3, freeze = 4 };
-inline constexpr int kFailablePhases = 4;
+enum class Phase { settle = 1, exchange = 2, reserve = 3, freeze = 4, persist = 5 };
+inline constexpr int kFailablePhases = 5;
 // Fault injection (GDS_inject_fault): the next GDS_version_inc of this
 // process fails in `phase` (0 cancels).
 void inject_phase_failure(int phase);

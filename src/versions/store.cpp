@@ -213,6 +213,12 @@ void Store::set_dirty(std::uint32_t b) {
   }
 }
 
+std::vector<std::pair<std::uint32_t, std::uint32_t>> Store::dirty_runs() const {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
+  for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) { runs.emplace_back(first, count); });
+  return runs;
+}
+
 void Store::mark_dirty(const std::vector<rma::BlockRange> &written) {
   if (nblocks_ == 0) return;
   for (const rma::BlockRange &r : written) {

@@ -26,6 +26,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/background.hpp"
@@ -95,6 +96,8 @@ class Store {
   void compare_suspects(const std::byte *memory);
   void compare_dirty(const std::byte *memory);
   [[nodiscard]] std::uint32_t dirty_count() const { return dirty_count_; }
+  // The dirty blocks, as runs (first, count), ascending.
+  [[nodiscard]] std::vector<std::pair<std::uint32_t, std::uint32_t>> dirty_runs() const;
   // Slots short for a version of the dirty blocks: data slots and table slots.
   void shortage(std::uint64_t *data, std::uint64_t *tables) const;
   // Collective when any process is short (the caller agreed on it): a slab

@@ -11,6 +11,9 @@
 //   reserve   every process has room for its changed blocks (slabs grow)
 //   freeze    the changed blocks and the block table are copied; every
 //             process learns where every table is
+//   persist   the level above memory (the cache, src/persist), if the array
+//             has one, makes the version durable; if it cannot, the frozen
+//             copies are abandoned
 //   commit    the version exists: numbers, label, retention
 #include <cstring>
 #include <new>
@@ -20,10 +23,12 @@
 #include "core/array.hpp"
 #include "core/collective.hpp"
 #include "core/log.hpp"
+#include "core/killpoint.hpp"
 #include "core/runtime.hpp"
 #include "gds_version.h"
 #include "rma/stable_point.hpp"
 #include "rma/state.hpp"
+#include "versions/level.hpp"
 #include "versions/state.hpp"
 
 using namespace gds::core;
@@ -41,6 +46,7 @@ unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>
 constexpr int kMaxSettleRounds = 8;
 
 int g_failing_phase = 0;  // GDS_FAULT_VERSION_PHASE
+Level *g_level = nullptr;
 
 const char *phase_name(Phase p) {
   switch (p) {
@@ -48,12 +54,14 @@ const char *phase_name(Phase p) {
     case Phase::exchange: return "exchange";
     case Phase::reserve: return "reserve";
     case Phase::freeze: return "freeze";
+    case Phase::persist: return "persist";
   }
   return "?";
 }
 
 // An injected failure of phase `p` on this process, or OK.
 GDS_status_t injected(const char *func, Phase p) {
+  kill_point(phase_name(p));
   if (g_failing_phase != static_cast<int>(p)) return GDS_STATUS_OK;
   g_failing_phase = 0;
   return fail_critical(GDS_STATUS_MPI_ERROR, func, "injected failure in phase %s (GDS_FAULT_VERSION_PHASE)",
@@ -191,6 +199,25 @@ GDS_status_t freeze(const char *func, Array &a, GDS_status_t local, std::vector<
   return GDS_STATUS_OK;
 }
 
+// Phase persist: the level above memory makes the version durable, or the
+// frozen copies are abandoned. The level agrees on the outcome itself.
+GDS_status_t persist(const char *func, Array &a, GDS_status_t local, std::uint64_t increment,
+                     const std::string &new_label) {
+  ArrayState &s = state(a);
+  Frozen v;
+  v.number = s.current;
+  v.next = s.current + increment;
+  v.label = &s.label;
+  v.next_label = &new_label;
+  v.changed = s.store->dirty_runs();
+  v.memory = rma::state(a).base;
+  v.bytes = s.store->local_bytes();
+  v.shift = s.store->shift();
+  const GDS_status_t status = g_level->commit(func, a, v, local);
+  if (status != GDS_STATUS_OK) s.store->abandon();
+  return status;
+}
+
 // Phase commit: the version exists; retention drops the oldest (without a
 // byte budget every process wishes alike, with one they agree on the most).
 // Nothing in it can fail but the retention agreement's allreduce.
@@ -214,7 +241,7 @@ GDS_status_t commit(const char *func, Array &a, std::uint64_t increment, std::st
 void log_stats(const char *func, const Array &a) {
   const ArrayState &s = state(a);
   const GDS_version_stats_t st = s.store->stats(s.current);
-  log(Level::debug, func,
+  log(core::Level::debug, func,
       "array #%llu now at version %llu: %llu version(s) held from %llu, %llu bytes stored, %llu shared, "
       "%llu allocated",
       ull(a.id), ull(st.current), ull(st.versions), ull(st.oldest), ull(st.bytes_stored), ull(st.bytes_shared),
@@ -233,6 +260,24 @@ GDS_status_t check_collective(const char *func, const Array &a) {
 }  // namespace
 
 void inject_phase_failure(int phase) { g_failing_phase = phase; }
+
+Level *level() { return g_level; }
+void set_level(Level *l) { g_level = l; }
+
+GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std::string label, std::uint64_t next,
+                    std::string next_label, const BlockRuns &changed) {
+  ArrayState &s = state(a);
+  std::vector<BlockRange> written;
+  written.reserve(changed.size());
+  for (const auto &[first, count] : changed) written.push_back(BlockRange{a.rank, first, first + count - 1});
+  s.store->mark_dirty(written);
+  GDS_TRY(reserve(func, a, GDS_STATUS_OK));
+  std::vector<SlotRef> tables;
+  GDS_TRY(freeze(func, a, GDS_STATUS_OK, &tables));
+  s.current = number;
+  s.label = std::move(label);
+  return commit(func, a, next - number, std::move(next_label), std::move(tables));
+}
 
 }  // namespace gds::versions
 
@@ -276,7 +321,14 @@ GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const 
     GDS_TRY(settle(func, a, s != GDS_STATUS_OK ? s : injected(func, Phase::settle), &late));
     GDS_TRY(exchange(func, a, late != GDS_STATUS_OK ? late : injected(func, Phase::exchange), increment, &late));
     GDS_TRY(reserve(func, a, late != GDS_STATUS_OK ? late : injected(func, Phase::reserve)));
-    GDS_TRY(freeze(func, a, injected(func, Phase::freeze), &tables));
+    // Without a level the persist phase has no agreement of its own: its
+    // (injected) failure is agreed on by freeze's.
+    const bool levelled = g_level != nullptr && g_level->holds(a);
+    GDS_status_t frozen = injected(func, Phase::freeze);
+    if (!levelled && frozen == GDS_STATUS_OK) frozen = injected(func, Phase::persist);
+    GDS_TRY(freeze(func, a, frozen, &tables));
+    if (levelled) GDS_TRY(persist(func, a, injected(func, Phase::persist), increment, new_label));
+    kill_point("commit");
     return commit(func, a, increment, std::move(new_label), std::move(tables));
   };
   const GDS_status_t made = phases();
@@ -308,6 +360,7 @@ GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version) try 
   GDS_TRY(checked(__func__, &a, agree(__func__, a.communicator(), late)));
   gds::rma::ArrayState &rs = gds::rma::state(a);
   vs.store->restore(*v, rs.base);
+  if (g_level != nullptr) g_level->restored(a, version);
   // Nobody writes again before every process has rolled back.
   return agree(__func__, a.communicator(), rs.window.sync(__func__));
 } GDS_API_CATCH

@@ -1,0 +1,506 @@
+// The cache level: versions as files in a node-local directory per process,
+// protected across failure groups by a redundancy scheme, and restart from
+// them. It is the level versions hands every version to (versions::Level).
+//
+// Phases of a cached version (inside GDS_version_inc's phase persist), each
+// ending with an agreed status:
+//   decide      every process is ready; full or incremental (agreed)
+//   write       v<n>.gdsv: the blocks changed since the previous cached
+//               version (all of them for a full one), fsynced
+//   redundancy  the scheme protects the file (PARTNER copy, XOR parity), fsynced
+//   record      v<n>.done, written only after every process has the version
+//               durable: restart takes version n if any process's record
+//               says so, since every process's data was durable before it
+//   drop        files no retained version needs any more are removed
+// Directory: <base>/gds.<job>/node<group>/<array name>/r<rank>/.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "core/collective.hpp"
+#include "core/crc32c.hpp"
+#include "core/groups.hpp"
+#include "core/killpoint.hpp"
+#include "core/log.hpp"
+#include "core/mpi_args.hpp"
+#include "core/runtime.hpp"
+#include "persist/files.hpp"
+#include "persist/state.hpp"
+#include "rma/state.hpp"
+#include "versions/level.hpp"
+#include "versions/state.hpp"
+
+using gds::core::Array;
+
+namespace gds::persist {
+
+namespace {
+
+unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+
+Places places(Array &a) {
+  ArrayState &s = state(a);
+  return Places{a.communicator(), a.rank, a.nprocs, s.group_of, s.dir};
+}
+
+std::string group_dir(const ArrayState &s, int group) {
+  return s.base + "/gds." + g_settings.job + "/node" + std::to_string(group);
+}
+
+const versions::Store &store(Array &a) { return *versions::state(a).store; }
+
+// A failure of the cache: agreed, and raised through Open Resilience by GDS_version_inc.
+GDS_status_t remote(const char *func) {
+  return core::fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
+}
+
+// Every file of version n this process holds.
+void remove_version(ArrayState &s, std::uint64_t n) {
+  remove_file(record_path(s.dir, n));
+  remove_file(version_path(s.dir, n));
+  if (s.scheme) s.scheme->remove(n);
+}
+
+// The number in a cache file name (v<n>.gdsv, v<n>.done, x<n>.gdsx,
+// p<r>.v<n>.gdsv, and those + ".tmp"), or kNone.
+std::uint64_t number_in(const std::string &name) {
+  std::size_t at = 0;
+  if (name.rfind("p", 0) == 0) {
+    at = name.find(".v");
+    if (at == std::string::npos) return kNone;
+    at += 2;
+  } else if (name.rfind("v", 0) == 0 || name.rfind("x", 0) == 0) {
+    at = 1;
+  } else {
+    return kNone;
+  }
+  const std::size_t end = name.find('.', at);
+  if (end == std::string::npos || end == at) return kNone;
+  const std::optional<std::uint64_t> n = core::parse_unsigned(name.substr(at, end - at).c_str());
+  return n.value_or(kNone);
+}
+
+// Removes the files of every version not in `keep` (kept: none) from this process's directory.
+std::size_t remove_others(ArrayState &s, const std::set<std::uint64_t> &keep) {
+  std::size_t removed = 0;
+  for (const std::string &name : list_dir(s.dir)) {
+    const std::uint64_t n = number_in(name);
+    if (n != kNone && keep.count(n) != 0 && name.find(".tmp") == std::string::npos) continue;
+    remove_file(s.dir + "/" + name);
+    ++removed;
+  }
+  return removed;
+}
+
+class Cache final : public versions::Level {
+ public:
+  [[nodiscard]] bool holds(const Array &a) const override { return a.state<ArrayState>().persistent(); }
+
+  GDS_status_t commit(const char *func, Array &a, const versions::Frozen &v, GDS_status_t local) override {
+    ArrayState &s = state(a);
+    for (const auto &[first, count] : v.changed)
+      for (std::uint32_t b = first; b < first + count; ++b) s.changed[b >> 6] |= std::uint64_t{1} << (b & 63);
+    if (++s.since_cached < s.every) return core::agree(func, a.communicator(), local);
+
+    // decide
+    core::kill_point("cache.decide");
+    std::uint64_t changed_bytes = 0;
+    for (std::uint64_t w = 0; w < s.changed.size(); ++w)
+      changed_bytes += static_cast<std::uint64_t>(__builtin_popcountll(s.changed[w]));
+    changed_bytes <<= v.shift;
+    const bool want_full = s.force_full || s.cached.empty() || s.delta_bytes + changed_bytes >= v.bytes;
+    int mine[2] = {local != GDS_STATUS_OK, want_full}, any[2] = {0, 0};
+    int rc = MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, a.communicator());
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
+    if (any[0]) return local != GDS_STATUS_OK ? local : remote(func);
+    const bool full = any[1] != 0;
+
+    // write
+    core::kill_point("cache.write");
+    const std::uint64_t n = v.number;
+    remove_file(record_path(s.dir, n));  // a record left by an attempt that failed after it
+    VersionHeader h;
+    h.rank = static_cast<std::uint32_t>(a.rank);
+    h.nprocs = static_cast<std::uint32_t>(a.nprocs);
+    h.number = n;
+    h.next = v.next;
+    h.base = full ? n : s.cached.back().base;
+    h.prev = s.cached.empty() ? kNone : s.cached.back().number;
+    h.part_bytes = v.bytes;
+    h.shift = v.shift;
+    h.full = full;
+    h.signature = s.signature;
+    std::vector<std::uint32_t> blocks, crcs;
+    std::vector<iovec> data;
+    std::uint64_t held = 0;
+    const auto add = [&](std::uint32_t first, std::uint32_t count) {
+      const std::uint64_t start = std::uint64_t{first} << v.shift;
+      std::uint64_t run = 0;
+      for (std::uint32_t b = first; b < first + count; ++b) {
+        const std::uint64_t len = block_length(v.bytes, v.shift, b);
+        blocks.push_back(b);
+        crcs.push_back(core::crc32c(v.memory + (std::uint64_t{b} << v.shift), len));
+        run += len;
+      }
+      data.push_back(iovec{const_cast<std::byte *>(v.memory + start), run});
+      held += run;
+    };
+    if (full) {
+      if (s.nblocks > 0) add(0, static_cast<std::uint32_t>(s.nblocks));
+    } else {
+      for (std::uint64_t b = 0; b < s.nblocks;) {
+        if (((s.changed[b >> 6] >> (b & 63)) & 1u) == 0) {
+          ++b;
+          continue;
+        }
+        std::uint64_t e = b;
+        while (e < s.nblocks && ((s.changed[e >> 6] >> (e & 63)) & 1u)) ++e;
+        add(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e - b));
+        b = e;
+      }
+    }
+    const std::vector<std::byte> head = encode_version_head(h, *v.label, *v.next_label, blocks, crcs);
+    {
+      VersionFile parsed;  // the header as written, for its CRC (the commit record names it)
+      (void)parse_version(std::span<const std::byte>(head.data(), kVersionHeaderBytes), &parsed, false);
+      h.header_crc = parsed.h.header_crc;
+    }
+    std::vector<iovec> pieces{{const_cast<std::byte *>(head.data()), head.size()}};
+    pieces.insert(pieces.end(), data.begin(), data.end());
+    // Schemes that send or encode the file want it in one piece.
+    const bool flat = s.copy != Copy::single;
+    GDS_status_t status = GDS_STATUS_OK;
+    if (flat) {
+      try {
+        s.buffer.resize(head.size() + held);
+      } catch (const std::bad_alloc &) {
+        status = core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for a %llu-byte version file",
+                                     ull(head.size() + held));
+      }
+      if (status == GDS_STATUS_OK) {
+        std::byte *p = s.buffer.data();
+        for (const iovec &piece : pieces) {
+          std::memcpy(p, piece.iov_base, piece.iov_len);
+          p += piece.iov_len;
+        }
+        pieces.assign(1, iovec{s.buffer.data(), s.buffer.size()});
+      }
+    }
+    if (status == GDS_STATUS_OK) status = write_file(func, version_path(s.dir, n), pieces);
+    if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
+      remove_version(s, n);
+      return agreed;
+    }
+
+    // redundancy
+    core::kill_point("cache.redundancy");
+    status = s.scheme->encode(func, n, flat ? std::span<const std::byte>(s.buffer) : std::span<const std::byte>());
+    if (status == GDS_STATUS_OK) status = sync_dir(func, s.dir);
+    core::kill_point("cache.agree");
+    if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
+      remove_version(s, n);
+      return agreed;
+    }
+
+    // record
+    core::kill_point("cache.record");
+    Cached c{n, h.base, h.prev, 0, held};
+    s.cached.push_back(c);
+    const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(s.cache_size, s.cached.size()));
+    s.cached.back().oldest = s.cached[s.cached.size() - keep].number;
+    Record r{h.rank, h.nprocs, h.header_crc, n, h.base, h.prev, s.cached.back().oldest};
+    const std::vector<std::byte> record = encode_record(r);
+    status = write_file_atomically(func, record_path(s.dir, n), {{const_cast<std::byte *>(record.data()), record.size()}});
+    if (status == GDS_STATUS_OK) status = sync_dir(func, s.dir);
+    if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
+      s.cached.pop_back();
+      remove_version(s, n);
+      return agreed;
+    }
+
+    // drop: what no retained version needs (the chain of the oldest retained one)
+    core::kill_point("cache.drop");
+    const std::uint64_t needed = s.cached[s.cached.size() - keep].base;
+    while (s.cached.front().number < needed) {
+      remove_version(s, s.cached.front().number);
+      s.cached.pop_front();
+    }
+    if (full) s.delta_bytes = 0;
+    else s.delta_bytes += held;
+    std::fill(s.changed.begin(), s.changed.end(), 0);
+    s.since_cached = 0;
+    s.force_full = false;
+    return GDS_STATUS_OK;
+  }
+
+  void restored(Array &a, std::uint64_t) override { state(a).force_full = true; }
+};
+
+Cache g_cache;
+
+// What one process found of a version: its record's fields.
+struct Found {
+  std::uint64_t number, base, prev, oldest, nprocs;
+};
+
+// Restart: the newest version whose record some process has and whose files
+// every process has or gets rebuilt; then its chain replayed into memory.
+GDS_status_t recover(const char *func, Array &a) {
+  ArrayState &s = state(a);
+  MPI_Comm comm = a.communicator();
+  const Places p = places(a);
+  // Records, from every process.
+  std::vector<std::uint64_t> mine;
+  for (const std::string &name : list_dir(s.dir)) {
+    if (name.size() < 6 || name.compare(name.size() - 5, 5, ".done") != 0 || name[0] != 'v') continue;
+    std::vector<std::byte> bytes;
+    Record r;
+    if (!read_file(s.dir + "/" + name, &bytes) || !parse_record(bytes, &r).empty() ||
+        record_path(s.dir, r.number) != s.dir + "/" + name) {
+      core::log(core::Level::warning, func, "array %s: ignoring the unreadable or corrupt commit record %s/%s",
+                s.name.c_str(), s.dir.c_str(), name.c_str());
+      continue;
+    }
+    mine.insert(mine.end(), {r.number, r.base, r.prev, r.oldest, r.nprocs});
+  }
+  int count = static_cast<int>(mine.size()), total = 0;
+  std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
+  int rc = MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
+  for (int r = 0; r < a.nprocs; ++r) {
+    displs[static_cast<std::size_t>(r)] = total;
+    total += counts[static_cast<std::size_t>(r)];
+  }
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(total));
+  rc = MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, comm);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgatherv", rc);
+  std::map<std::uint64_t, Found> found;
+  std::set<std::uint64_t> inconsistent;
+  for (std::size_t i = 0; i + 5 <= all.size(); i += 5) {
+    const Found f{all[i], all[i + 1], all[i + 2], all[i + 3], all[i + 4]};
+    if (f.nprocs != static_cast<std::uint64_t>(a.nprocs))
+      return core::fail(GDS_STATUS_UNRECOVERABLE, func,
+                        "array %s was persisted by %llu processes and this run has %d; restart needs as many",
+                        s.name.c_str(), ull(f.nprocs), a.nprocs);
+    auto [it, fresh] = found.emplace(f.number, f);
+    if (!fresh && (it->second.base != f.base || it->second.prev != f.prev || it->second.oldest != f.oldest))
+      inconsistent.insert(f.number);
+  }
+  for (const std::uint64_t n : inconsistent) found.erase(n);
+  if (found.empty()) {
+    remove_others(s, {});
+    return GDS_STATUS_OK;  // nothing to restart from: a fresh start
+  }
+
+  GDS_status_t last = GDS_STATUS_UNRECOVERABLE;
+  for (auto cand = found.rbegin(); cand != found.rend(); ++cand) {
+    // The chain: back along `prev` from the candidate to the full version
+    // the oldest version retained with it starts from (or, if that one's
+    // record is gone, to the candidate's own full version).
+    const Found &top = cand->second;
+    const std::uint64_t stop = found.count(top.oldest) != 0 ? found.at(top.oldest).base : top.base;
+    std::vector<std::uint64_t> chain{cand->first};
+    bool whole = true;
+    while (whole && chain.back() != stop && chain.back() > stop) {
+      const std::uint64_t prev = found.at(chain.back()).prev;
+      whole = prev != kNone && found.count(prev) != 0;
+      if (whole) chain.push_back(prev);
+    }
+    if (!whole || chain.back() != stop) continue;
+    std::reverse(chain.begin(), chain.end());
+    // Which files every process has, checked to the last block.
+    const std::size_t len = chain.size();
+    std::vector<char> ok(len), oks(len * static_cast<std::size_t>(a.nprocs));
+    int foreign = 0;
+    for (std::size_t i = 0; i < len; ++i) {
+      std::vector<std::byte> file;
+      const std::string why = read_own_version(p, chain[i], &file);
+      ok[i] = why.empty();
+      if (ok[i]) {
+        VersionFile v;
+        (void)parse_version(file, &v, false);
+        const Found &f = found.at(chain[i]);
+        if (v.h.signature != s.signature || v.h.part_bytes != store(a).local_bytes() ||
+            v.h.shift != store(a).shift())
+          foreign = 1;
+        else if (v.h.base != f.base || v.h.prev != f.prev)
+          ok[i] = 0;
+      } else if (why != "missing") {
+        const core::Detected d{nullptr, nullptr, static_cast<std::int64_t>(chain[i]), 0, a.rank,
+                               version_path(s.dir, chain[i]).c_str()};
+        core::log(core::Level::warning, func, "array %s: %s: %s; rebuilding it from redundancy", s.name.c_str(),
+                  version_path(s.dir, chain[i]).c_str(), why.c_str());
+        core::fail(GDS_STATUS_CORRUPT, func, "%s: %s", version_path(s.dir, chain[i]).c_str(), why.c_str());
+        core::detected(func, &a, GDS_STATUS_CORRUPT, d);
+      }
+    }
+    int any_foreign = 0;
+    rc = MPI_Allreduce(&foreign, &any_foreign, 1, MPI_INT, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
+    if (any_foreign)
+      return core::fail(GDS_STATUS_INVALID, func,
+                        "the persisted array %s has another shape, element type, order, block size or distribution; "
+                        "give this array another %s or start a new job",
+                        s.name.c_str(), GDS_NAME_KEY);
+    rc = MPI_Allgather(ok.data(), static_cast<int>(len), MPI_CHAR, oks.data(), static_cast<int>(len), MPI_CHAR, comm);
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
+    // Rebuild what was lost, version by version.
+    std::set<int> rebuilt_processes;
+    std::uint64_t rebuilt_files = 0;
+    GDS_status_t status = GDS_STATUS_OK;
+    for (std::size_t i = 0; i < len && status == GDS_STATUS_OK; ++i) {
+      std::vector<char> lost(static_cast<std::size_t>(a.nprocs));
+      bool any = false;
+      for (int r = 0; r < a.nprocs; ++r) {
+        lost[static_cast<std::size_t>(r)] = !oks[static_cast<std::size_t>(r) * len + i];
+        any = any || lost[static_cast<std::size_t>(r)];
+      }
+      if (!any) continue;
+      std::vector<std::byte> file;
+      GDS_status_t here = s.scheme->rebuild(func, chain[i], lost, &file);
+      if (here == GDS_STATUS_OK && lost[static_cast<std::size_t>(a.rank)]) {
+        VersionFile v;
+        const std::string why = parse_version(file, &v, true);
+        if (!why.empty() || v.h.number != chain[i] || v.h.rank != static_cast<std::uint32_t>(a.rank))
+          here = core::fail(GDS_STATUS_UNRECOVERABLE, func, "version %llu of process %d rebuilt wrong: %s",
+                            ull(chain[i]), a.rank, why.c_str());
+        else
+          here = write_file(func, version_path(s.dir, chain[i]), {{file.data(), file.size()}});
+      }
+      status = core::agree(func, comm, here);
+      for (int r = 0; r < a.nprocs; ++r)
+        if (lost[static_cast<std::size_t>(r)]) {
+          rebuilt_processes.insert(r);
+          ++rebuilt_files;
+        }
+    }
+    if (status != GDS_STATUS_OK) {
+      last = status == GDS_STATUS_REMOTE_ERROR ? GDS_STATUS_UNRECOVERABLE : status;
+      continue;
+    }
+    // Replay the chain into memory: the retained versions become memory versions.
+    const Found &newest = found.at(chain.back());
+    std::byte *memory = rma::state(a).base;
+    std::vector<std::uint64_t> bits((s.nblocks + 63) / 64);
+    std::uint64_t navigable = 0;
+    for (std::size_t i = 0; i < len; ++i) {
+      std::vector<std::byte> file;
+      VersionFile v;
+      const std::string why = read_own_version(p, chain[i], &file);
+      GDS_status_t here = GDS_STATUS_OK;
+      if (!why.empty() || !parse_version(file, &v, false).empty())
+        here = core::fail(GDS_STATUS_CORRUPT, func, "%s changed while restarting: %s",
+                          version_path(s.dir, chain[i]).c_str(), why.c_str());
+      GDS_TRY(core::agree(func, comm, here));
+      std::uint64_t at = v.data_offset;
+      for (const std::uint32_t b : v.blocks) {
+        const std::uint64_t n = block_length(v.h.part_bytes, v.h.shift, b);
+        std::memcpy(memory + (std::uint64_t{b} << v.h.shift), file.data() + at, n);
+        at += n;
+        bits[b >> 6] |= std::uint64_t{1} << (b & 63);
+      }
+      s.cached.push_back(Cached{chain[i], v.h.base, v.h.prev, found.at(chain[i]).oldest, at - v.data_offset});
+      if (!v.h.full) s.delta_bytes += at - v.data_offset;
+      else s.delta_bytes = 0;
+      if (chain[i] < newest.oldest) continue;
+      versions::BlockRuns runs;
+      for (std::uint64_t b = 0; b < s.nblocks; ++b)
+        if ((bits[b >> 6] >> (b & 63)) & 1u) {
+          if (!runs.empty() && runs.back().first + runs.back().second == b)
+            ++runs.back().second;
+          else
+            runs.emplace_back(static_cast<std::uint32_t>(b), 1);
+        }
+      std::fill(bits.begin(), bits.end(), 0);
+      GDS_TRY(versions::replay(func, a, chain[i], v.label, v.h.next, v.next_label, runs));
+      ++navigable;
+    }
+    remove_others(s, std::set<std::uint64_t>(chain.begin(), chain.end()));
+    s.force_full = !rebuilt_processes.empty();  // redundancy whole again from the next cached version on
+    s.info.restarted = 1;
+    s.info.level = GDS_LEVEL_CACHE;
+    s.info.version = chain.back();
+    s.info.versions = navigable;
+    s.info.rebuilt_processes = static_cast<int>(rebuilt_processes.size());
+    s.info.rebuilt_files = rebuilt_files;
+    if (a.rank == 0)
+      core::log(core::Level::info, func,
+                "array %s restarted from version %llu of the cache (%llu version(s) navigable, %d process(es) "
+                "rebuilt)",
+                s.name.c_str(), ull(chain.back()), ull(navigable), s.info.rebuilt_processes);
+    return GDS_STATUS_OK;
+  }
+  return core::fail(last == GDS_STATUS_UNRECOVERABLE ? GDS_STATUS_UNRECOVERABLE : last, func,
+                    "array %s: no persisted version can be restored (files lost beyond what copy type %s rebuilds)",
+                    s.name.c_str(), copy_name(s.copy));
+}
+
+}  // namespace
+
+void install_level() { versions::set_level(&g_cache); }
+void remove_level() { versions::set_level(nullptr); }
+
+GDS_status_t open_cache(const char *func, Array &a) {
+  ArrayState &s = state(a);
+  MPI_Comm comm = a.communicator();
+  s.group_of.assign(static_cast<std::size_t>(a.nprocs), 0);
+  int mine = core::failure_groups().mine;
+  int rc = MPI_Allgather(&mine, 1, MPI_INT, s.group_of.data(), 1, MPI_INT, comm);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
+  std::set<int> groups(s.group_of.begin(), s.group_of.end());
+  const auto ngroups = static_cast<std::uint64_t>(groups.size());
+  // A cache base alone asks for SCR's default, XOR, which one group cannot have: SINGLE then, as SCR does.
+  if (s.copy == Copy::xor_ && !g_settings.copy_given && ngroups == 1) s.copy = Copy::single;
+  if (s.copy == Copy::xor_ && !s.set_size_given) s.set_size = std::min<std::uint64_t>(s.set_size, ngroups);
+  GDS_status_t status = GDS_STATUS_OK;
+  if (s.copy == Copy::partner && ngroups < 2)
+    status = core::fail(GDS_STATUS_INVALID_INFO, func,
+                        "copy type PARTNER needs processes in 2 or more failure groups; this array's are all in one "
+                        "(GDS_NODE_ID or GDS_RANKS_PER_NODE make one host act as several)");
+  else if (s.copy == Copy::xor_ && (s.set_size > ngroups || s.set_size < 2))
+    status = core::fail(GDS_STATUS_INVALID_INFO, func,
+                        "XOR set size %llu is more than the %llu failure group(s) of this array's processes (or "
+                        "below 2)",
+                        ull(s.set_size), ull(ngroups));
+  s.dir = group_dir(s, mine) + "/" + s.name + "/r" + std::to_string(a.rank);
+  if (status == GDS_STATUS_OK) status = make_dirs(func, s.dir);
+  if (status == GDS_STATUS_OK && !writable_dir(s.dir))
+    status = core::fail(GDS_STATUS_IO_ERROR, func, "the cache directory %s is not writable", s.dir.c_str());
+  GDS_TRY(core::agree(func, comm, status));
+  const versions::Store &st = store(a);
+  s.nblocks = st.nblocks();
+  s.changed.assign((s.nblocks + 63) / 64, 0);
+  const Places p = places(a);
+  switch (s.copy) {
+    case Copy::single: s.scheme = make_single(p); break;
+    case Copy::partner: s.scheme = make_partner(p); break;
+    case Copy::xor_: GDS_TRY(make_xor(func, p, static_cast<int>(s.set_size), &s.scheme)); break;
+    case Copy::none: break;
+  }
+  if (s.restart) return recover(func, a);
+  const std::size_t removed = remove_others(s, {});
+  if (removed > 0)
+    core::log(core::Level::info, func,
+              "array %s: removed %zu file(s) an earlier run left in %s (restart was not asked for: %s=1 or "
+              "GDS_RESTART=1)",
+              s.name.c_str(), removed, s.dir.c_str(), GDS_RESTART_KEY);
+  return GDS_STATUS_OK;
+}
+
+}  // namespace gds::persist
+
+using namespace gds::core;
+
+extern "C" {
+
+GDS_API GDS_status_t GDS_get_restart_info(GDS_gds_t gds, GDS_restart_info_t *info) try {
+  GDS_ENTER();
+  Cursor *c = nullptr;
+  GDS_TRY(resolve(__func__, gds, &c));
+  GDS_REQUIRE(info != nullptr, GDS_STATUS_NULL_ARGUMENT, "info is NULL");
+  *info = gds::persist::state(*c->array).info;
+  return GDS_STATUS_OK;
+} GDS_API_CATCH
+
+}  // extern "C"

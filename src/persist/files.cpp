@@ -1,0 +1,145 @@
+#include "persist/files.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/log.hpp"
+
+namespace gds::persist {
+
+namespace {
+
+std::string g_last;
+
+GDS_status_t io_fail(const char *func, const char *what, const std::string &path, int err) {
+  g_last = path + ": " + what + ": " + std::strerror(err);
+  return core::fail_critical(GDS_STATUS_IO_ERROR, func, "%s", g_last.c_str());
+}
+
+// Up to IOV_MAX pieces per call, and whatever a short write left.
+bool write_all(int fd, std::vector<iovec> pieces, int *err) {
+  std::size_t i = 0;
+  while (i < pieces.size()) {
+    if (pieces[i].iov_len == 0) {
+      ++i;
+      continue;
+    }
+    const int n = static_cast<int>(std::min<std::size_t>(pieces.size() - i, 1024));
+    const ssize_t w = ::writev(fd, &pieces[i], n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      *err = errno;
+      return false;
+    }
+    auto left = static_cast<std::size_t>(w);
+    while (i < pieces.size() && left >= pieces[i].iov_len) left -= pieces[i++].iov_len;
+    if (left > 0) {
+      pieces[i].iov_base = static_cast<char *>(pieces[i].iov_base) + left;
+      pieces[i].iov_len -= left;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+File::~File() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+File &File::operator=(File &&o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+const std::string &last_io_error() { return g_last; }
+
+GDS_status_t make_dirs(const char *func, const std::string &path) {
+  std::string partial;
+  std::size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    partial = path.substr(0, pos);
+    if (partial.empty()) continue;
+    if (::mkdir(partial.c_str(), 0700) != 0 && errno != EEXIST) return io_fail(func, "cannot create", partial, errno);
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return io_fail(func, "cannot create", path, errno);
+  if (!S_ISDIR(st.st_mode)) return io_fail(func, "is not a directory", path, ENOTDIR);
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t write_file(const char *func, const std::string &path, const std::vector<iovec> &pieces) {
+  File f(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!f.is_open()) return io_fail(func, "cannot create", path, errno);
+  int err = 0;
+  if (!write_all(f.get(), pieces, &err)) {
+    remove_file(path);  // what a full disk left half-written
+    return io_fail(func, "cannot write", path, err);
+  }
+  if (::fsync(f.get()) != 0) return io_fail(func, "cannot fsync", path, errno);
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t write_file_atomically(const char *func, const std::string &path, const std::vector<iovec> &pieces) {
+  const std::string tmp = path + ".tmp";
+  GDS_TRY(write_file(func, tmp, pieces));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    remove_file(tmp);
+    return io_fail(func, "cannot rename to", path, err);
+  }
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t sync_dir(const char *func, const std::string &path) {
+  File d(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!d.is_open()) return io_fail(func, "cannot open", path, errno);
+  if (::fsync(d.get()) != 0) return io_fail(func, "cannot fsync", path, errno);
+  return GDS_STATUS_OK;
+}
+
+bool read_file(const std::string &path, std::vector<std::byte> *out, bool *missing) {
+  if (missing != nullptr) *missing = false;
+  File f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!f.is_open()) {
+    if (missing != nullptr) *missing = errno == ENOENT;
+    return false;
+  }
+  struct stat st {};
+  if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  out->resize(static_cast<std::size_t>(st.st_size));
+  std::size_t done = 0;
+  while (done < out->size()) {
+    const ssize_t r = ::read(f.get(), out->data() + done, std::min<std::size_t>(out->size() - done, 1u << 30));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    done += static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+void remove_file(const std::string &path) { (void)::unlink(path.c_str()); }
+
+std::vector<std::string> list_dir(const std::string &path) {
+  std::vector<std::string> names;
+  DIR *d = ::opendir(path.c_str());
+  if (d == nullptr) return names;
+  while (const dirent *e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
+  ::closedir(d);
+  return names;
+}
+
+bool writable_dir(const std::string &path) { return ::access(path.c_str(), W_OK | X_OK) == 0; }
+
+}  // namespace gds::persist

@@ -1,0 +1,221 @@
+#include "persist/format.hpp"
+
+#include <cstring>
+
+#include "core/crc32c.hpp"
+
+namespace gds::persist {
+
+namespace {
+
+constexpr char kVersionMagic[8] = {'G', 'D', 'S', 'V', 'E', 'R', 'S', '\n'};
+constexpr char kRecordMagic[8] = {'G', 'D', 'S', 'D', 'O', 'N', 'E', '\n'};
+constexpr char kParityMagic[8] = {'G', 'D', 'S', 'X', 'O', 'R', 'P', '\n'};
+constexpr std::uint32_t kFull = 1;
+constexpr std::uint64_t kMaxLabel = 65536;
+
+void put32(std::byte *p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
+}
+void put64(std::byte *p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
+}
+std::uint32_t get32(const std::byte *p) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= std::uint32_t{std::to_integer<std::uint8_t>(p[i])} << (8 * i);
+  return v;
+}
+std::uint64_t get64(const std::byte *p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t{std::to_integer<std::uint8_t>(p[i])} << (8 * i);
+  return v;
+}
+std::uint32_t crc(const std::byte *p, std::size_t n) { return core::crc32c(p, n); }
+
+}  // namespace
+
+std::vector<std::byte> encode_version_head(const VersionHeader &h, const std::string &label,
+                                           const std::string &next_label, const std::vector<std::uint32_t> &blocks,
+                                           const std::vector<std::uint32_t> &crcs) {
+  const std::size_t list = 8 * blocks.size();
+  std::vector<std::byte> out(kVersionHeaderBytes + list + label.size() + next_label.size());
+  std::byte *p = out.data();
+  std::memcpy(p, kVersionMagic, 8);
+  put32(p + 8, kFormatVersion);
+  put32(p + 12, kVersionHeaderBytes);
+  put32(p + 16, h.rank);
+  put32(p + 20, h.nprocs);
+  put64(p + 24, h.number);
+  put64(p + 32, h.next);
+  put64(p + 40, h.base);
+  put64(p + 48, h.prev);
+  put64(p + 56, h.part_bytes);
+  put32(p + 64, h.shift);
+  put32(p + 68, h.full ? kFull : 0);
+  put64(p + 72, h.signature);
+  put64(p + 80, blocks.size());
+  put32(p + 88, static_cast<std::uint32_t>(label.size()));
+  put32(p + 92, static_cast<std::uint32_t>(next_label.size()));
+  std::byte *l = p + kVersionHeaderBytes;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    put32(l + 8 * i, blocks[i]);
+    put32(l + 8 * i + 4, crcs[i]);
+  }
+  std::byte *t = l + list;
+  std::memcpy(t, label.data(), label.size());
+  std::memcpy(t + label.size(), next_label.data(), next_label.size());
+  put32(p + 96, crc(l, list));
+  put32(p + 100, crc(t, label.size() + next_label.size()));
+  std::uint64_t data = 0;
+  for (const std::uint32_t b : blocks) data += block_length(h.part_bytes, h.shift, b);
+  put64(p + 104, out.size() + data);
+  put32(p + 124, crc(p, 124));
+  return out;
+}
+
+std::string parse_version(std::span<const std::byte> file, VersionFile *out, bool check_data) {
+  if (file.size() < kVersionHeaderBytes) return "shorter than a version header";
+  const std::byte *p = file.data();
+  if (std::memcmp(p, kVersionMagic, 8) != 0) return "not a GDS version file (bad magic number)";
+  if (get32(p + 124) != crc(p, 124)) return "header checksum mismatch";
+  if (get32(p + 8) != kFormatVersion) return "format version " + std::to_string(get32(p + 8)) + " is not 1";
+  if (get32(p + 12) != kVersionHeaderBytes) return "bad header length";
+  VersionHeader &h = out->h;
+  h.rank = get32(p + 16);
+  h.nprocs = get32(p + 20);
+  h.number = get64(p + 24);
+  h.next = get64(p + 32);
+  h.base = get64(p + 40);
+  h.prev = get64(p + 48);
+  h.part_bytes = get64(p + 56);
+  h.shift = get32(p + 64);
+  const std::uint32_t flags = get32(p + 68);
+  h.full = (flags & kFull) != 0;
+  h.signature = get64(p + 72);
+  h.held = get64(p + 80);
+  h.header_crc = get32(p + 124);
+  const std::uint64_t label = get32(p + 88), next_label = get32(p + 92);
+  if (h.rank >= h.nprocs || (flags & ~kFull) != 0 || h.shift < 6 || h.shift > 26 || h.next <= h.number ||
+      h.base > h.number || (h.prev != kNone && h.prev >= h.number) || (h.full != (h.base == h.number)) ||
+      label > kMaxLabel || next_label > kMaxLabel)
+    return "header fields out of range";
+  const std::uint64_t nblocks = (h.part_bytes + (std::uint64_t{1} << h.shift) - 1) >> h.shift;
+  if (nblocks >= (std::uint64_t{1} << 32) || h.held > nblocks) return "block count out of range";
+  const std::uint64_t list_end = kVersionHeaderBytes + 8 * h.held;
+  const std::uint64_t labels_end = list_end + label + next_label;
+  if (labels_end > file.size()) return "truncated before its block list and labels end";
+  if (get32(p + 96) != crc(p + kVersionHeaderBytes, 8 * h.held)) return "block list checksum mismatch";
+  if (get32(p + 100) != crc(p + list_end, label + next_label)) return "labels checksum mismatch";
+  out->blocks.resize(h.held);
+  out->crcs.resize(h.held);
+  std::uint64_t data = 0;
+  for (std::uint64_t i = 0; i < h.held; ++i) {
+    const std::uint32_t b = get32(p + kVersionHeaderBytes + 8 * i);
+    if (b >= nblocks || (i > 0 && b <= out->blocks[i - 1])) return "block list not ascending or out of range";
+    out->blocks[i] = b;
+    out->crcs[i] = get32(p + kVersionHeaderBytes + 8 * i + 4);
+    data += block_length(h.part_bytes, h.shift, b);
+  }
+  if (h.full && h.held != nblocks) return "a full version without every block";
+  if (get64(p + 104) != labels_end + data || file.size() != labels_end + data)
+    return "length " + std::to_string(file.size()) + " is not the " + std::to_string(labels_end + data) +
+           " bytes its header and block list make";
+  out->label.assign(reinterpret_cast<const char *>(p + list_end), label);
+  out->next_label.assign(reinterpret_cast<const char *>(p + list_end + label), next_label);
+  out->data_offset = labels_end;
+  if (check_data) {
+    std::uint64_t at = labels_end;
+    for (std::uint64_t i = 0; i < h.held; ++i) {
+      const std::uint64_t n = block_length(h.part_bytes, h.shift, out->blocks[i]);
+      if (crc(p + at, n) != out->crcs[i]) return "checksum mismatch in block " + std::to_string(out->blocks[i]);
+      at += n;
+    }
+  }
+  return {};
+}
+
+std::vector<std::byte> encode_record(const Record &r) {
+  std::vector<std::byte> out(kRecordBytes);
+  std::byte *p = out.data();
+  std::memcpy(p, kRecordMagic, 8);
+  put32(p + 8, kFormatVersion);
+  put32(p + 12, r.rank);
+  put32(p + 16, r.nprocs);
+  put32(p + 20, r.version_crc);
+  put64(p + 24, r.number);
+  put64(p + 32, r.base);
+  put64(p + 40, r.prev);
+  put64(p + 48, r.oldest);
+  put32(p + 60, crc(p, 60));
+  return out;
+}
+
+std::string parse_record(std::span<const std::byte> bytes, Record *out) {
+  if (bytes.size() != kRecordBytes) return "a commit record is 64 bytes";
+  const std::byte *p = bytes.data();
+  if (std::memcmp(p, kRecordMagic, 8) != 0) return "not a GDS commit record (bad magic number)";
+  if (get32(p + 60) != crc(p, 60)) return "commit record checksum mismatch";
+  if (get32(p + 8) != kFormatVersion) return "format version " + std::to_string(get32(p + 8)) + " is not 1";
+  out->rank = get32(p + 12);
+  out->nprocs = get32(p + 16);
+  out->version_crc = get32(p + 20);
+  out->number = get64(p + 24);
+  out->base = get64(p + 32);
+  out->prev = get64(p + 40);
+  out->oldest = get64(p + 48);
+  if (out->rank >= out->nprocs || out->base > out->number || out->oldest > out->number ||
+      (out->prev != kNone && out->prev >= out->number) || get32(p + 56) != 0)
+    return "commit record fields out of range";
+  return {};
+}
+
+std::vector<std::byte> encode_parity_head(const ParityHeader &h) {
+  const std::size_t n = kParityHeaderBytes + 8 * h.lengths.size() + 8;
+  std::vector<std::byte> out(n);
+  std::byte *p = out.data();
+  std::memcpy(p, kParityMagic, 8);
+  put32(p + 8, kFormatVersion);
+  put32(p + 12, static_cast<std::uint32_t>(n));
+  put32(p + 16, h.set_size);
+  put32(p + 20, h.member);
+  put64(p + 24, h.number);
+  put64(p + 32, h.chunk);
+  put32(p + 40, h.parity_crc);
+  put32(p + 44, h.rank);
+  put64(p + 48, h.set_id);
+  for (std::size_t i = 0; i < h.lengths.size(); ++i) put64(p + kParityHeaderBytes + 8 * i, h.lengths[i]);
+  put32(p + n - 8, crc(p, n - 8));
+  return out;
+}
+
+std::string parse_parity(std::span<const std::byte> file, ParityHeader *out, std::uint64_t *parity_offset) {
+  if (file.size() < kParityHeaderBytes + 8) return "shorter than a parity header";
+  const std::byte *p = file.data();
+  if (std::memcmp(p, kParityMagic, 8) != 0) return "not a GDS parity file (bad magic number)";
+  if (get32(p + 8) != kFormatVersion) return "format version " + std::to_string(get32(p + 8)) + " is not 1";
+  out->set_size = get32(p + 16);
+  if (out->set_size < 2 || out->set_size > 1024) return "set size out of range";
+  const std::uint64_t n = kParityHeaderBytes + 8 * std::uint64_t{out->set_size} + 8;
+  if (get32(p + 12) != n || file.size() < n) return "bad or truncated parity header";
+  if (get32(p + n - 8) != crc(p, n - 8)) return "parity header checksum mismatch";
+  out->member = get32(p + 20);
+  out->number = get64(p + 24);
+  out->chunk = get64(p + 32);
+  out->parity_crc = get32(p + 40);
+  out->rank = get32(p + 44);
+  out->set_id = get64(p + 48);
+  if (out->member >= out->set_size) return "member out of range";
+  out->lengths.resize(out->set_size);
+  std::uint64_t longest = 0;
+  for (std::uint32_t i = 0; i < out->set_size; ++i) {
+    out->lengths[i] = get64(p + kParityHeaderBytes + 8 * i);
+    longest = std::max(longest, out->lengths[i]);
+  }
+  if (out->chunk != parity_chunk(longest, out->set_size)) return "chunk size does not fit the lengths";
+  if (file.size() - n != out->chunk) return "parity length is not its chunk size";
+  if (crc(p + n, out->chunk) != out->parity_crc) return "parity checksum mismatch";
+  *parity_offset = n;
+  return {};
+}
+
+}  // namespace gds::persist

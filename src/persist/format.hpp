@@ -1,0 +1,95 @@
+// The on-disk records of the cache level (format version 1). Every integer
+// is little-endian; every record starts with a magic number and the format
+// version and carries CRC32C checksums; readers check every length, offset
+// and checksum before they use what a file says (files are untrusted input).
+//
+//   v<n>.gdsv  a version of this process's part: header (128 bytes), the
+//              list of blocks it holds (block index, CRC32C of the block),
+//              the labels, the blocks' bytes. A full version holds every
+//              block; an incremental one those changed since the previous
+//              cached version.
+//   v<n>.done  the commit record (64 bytes), written last, after every
+//              process has made version n durable.
+//   x<n>.gdsx  XOR parity of this process's set for version n: header,
+//              the set members' file lengths, the parity chunk.
+// README "Persistence" shows an annotated example of each.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gds::persist {
+
+inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint64_t kNone = ~std::uint64_t{0};
+inline constexpr std::size_t kVersionHeaderBytes = 128;
+inline constexpr std::size_t kRecordBytes = 64;
+inline constexpr std::size_t kParityHeaderBytes = 64;
+
+// What a version file says (after parse_version: all checked).
+struct VersionHeader {
+  std::uint32_t rank = 0, nprocs = 0;
+  std::uint64_t number = 0, next = 0;
+  std::uint64_t base = 0;       // the full version its chain starts at (itself if full)
+  std::uint64_t prev = kNone;   // the previous cached version
+  std::uint64_t part_bytes = 0;
+  std::uint32_t shift = 0;
+  bool full = false;
+  std::uint64_t signature = 0;  // of the array's shape, type, order and process count
+  std::uint64_t held = 0;       // blocks in the file
+  std::uint32_t header_crc = 0;
+};
+
+struct VersionFile {
+  VersionHeader h;
+  std::string label, next_label;
+  std::vector<std::uint32_t> blocks;  // ascending
+  std::vector<std::uint32_t> crcs;    // per block
+  std::uint64_t data_offset = 0;      // the first block's bytes; the others follow in list order
+};
+
+// Bytes of block b of a part of `part_bytes` bytes in blocks of 2^shift.
+inline std::uint64_t block_length(std::uint64_t part_bytes, unsigned shift, std::uint32_t b) {
+  const std::uint64_t start = std::uint64_t{b} << shift;
+  return std::min(std::uint64_t{1} << shift, part_bytes - start);
+}
+
+// The header, list and labels of a version file holding `blocks` (with their
+// CRCs); the blocks' bytes follow them in the file.
+std::vector<std::byte> encode_version_head(const VersionHeader &h, const std::string &label,
+                                           const std::string &next_label, const std::vector<std::uint32_t> &blocks,
+                                           const std::vector<std::uint32_t> &crcs);
+// Parses a whole version file. With check_data every block's CRC is
+// checked too. Returns "" or what is wrong with it.
+std::string parse_version(std::span<const std::byte> file, VersionFile *out, bool check_data);
+
+struct Record {
+  std::uint32_t rank = 0, nprocs = 0;
+  std::uint32_t version_crc = 0;  // header CRC of the version file it commits
+  std::uint64_t number = 0, base = 0, prev = kNone;
+  std::uint64_t oldest = 0;       // the oldest version the cache kept after this one
+};
+std::vector<std::byte> encode_record(const Record &r);
+std::string parse_record(std::span<const std::byte> bytes, Record *out);
+
+struct ParityHeader {
+  std::uint32_t set_size = 0, member = 0, rank = 0;
+  std::uint64_t number = 0, set_id = 0, chunk = 0;
+  std::uint32_t parity_crc = 0;
+  std::vector<std::uint64_t> lengths;  // of every member's version file
+};
+// The parity chunk of a set of `set_size` members whose longest file has
+// `longest` bytes: each file is cut into set_size - 1 chunks of this size
+// (a multiple of 8, the last one padded with zeros).
+inline std::uint64_t parity_chunk(std::uint64_t longest, std::uint32_t set_size) {
+  const std::uint64_t c = (longest + set_size - 2) / (set_size - 1);
+  return (c + 7) / 8 * 8;
+}
+std::vector<std::byte> encode_parity_head(const ParityHeader &h);
+// Parses a whole parity file; *parity_offset tells where the chunk starts.
+std::string parse_parity(std::span<const std::byte> file, ParityHeader *out, std::uint64_t *parity_offset);
+
+}  // namespace gds::persist

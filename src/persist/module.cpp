@@ -1,0 +1,115 @@
+// The persist module's part of the library's and of every array's life: its
+// settings, each array's cache settings (info keys over the environment),
+// and opening and closing an array's cache.
+#include <cctype>
+
+#include "core/log.hpp"
+#include "core/mpi_args.hpp"
+#include "core/runtime.hpp"
+#include "persist/state.hpp"
+
+namespace gds::persist {
+
+namespace {
+
+constexpr const char *kInfoKeys[] = {GDS_NAME_KEY,       GDS_COPY_TYPE_KEY,   GDS_SET_SIZE_KEY, GDS_CACHE_BASE_KEY,
+                                     GDS_CACHE_SIZE_KEY, GDS_CACHE_EVERY_KEY, GDS_RESTART_KEY};
+
+unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+
+bool valid_name(const std::string &n) {
+  if (n.empty() || n.size() > 64 || n[0] == '.') return false;
+  for (const char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+  return true;
+}
+
+class Persist final : public core::Module {
+ public:
+  [[nodiscard]] core::Layer layer() const override { return core::Layer::persist; }
+  [[nodiscard]] const char *name() const override { return "persist"; }
+  [[nodiscard]] std::span<const char *const> info_keys() const override { return kInfoKeys; }
+
+  void configure() override {
+    read_settings();
+    created_ = 0;
+    install_level();
+  }
+  void finalize() override { remove_level(); }
+
+  void show_info() const override {
+    const Settings &s = g_settings;
+    core::log(core::Level::info, "GDS_init",
+              "GDS_COPY_TYPE=%s GDS_CACHE_BASE=%s GDS_SET_SIZE=%llu GDS_CACHE_SIZE=%llu GDS_CACHE_EVERY=%llu "
+              "GDS_JOB_ID=%s GDS_RESTART=%s%s%s",
+              copy_name(s.copy), s.base.c_str(), ull(s.set_size), ull(s.cache_size), ull(s.every), s.job.c_str(),
+              s.restart < 0 ? "auto" : s.restart ? "1" : "0", s.error.empty() ? "" : "; refused: ", s.error.c_str());
+  }
+
+  GDS_status_t prepare(const char *func, const core::ArraySpec &spec, MPI_Info info, core::Signature &sig,
+                       std::unique_ptr<core::ArrayState> *out) override {
+    auto s = std::make_unique<ArrayState>();
+    const std::uint64_t order = created_++;
+    const Settings &g = g_settings;
+    GDS_CHECK(g.error.empty(), GDS_STATUS_INVALID, "persistence configuration: %s", g.error.c_str());
+    s->copy = g.copy;
+    if (auto v = core::info_value(info, GDS_COPY_TYPE_KEY)) {
+      const std::optional<Copy> c = parse_copy(*v);
+      GDS_CHECK(c.has_value(), GDS_STATUS_INVALID_INFO, "info: %s=%s is not NONE, SINGLE (or LOCAL), PARTNER or XOR",
+                GDS_COPY_TYPE_KEY, v->c_str());
+      s->copy = *c;
+    }
+    std::optional<std::uint64_t> set_size, cache_size, every, restart;
+    GDS_TRY(core::info_unsigned(func, info, GDS_SET_SIZE_KEY, 1u << 30, &set_size));
+    GDS_TRY(core::info_unsigned(func, info, GDS_CACHE_SIZE_KEY, 1u << 30, &cache_size));
+    GDS_TRY(core::info_unsigned(func, info, GDS_CACHE_EVERY_KEY, 1u << 30, &every));
+    GDS_TRY(core::info_unsigned(func, info, GDS_RESTART_KEY, 1, &restart));
+    GDS_CHECK(!set_size || *set_size >= 2, GDS_STATUS_INVALID_INFO, "info: %s=%llu; an XOR set has 2 or more members",
+              GDS_SET_SIZE_KEY, ull(*set_size));
+    GDS_CHECK(!cache_size || *cache_size >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; the cache keeps 1 or more",
+              GDS_CACHE_SIZE_KEY);
+    GDS_CHECK(!every || *every >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; it must be 1 or more", GDS_CACHE_EVERY_KEY);
+    s->set_size = set_size.value_or(g.set_size);
+    s->set_size_given = set_size.has_value() || g.set_size_given;
+    s->cache_size = cache_size.value_or(g.cache_size);
+    s->every = every.value_or(g.every);
+    s->restart = restart ? *restart == 1 : g.restart >= 0 ? g.restart == 1 : g.job_given;
+    s->base = core::info_value(info, GDS_CACHE_BASE_KEY).value_or(g.base);
+    GDS_CHECK(!s->base.empty() && s->base[0] == '/', GDS_STATUS_INVALID_INFO,
+              "the cache directory \"%s\" is not an absolute path", s->base.c_str());
+    s->name = core::info_value(info, GDS_NAME_KEY).value_or("array" + std::to_string(order));
+    GDS_CHECK(valid_name(s->name), GDS_STATUS_INVALID_INFO,
+              "info: %s=\"%s\" must have 1-64 letters, digits, '-', '_' or '.' (not first)", GDS_NAME_KEY,
+              s->name.c_str());
+    // What persisted files must match to be this array's.
+    core::Signature shape;
+    shape.add(spec.flavor).add(static_cast<int>(spec.order)).add(spec.type->extent).add(spec.count->size());
+    for (const core::Index c : *spec.count) shape.add(c);
+    s->signature = shape.value();
+    sig.add(static_cast<int>(s->copy)).add(s->set_size).add(s->cache_size).add(s->every).add(s->restart);
+    sig.add(s->name.data(), s->name.size());
+    *out = std::move(s);
+    return GDS_STATUS_OK;
+  }
+
+  GDS_status_t attach(const char *func, core::Array &a) override {
+    return state(a).persistent() ? open_cache(func, a) : GDS_STATUS_OK;
+  }
+
+  GDS_status_t detach(const char *, core::Array &a) override {
+    ArrayState &s = state(a);
+    if (s.scheme) s.scheme->release();
+    return GDS_STATUS_OK;
+  }
+
+ private:
+  std::uint64_t created_ = 0;  // arrays prepared so far: unnamed arrays' names
+};
+
+Persist g_module;
+
+}  // namespace
+
+core::Module &module() { return g_module; }
+
+}  // namespace gds::persist

@@ -1,0 +1,120 @@
+// PARTNER: each process's version file is copied to a process of the next
+// failure group (partner_of), which keeps it as p<rank>.v<n>.gdsv in its own
+// directory. One lost group is rebuilt from the copies, as long as the
+// group holding them survives (any two adjacent groups lost is beyond it).
+#include <algorithm>
+
+#include "core/log.hpp"
+#include "persist/files.hpp"
+#include "persist/scheme.hpp"
+
+namespace gds::persist {
+
+namespace {
+
+constexpr int kTagSize = 0x6d01, kTagData = 0x6d02, kTagRebuild = 0x6d03;
+constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
+
+unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+
+// Nonblocking pieces of a message of any size.
+void post(std::vector<MPI_Request> *reqs, bool send, std::byte *data, std::uint64_t n, int peer, MPI_Comm comm) {
+  do {
+    const std::uint64_t k = std::min(n, kPiece);
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (send)
+      MPI_Isend(data, static_cast<int>(k), MPI_BYTE, peer, kTagData, comm, &r);
+    else
+      MPI_Irecv(data, static_cast<int>(k), MPI_BYTE, peer, kTagData, comm, &r);
+    reqs->push_back(r);
+    data += k;
+    n -= k;
+  } while (n > 0);
+}
+
+class Partner final : public Scheme {
+ public:
+  explicit Partner(const Places &p) : p_(p) {
+    to_ = partner_of(p_.group_of, p_.rank);
+    for (int q = 0; q < p_.nprocs; ++q)
+      if (partner_of(p_.group_of, q) == p_.rank) holders_.push_back(q);
+    inbox_.resize(holders_.size());
+  }
+
+  GDS_status_t encode(const char *func, std::uint64_t n, std::span<const std::byte> file) override {
+    std::vector<std::uint64_t> sizes(holders_.size());
+    std::uint64_t mine = file.size();
+    std::vector<MPI_Request> reqs;
+    for (std::size_t i = 0; i < holders_.size(); ++i) {
+      reqs.emplace_back();
+      MPI_Irecv(&sizes[i], 1, MPI_UINT64_T, holders_[i], kTagSize, p_.comm, &reqs.back());
+    }
+    reqs.emplace_back();
+    MPI_Isend(&mine, 1, MPI_UINT64_T, to_, kTagSize, p_.comm, &reqs.back());
+    int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", rc);
+    reqs.clear();
+    for (std::size_t i = 0; i < holders_.size(); ++i) {
+      inbox_[i].resize(sizes[i]);
+      post(&reqs, false, inbox_[i].data(), sizes[i], holders_[i], p_.comm);
+    }
+    post(&reqs, true, const_cast<std::byte *>(file.data()), file.size(), to_, p_.comm);
+    rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", rc);
+    for (std::size_t i = 0; i < holders_.size(); ++i)
+      GDS_TRY(write_file(func, partner_path(p_.dir, holders_[i], n), {{inbox_[i].data(), inbox_[i].size()}}));
+    return GDS_STATUS_OK;
+  }
+
+  // Every lost process gets its file from its partner, in rank order.
+  GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
+                       std::vector<std::byte> *file) override {
+    GDS_status_t status = GDS_STATUS_OK;
+    for (int r = 0; r < p_.nprocs; ++r) {
+      if (!lost[static_cast<std::size_t>(r)]) continue;
+      const int holder = partner_of(p_.group_of, r);
+      if (p_.rank == holder) {
+        std::vector<std::byte> copy;
+        VersionFile v;
+        std::uint64_t size = kNone;
+        if (read_file(partner_path(p_.dir, r, n), &copy) && parse_version(copy, &v, true).empty() &&
+            v.h.number == n && v.h.rank == static_cast<std::uint32_t>(r))
+          size = copy.size();
+        int rc = MPI_Send(&size, 1, MPI_UINT64_T, r, kTagRebuild, p_.comm);
+        if (rc == MPI_SUCCESS && size != kNone) rc = send_bytes(copy.data(), size, r, kTagRebuild, p_.comm);
+        if (rc != MPI_SUCCESS && status == GDS_STATUS_OK) status = core::mpi_fail(func, "MPI_Send", rc);
+      } else if (p_.rank == r) {
+        std::uint64_t size = kNone;
+        int rc = MPI_Recv(&size, 1, MPI_UINT64_T, holder, kTagRebuild, p_.comm, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && size != kNone) {
+          file->resize(size);
+          rc = recv_bytes(file->data(), size, holder, kTagRebuild, p_.comm);
+        }
+        if (rc != MPI_SUCCESS)
+          status = core::mpi_fail(func, "MPI_Recv", rc);
+        else if (size == kNone)
+          status = core::fail(GDS_STATUS_UNRECOVERABLE, func,
+                              "version %llu of process %d is lost, and so is its PARTNER copy on process %d",
+                              ull(n), r, holder);
+      }
+    }
+    return status;
+  }
+
+  void remove(std::uint64_t n) override {
+    for (const int q : holders_) remove_file(partner_path(p_.dir, q, n));
+  }
+  [[nodiscard]] int tolerance() const override { return 1; }
+
+ private:
+  Places p_;
+  int to_ = 0;
+  std::vector<int> holders_;                  // the processes whose copies this one keeps
+  std::vector<std::vector<std::byte>> inbox_;  // their files of the version being made
+};
+
+}  // namespace
+
+std::unique_ptr<Scheme> make_partner(const Places &p) { return std::make_unique<Partner>(p); }
+
+}  // namespace gds::persist

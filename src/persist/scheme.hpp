@@ -1,0 +1,73 @@
+// Redundancy schemes of the cache level, one file each (as redset does):
+// single.cpp, partner.cpp, xor.cpp. A scheme protects each process's
+// version file across failure groups, and rebuilds the file of a process
+// whose copy was lost or corrupted from what the others hold.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/mpi_handles.hpp"
+#include "gds_types.h"
+#include "persist/format.hpp"
+
+namespace gds::persist {
+
+// Where an array's files are: one directory per process, under its failure group's.
+struct Places {
+  MPI_Comm comm = MPI_COMM_NULL;  // the array's
+  int rank = 0, nprocs = 0;
+  std::vector<int> group_of;      // per rank
+  std::string dir;                // this process's
+};
+
+inline std::string version_path(const std::string &dir, std::uint64_t n) { return dir + "/v" + std::to_string(n) + ".gdsv"; }
+inline std::string record_path(const std::string &dir, std::uint64_t n) { return dir + "/v" + std::to_string(n) + ".done"; }
+inline std::string partner_path(const std::string &dir, int of, std::uint64_t n) {
+  return dir + "/p" + std::to_string(of) + ".v" + std::to_string(n) + ".gdsv";
+}
+inline std::string parity_path(const std::string &dir, std::uint64_t n) { return dir + "/x" + std::to_string(n) + ".gdsx"; }
+
+// Reads and checks this process's own version file of version n (every block's CRC); "" or what is wrong.
+std::string read_own_version(const Places &p, std::uint64_t n, std::vector<std::byte> *file);
+
+class Scheme {
+ public:
+  virtual ~Scheme() = default;
+  // Collective: protects version n's file of this process (written and
+  // durable already). Returns this process's status; the caller agrees.
+  virtual GDS_status_t encode(const char *func, std::uint64_t n, std::span<const std::byte> file) = 0;
+  // Collective: lost[r] says whether process r lacks a good file of version
+  // n; this process's file is rebuilt into *file if it is lost here.
+  // GDS_STATUS_UNRECOVERABLE where the scheme cannot (the caller agrees).
+  virtual GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
+                               std::vector<std::byte> *file) = 0;
+  // Removes what this process holds for version n.
+  virtual void remove(std::uint64_t n) = 0;
+  // Collective: frees the scheme's communicators.
+  virtual void release() {}
+  // How many lost processes of one set it rebuilds (0: none).
+  [[nodiscard]] virtual int tolerance() const = 0;
+};
+
+std::unique_ptr<Scheme> make_single(const Places &p);
+std::unique_ptr<Scheme> make_partner(const Places &p);
+// Collective (splits the array's communicator into sets); `set_size` checked by the caller.
+GDS_status_t make_xor(const char *func, const Places &p, int set_size, std::unique_ptr<Scheme> *out);
+
+// The process that holds rank r's PARTNER copies: in the next failure group
+// (of the array's processes, in group order), at r's position in its own
+// group (wrapped by the next group's size).
+int partner_of(const std::vector<int> &group_of, int r);
+
+// Sends or receives n bytes in pieces MPI's int counts can hold.
+int send_bytes(const void *data, std::uint64_t n, int to, int tag, MPI_Comm comm);
+int recv_bytes(void *data, std::uint64_t n, int from, int tag, MPI_Comm comm);
+
+}  // namespace gds::persist

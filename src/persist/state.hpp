@@ -1,0 +1,82 @@
+// The persist module: the cache level under the memory versions (versions
+// calls it through versions::Level), its settings and each array's state.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/array.hpp"
+#include "core/module.hpp"
+#include "gds_version.h"
+#include "persist/format.hpp"
+#include "persist/scheme.hpp"
+
+namespace gds::persist {
+
+enum class Copy { none, single, partner, xor_ };
+const char *copy_name(Copy c);
+std::optional<Copy> parse_copy(const std::string &text);
+
+// The settings for every array, read at GDS_init: GDS_* variables, else
+// SCR_* variables, else the KEY=VALUE lines of $SCR_CONF_FILE, else defaults.
+struct Settings {
+  Copy copy = Copy::none;        // GDS_COPY_TYPE / SCR_COPY_TYPE; none: memory only
+  bool copy_given = false;       // a copy type was asked for (else the default when a cache base is given)
+  std::string base;              // GDS_CACHE_BASE / SCR_CACHE_BASE
+  std::uint64_t set_size = 8;    // GDS_SET_SIZE / SCR_SET_SIZE (XOR)
+  bool set_size_given = false;
+  std::uint64_t cache_size = 2;  // GDS_CACHE_SIZE / SCR_CACHE_SIZE: versions the cache keeps
+  std::uint64_t every = 1;       // GDS_CACHE_EVERY: every n-th version goes to the cache
+  std::string job = "default";   // GDS_JOB_ID / SCR_JOB_ID
+  bool job_given = false;
+  int restart = -1;              // GDS_RESTART: 1 restart, 0 never, -1 when a job id is given
+  std::string error;             // a bad setting, refused at GDS_alloc/GDS_create
+};
+extern Settings g_settings;
+// Reads g_settings (GDS_init).
+void read_settings();
+
+// One cached version, as this process knows it.
+struct Cached {
+  std::uint64_t number = 0, base = 0, prev = kNone, oldest = 0;
+  std::uint64_t held_bytes = 0;  // of this process's file
+};
+
+struct ArrayState final : core::ArrayState {
+  static constexpr core::Layer kLayer = core::Layer::persist;
+  // From prepare (the same on every process).
+  Copy copy = Copy::none;
+  std::uint64_t set_size = 0, cache_size = 0, every = 1;
+  bool set_size_given = false;
+  bool restart = false;
+  std::string name, base;
+  // From attach.
+  std::string dir;             // this process's directory
+  std::vector<int> group_of;   // per rank of the array's communicator
+  std::unique_ptr<Scheme> scheme;
+  std::uint64_t signature = 0;
+  std::uint64_t nblocks = 0;
+  std::vector<std::uint64_t> changed;  // bits: blocks changed since the last cached version
+  bool force_full = true;              // the next cached version holds every block
+  std::uint64_t since_cached = 0;      // versions made since the last cached one
+  std::deque<Cached> cached;           // on disk, oldest first (dropped chain members included)
+  std::uint64_t delta_bytes = 0;       // held by incremental files since the last full one
+  GDS_restart_info_t info{};
+  std::vector<std::byte> buffer;       // a version file in one piece, for PARTNER and XOR
+  [[nodiscard]] bool persistent() const { return copy != Copy::none; }
+};
+
+inline ArrayState &state(core::Array &a) { return a.state<ArrayState>(); }
+
+core::Module &module();
+
+// Cache level (cache.cpp).
+GDS_status_t open_cache(const char *func, core::Array &a);
+void install_level();
+void remove_level();
+
+}  // namespace gds::persist

@@ -1,0 +1,206 @@
+// XOR: SCR's RAID-5 layout over sets of processes in distinct failure
+// groups. Each member's version file, padded to the set's longest, is cut
+// into k - 1 chunks (k members); member m keeps the parity of one chunk of
+// every other member (chunk (m - j - 1) mod k of member j), computed by a
+// ring reduce-scatter: k - 1 steps, each passing one chunk to the right.
+// One lost member per set is rebuilt (a reduction per chunk onto it); two
+// are beyond it.
+//
+// Sets: the processes at the same position within their failure groups form
+// a row (in group order); a row is cut into sets of GDS_SET_SIZE, and a
+// shorter rest joins the last set.
+#include <algorithm>
+#include <cstring>
+
+#include "core/collective.hpp"
+#include "core/crc32c.hpp"
+#include "core/log.hpp"
+#include "persist/files.hpp"
+#include "persist/scheme.hpp"
+
+namespace gds::persist {
+
+namespace {
+
+constexpr std::uint64_t kPieceWords = std::uint64_t{1} << 27;  // 1 GiB of 8-byte words
+
+unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+
+void xor_into(std::byte *dst, const std::byte *src, std::uint64_t n) {
+  auto *d = reinterpret_cast<std::uint64_t *>(dst);
+  const auto *s = reinterpret_cast<const std::uint64_t *>(src);
+  for (std::uint64_t i = 0; i < n / 8; ++i) d[i] ^= s[i];
+}
+
+class Xor final : public Scheme {
+ public:
+  Xor(const Places &p, core::Comm set, std::vector<int> members, std::uint64_t set_id)
+      : p_(p), set_(std::move(set)), members_(std::move(members)), set_id_(set_id) {
+    k_ = static_cast<int>(members_.size());
+    me_ = static_cast<int>(std::find(members_.begin(), members_.end(), p_.rank) - members_.begin());
+  }
+
+  GDS_status_t encode(const char *func, std::uint64_t n, std::span<const std::byte> file) override {
+    std::vector<std::uint64_t> lengths(static_cast<std::size_t>(k_));
+    std::uint64_t mine = file.size();
+    int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, lengths.data(), 1, MPI_UINT64_T, set_.get());
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
+    const std::uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
+    const std::uint64_t c = parity_chunk(longest, static_cast<std::uint32_t>(k_));
+    buf_.resize(c);
+    in_.resize(c);
+    const int right = (me_ + 1) % k_, left = (me_ + k_ - 1) % k_;
+    chunk(file, idx(me_, left), c, buf_.data());
+    for (int s = 0; s + 1 < k_; ++s) {
+      rc = sendrecv(buf_.data(), in_.data(), c, right, left);
+      if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Sendrecv", rc);
+      const int m = ((me_ - s - 2) % k_ + k_) % k_;  // whose parity arrived
+      if (s + 2 < k_) {
+        chunk(file, idx(me_, m), c, buf_.data());
+        xor_into(buf_.data(), in_.data(), c);
+      }
+    }
+    ParityHeader h;
+    h.set_size = static_cast<std::uint32_t>(k_);
+    h.member = static_cast<std::uint32_t>(me_);
+    h.rank = static_cast<std::uint32_t>(p_.rank);
+    h.number = n;
+    h.set_id = set_id_;
+    h.chunk = c;
+    h.lengths = lengths;
+    h.parity_crc = core::crc32c(in_.data(), c);
+    std::vector<std::byte> head = encode_parity_head(h);
+    return write_file(func, parity_path(p_.dir, n), {{head.data(), head.size()}, {in_.data(), c}});
+  }
+
+  GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
+                       std::vector<std::byte> *file) override {
+    int nlost = 0, who = -1;
+    for (int j = 0; j < k_; ++j)
+      if (lost[static_cast<std::size_t>(members_[static_cast<std::size_t>(j)])]) {
+        ++nlost;
+        who = j;
+      }
+    if (nlost == 0) return GDS_STATUS_OK;
+    if (nlost > 1)
+      return core::fail(GDS_STATUS_UNRECOVERABLE, func,
+                        "version %llu is lost on %d processes of one XOR set (of %d); XOR rebuilds one", ull(n),
+                        nlost, k_);
+    // The survivors' files and parity; all agree that they have them.
+    std::vector<std::byte> own, parity;
+    ParityHeader h;
+    std::uint64_t at = 0;
+    int ok = 1;
+    if (me_ != who) {
+      ok = read_own_version(p_, n, &own).empty() && read_file(parity_path(p_.dir, n), &parity) &&
+           parse_parity(parity, &h, &at).empty() && h.number == n && h.member == static_cast<std::uint32_t>(me_) &&
+           h.set_size == static_cast<std::uint32_t>(k_) && h.lengths[static_cast<std::size_t>(me_)] == own.size();
+    }
+    int all = 0;
+    int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, set_.get());
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
+    if (!all)
+      return core::fail(GDS_STATUS_UNRECOVERABLE, func,
+                        "version %llu of process %d is lost, and another member of its XOR set lacks its file or "
+                        "parity",
+                        ull(n), members_[static_cast<std::size_t>(who)]);
+    std::uint64_t meta[2] = {0, 0};  // chunk size, the lost member's length
+    const int root = who == 0 ? 1 : 0;
+    if (me_ == root) {
+      meta[0] = h.chunk;
+      meta[1] = h.lengths[static_cast<std::size_t>(who)];
+    }
+    rc = MPI_Bcast(meta, 2, MPI_UINT64_T, root, set_.get());
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Bcast", rc);
+    const std::uint64_t c = meta[0];
+    buf_.assign(c, std::byte{0});
+    if (me_ == who) file->assign((k_ - 1) * c, std::byte{0});
+    for (int ch = 0; ch + 1 < k_; ++ch) {
+      const int m = (who + ch + 1) % k_;  // the member holding that chunk's parity
+      if (me_ == m)
+        std::memcpy(buf_.data(), parity.data() + at, c);
+      else if (me_ != who)
+        chunk(own, idx(me_, m), c, buf_.data());
+      else
+        std::fill(buf_.begin(), buf_.end(), std::byte{0});
+      std::byte *out = me_ == who ? file->data() + std::uint64_t(ch) * c : nullptr;
+      for (std::uint64_t off = 0; off < c; off += 8 * kPieceWords) {
+        const std::uint64_t words = std::min(kPieceWords, (c - off) / 8);
+        rc = MPI_Reduce(buf_.data() + off, out != nullptr ? out + off : nullptr, static_cast<int>(words),
+                        MPI_UINT64_T, MPI_BXOR, who, set_.get());
+        if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Reduce", rc);
+      }
+    }
+    if (me_ == who) file->resize(meta[1]);
+    return GDS_STATUS_OK;
+  }
+
+  void remove(std::uint64_t n) override { remove_file(parity_path(p_.dir, n)); }
+  void release() override { set_.reset(); }
+  [[nodiscard]] int tolerance() const override { return 1; }
+
+ private:
+  // Which chunk of member j goes into member m's parity.
+  [[nodiscard]] int idx(int j, int m) const { return ((m - j - 1) % k_ + k_) % k_; }
+  // Chunk i of a file, zero-padded to c bytes.
+  static void chunk(std::span<const std::byte> file, int i, std::uint64_t c, std::byte *out) {
+    const std::uint64_t start = std::uint64_t(i) * c;
+    const std::uint64_t have = start < file.size() ? std::min(c, file.size() - start) : 0;
+    if (have > 0) std::memcpy(out, file.data() + start, have);
+    std::memset(out + have, 0, c - have);
+  }
+  int sendrecv(const std::byte *send, std::byte *recv, std::uint64_t n, int to, int from) {
+    for (std::uint64_t off = 0; off < n; off += 8 * kPieceWords) {
+      const int words = static_cast<int>(std::min(kPieceWords, (n - off) / 8));
+      const int rc = MPI_Sendrecv(send + off, words, MPI_UINT64_T, to, 0x6d10, recv + off, words, MPI_UINT64_T, from,
+                                  0x6d10, set_.get(), MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+  }
+
+  Places p_;
+  core::Comm set_;
+  std::vector<int> members_;  // ranks of the array's communicator, in set order
+  std::uint64_t set_id_;
+  int k_ = 0, me_ = 0;
+  std::vector<std::byte> buf_, in_;
+};
+
+}  // namespace
+
+GDS_status_t make_xor(const char *func, const Places &p, int set_size, std::unique_ptr<Scheme> *out) {
+  // Rows: processes at the same position within their groups, in group order.
+  std::vector<int> position(static_cast<std::size_t>(p.nprocs));
+  for (int r = 0; r < p.nprocs; ++r)
+    for (int q = 0; q < r; ++q) position[static_cast<std::size_t>(r)] += p.group_of[q] == p.group_of[r];
+  std::vector<int> row;
+  for (int r = 0; r < p.nprocs; ++r)
+    if (position[static_cast<std::size_t>(r)] == position[static_cast<std::size_t>(p.rank)]) row.push_back(r);
+  std::stable_sort(row.begin(), row.end(), [&](int a, int b) { return p.group_of[a] < p.group_of[b]; });
+  const int len = static_cast<int>(row.size());
+  const int at = static_cast<int>(std::find(row.begin(), row.end(), p.rank) - row.begin());
+  const int sets = std::max(1, len / set_size);
+  const int set = std::min(at / set_size, sets - 1);
+  const int first = set * set_size;
+  const int last = set == sets - 1 ? len : first + set_size;  // the rest joins the last set
+  std::vector<int> members(row.begin() + first, row.begin() + last);
+  // Every process must be in a set of two or more: agreed, so all fail alike.
+  const GDS_status_t ok =
+      members.size() >= 2
+          ? GDS_STATUS_OK
+          : core::fail(GDS_STATUS_INVALID_INFO, func,
+                       "copy type XOR: process %d has no other process at its position in another failure group "
+                       "to form a set with (groups of different sizes)",
+                       p.rank);
+  GDS_TRY(core::agree(func, p.comm, ok));
+  const int color = position[static_cast<std::size_t>(p.rank)] * (p.nprocs + 1) + set;
+  MPI_Comm c = MPI_COMM_NULL;
+  const int rc = MPI_Comm_split(p.comm, color, at, &c);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Comm_split", rc);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  *out = std::make_unique<Xor>(p, core::Comm(c), std::move(members), static_cast<std::uint64_t>(color));
+  return GDS_STATUS_OK;
+}
+
+}  // namespace gds::persist

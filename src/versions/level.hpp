@@ -1,0 +1,61 @@
+// Persistent levels under the memory versions: the interface a level above
+// versions (src/persist) registers, so that versions calls it without
+// including it (dependencies point one way).
+//
+// GDS_version_inc hands every version it makes to the level, in a phase of
+// its own (`persist`, between freeze and commit): the version is committed
+// in memory only if the level agreed. At restart the level rebuilds the
+// memory versions with replay().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/array.hpp"
+#include "gds_types.h"
+
+namespace gds::versions {
+
+// Runs (first block, count) of this process's blocks, ascending.
+using BlockRuns = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
+// A version GDS_version_inc has frozen and not yet committed.
+struct Frozen {
+  std::uint64_t number = 0;      // the version's number
+  std::uint64_t next = 0;        // the current version's number once it exists
+  const std::string *label = nullptr;       // the version's label
+  const std::string *next_label = nullptr;  // the current version's label once it exists
+  BlockRuns changed;             // blocks that changed since the previous version
+  const std::byte *memory = nullptr;  // this process's part: the version's content, unchanging during the phase
+  std::uint64_t bytes = 0;       // of the part
+  unsigned shift = 0;            // log2 of the block size
+};
+
+class Level {
+ public:
+  virtual ~Level() = default;
+  // Whether the array has this level (the same on every process).
+  [[nodiscard]] virtual bool holds(const core::Array &a) const = 0;
+  // Phase persist (collective over the array; returns a status every process
+  // agrees on). `local` is what this process found so far (settled into the
+  // agreement); a failure leaves the level without the version.
+  virtual GDS_status_t commit(const char *func, core::Array &a, const Frozen &v, GDS_status_t local) = 0;
+  // GDS_version_restore took the current content back to `number`; the
+  // next version may differ from the last committed one anywhere.
+  virtual void restored(core::Array &a, std::uint64_t number) = 0;
+};
+
+// The level above memory (nullptr: none); set by the persist module.
+Level *level();
+void set_level(Level *l);
+
+// Restart: makes version `number` (label `label`) from the array's current
+// memory, of which this process wrote the blocks `changed` since the last
+// replay; the current version is then `next` with `next_label`. Collective,
+// in ascending order of numbers, before the application uses the array.
+GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std::string label, std::uint64_t next,
+                    std::string next_label, const BlockRuns &changed);
+
+}  // namespace gds::versions
