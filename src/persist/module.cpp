@@ -49,7 +49,6 @@ class Persist final : public core::Module {
   GDS_status_t prepare(const char *func, const core::ArraySpec &spec, MPI_Info info, core::Signature &sig,
                        std::unique_ptr<core::ArrayState> *out) override {
     auto s = std::make_unique<ArrayState>();
-    const std::uint64_t order = created_++;
     const Settings &g = g_settings;
     GDS_CHECK(g.error.empty(), GDS_STATUS_INVALID, "persistence configuration: %s", g.error.c_str());
     s->copy = g.copy;
@@ -77,8 +76,8 @@ class Persist final : public core::Module {
     s->base = core::info_value(info, GDS_CACHE_BASE_KEY).value_or(g.base);
     GDS_CHECK(!s->base.empty() && s->base[0] == '/', GDS_STATUS_INVALID_INFO,
               "the cache directory \"%s\" is not an absolute path", s->base.c_str());
-    s->name = core::info_value(info, GDS_NAME_KEY).value_or("array" + std::to_string(order));
-    GDS_CHECK(valid_name(s->name), GDS_STATUS_INVALID_INFO,
+    s->name = core::info_value(info, GDS_NAME_KEY).value_or("");  // unnamed: named at attach
+    GDS_CHECK(s->name.empty() || valid_name(s->name), GDS_STATUS_INVALID_INFO,
               "info: %s=\"%s\" must have 1-64 letters, digits, '-', '_' or '.' (not first)", GDS_NAME_KEY,
               s->name.c_str());
     // What persisted files must match to be this array's.
@@ -92,8 +91,13 @@ class Persist final : public core::Module {
     return GDS_STATUS_OK;
   }
 
+  // Unnamed arrays are named by the order of their creation, counted here
+  // (attach runs on every process alike, after the processes agreed).
   GDS_status_t attach(const char *func, core::Array &a) override {
-    return state(a).persistent() ? open_cache(func, a) : GDS_STATUS_OK;
+    ArrayState &s = state(a);
+    const std::uint64_t order = created_++;
+    if (s.name.empty()) s.name = "array" + std::to_string(order);
+    return s.persistent() ? open_cache(func, a) : GDS_STATUS_OK;
   }
 
   GDS_status_t detach(const char *, core::Array &a) override {
@@ -103,7 +107,7 @@ class Persist final : public core::Module {
   }
 
  private:
-  std::uint64_t created_ = 0;  // arrays prepared so far: unnamed arrays' names
+  std::uint64_t created_ = 0;  // arrays attached so far: unnamed arrays' names
 };
 
 Persist g_module;
