@@ -327,11 +327,11 @@ GDS_status_t recover(const char *func, Array &a) {
         else if (v.h.base != f.base || v.h.prev != f.prev)
           ok[i] = 0;
       } else if (why != "missing") {
-        const core::Detected d{nullptr, nullptr, static_cast<std::int64_t>(chain[i]), 0, a.rank,
-                               version_path(s.dir, chain[i]).c_str()};
-        core::log(core::Level::warning, func, "array %s: %s: %s; rebuilding it from redundancy", s.name.c_str(),
-                  version_path(s.dir, chain[i]).c_str(), why.c_str());
-        core::fail(GDS_STATUS_CORRUPT, func, "%s: %s", version_path(s.dir, chain[i]).c_str(), why.c_str());
+        const std::string what = version_path(s.dir, chain[i]) + ": " + why;  // outlives the raise
+        const core::Detected d{nullptr, nullptr, static_cast<std::int64_t>(chain[i]), 0, a.rank, what.c_str()};
+        core::log(core::Level::warning, func, "array %s: %s; rebuilding it from redundancy", s.name.c_str(),
+                  what.c_str());
+        core::fail(GDS_STATUS_CORRUPT, func, "%s", what.c_str());
         core::detected(func, &a, GDS_STATUS_CORRUPT, d);
       }
     }
