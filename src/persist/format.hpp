@@ -15,6 +15,7 @@
 // README "Persistence" shows an annotated example of each.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>

@@ -1,5 +1,5 @@
 // PARTNER: each process's version file is copied to a process of the next
-// failure group (partner_of), which keeps it as p<rank>.v<n>.gdsv in its own
+// failure group (partners()), which keeps it as p<rank>.v<n>.gdsv in its own
 // directory. One lost group is rebuilt from the copies, as long as the
 // group holding them survives (any two adjacent groups lost is beyond it).
 #include <algorithm>
@@ -35,9 +35,10 @@ void post(std::vector<MPI_Request> *reqs, bool send, std::byte *data, std::uint6
 class Partner final : public Scheme {
  public:
   explicit Partner(const Places &p) : p_(p) {
-    to_ = partner_of(p_.group_of, p_.rank);
+    partner_ = partners(p_.group_of);
+    to_ = partner_[static_cast<std::size_t>(p_.rank)];
     for (int q = 0; q < p_.nprocs; ++q)
-      if (partner_of(p_.group_of, q) == p_.rank) holders_.push_back(q);
+      if (partner_[static_cast<std::size_t>(q)] == p_.rank) holders_.push_back(q);
     inbox_.resize(holders_.size());
   }
 
@@ -72,7 +73,7 @@ class Partner final : public Scheme {
     GDS_status_t status = GDS_STATUS_OK;
     for (int r = 0; r < p_.nprocs; ++r) {
       if (!lost[static_cast<std::size_t>(r)]) continue;
-      const int holder = partner_of(p_.group_of, r);
+      const int holder = partner_[static_cast<std::size_t>(r)];
       if (p_.rank == holder) {
         std::vector<std::byte> copy;
         VersionFile v;
@@ -108,6 +109,7 @@ class Partner final : public Scheme {
 
  private:
   Places p_;
+  std::vector<int> partner_;  // per rank
   int to_ = 0;
   std::vector<int> holders_;                  // the processes whose copies this one keeps
   std::vector<std::vector<std::byte>> inbox_;  // their files of the version being made

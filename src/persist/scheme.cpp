@@ -2,6 +2,8 @@
 // file, the PARTNER placement, and messages of any size.
 #include <algorithm>
 #include <climits>
+#include <iterator>
+#include <map>
 
 #include "persist/files.hpp"
 #include "persist/scheme.hpp"
@@ -23,18 +25,24 @@ std::string read_own_version(const Places &p, std::uint64_t n, std::vector<std::
   return why;
 }
 
-int partner_of(const std::vector<int> &group_of, int r) {
-  std::vector<int> groups(group_of);
-  std::sort(groups.begin(), groups.end());
-  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
-  const auto g = static_cast<std::size_t>(std::lower_bound(groups.begin(), groups.end(), group_of[r]) - groups.begin());
-  const int next = groups[(g + 1) % groups.size()];
-  int position = 0;  // r's among the processes of its group
-  for (int q = 0; q < r; ++q) position += group_of[q] == group_of[r];
-  std::vector<int> members;
-  for (int q = 0; q < static_cast<int>(group_of.size()); ++q)
-    if (group_of[q] == next) members.push_back(q);
-  return members[static_cast<std::size_t>(position) % members.size()];
+std::vector<int> positions_in_groups(const std::vector<int> &group_of) {
+  std::map<int, int> seen;
+  std::vector<int> position(group_of.size());
+  for (std::size_t r = 0; r < group_of.size(); ++r) position[r] = seen[group_of[r]]++;
+  return position;
+}
+
+std::vector<int> partners(const std::vector<int> &group_of) {
+  std::map<int, std::vector<int>> members;  // group -> its ranks, ascending
+  for (std::size_t r = 0; r < group_of.size(); ++r) members[group_of[r]].push_back(static_cast<int>(r));
+  const std::vector<int> position = positions_in_groups(group_of);
+  std::vector<int> partner(group_of.size());
+  for (std::size_t r = 0; r < group_of.size(); ++r) {
+    auto next = std::next(members.find(group_of[r]));
+    if (next == members.end()) next = members.begin();
+    partner[r] = next->second[static_cast<std::size_t>(position[r]) % next->second.size()];
+  }
+  return partner;
 }
 
 int send_bytes(const void *data, std::uint64_t n, int to, int tag, MPI_Comm comm) {

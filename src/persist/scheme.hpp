@@ -61,10 +61,12 @@ std::unique_ptr<Scheme> make_partner(const Places &p);
 // Collective (splits the array's communicator into sets); `set_size` checked by the caller.
 GDS_status_t make_xor(const char *func, const Places &p, int set_size, std::unique_ptr<Scheme> *out);
 
-// The process that holds rank r's PARTNER copies: in the next failure group
-// (of the array's processes, in group order), at r's position in its own
-// group (wrapped by the next group's size).
-int partner_of(const std::vector<int> &group_of, int r);
+// Each rank's position among the ranks of its failure group (0 for the lowest).
+std::vector<int> positions_in_groups(const std::vector<int> &group_of);
+// For each rank, the process that holds its PARTNER copies: in the next
+// failure group (of the array's processes, in group order), at the rank's
+// position in its own group (wrapped by the next group's size).
+std::vector<int> partners(const std::vector<int> &group_of);
 
 // Sends or receives n bytes in pieces MPI's int counts can hold.
 int send_bytes(const void *data, std::uint64_t n, int to, int tag, MPI_Comm comm);

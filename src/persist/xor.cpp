@@ -171,9 +171,7 @@ class Xor final : public Scheme {
 
 GDS_status_t make_xor(const char *func, const Places &p, int set_size, std::unique_ptr<Scheme> *out) {
   // Rows: processes at the same position within their groups, in group order.
-  std::vector<int> position(static_cast<std::size_t>(p.nprocs));
-  for (int r = 0; r < p.nprocs; ++r)
-    for (int q = 0; q < r; ++q) position[static_cast<std::size_t>(r)] += p.group_of[q] == p.group_of[r];
+  const std::vector<int> position = positions_in_groups(p.group_of);
   std::vector<int> row;
   for (int r = 0; r < p.nprocs; ++r)
     if (position[static_cast<std::size_t>(r)] == position[static_cast<std::size_t>(p.rank)]) row.push_back(r);
