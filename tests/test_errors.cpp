@@ -592,7 +592,7 @@ TEST_F(Errors, GlobalChecksFindAndGlobalHandlersRepair) {
 // --- errors GDS detects itself -------------------------------------------------------
 
 GDS_error_t g_seen = GDS_ERROR_NULL;
-std::int64_t g_seen_status, g_seen_class, g_seen_version, g_seen_size;
+std::int64_t g_seen_status, g_seen_class, g_seen_version, g_seen_size, g_seen_process;
 std::string g_seen_function, g_seen_by;
 std::vector<std::int64_t> g_seen_index, g_seen_count;
 
@@ -602,6 +602,7 @@ GDS_status_t system_failure(GDS_gds_t gds, GDS_error_t e) {
   g_seen_class = int_attr(e, GDS_EATTR_MPI_ERROR_CLASS);
   g_seen_version = int_attr(e, GDS_EATTR_GDS_VERSION);
   g_seen_size = int_attr(e, GDS_EATTR_MEMORY_SIZE);
+  g_seen_process = int_attr(e, GDS_EATTR_GDS_PROCESS);
   g_seen_function = bytes_attr(e, GDS_EATTR_GDS_FUNCTION);
   g_seen_by = bytes_attr(e, GDS_EATTR_DETECTED_BY);
   GDS_size_t len = 0;
@@ -719,6 +720,94 @@ TEST_F(Errors, RunningOutOfMemoryForAVersionGoesToTheHandler) {
   EXPECT_GDS_OK(GDS_move_to_prev(v0));
   EXPECT_EQ(at(v0, lo), 1);
   EXPECT_GDS_OK(GDS_free(&v0));
+}
+
+// A bit of a stored version flips after GDS_version_inc checksummed it (the
+// latent error multi-version recovery exists for): GDS_version_verify finds
+// it on every process, and the process holding it raises it with the
+// version, its rank and the box of the damaged block's elements.
+TEST_F(Errors, VerifyFindsALatentErrorInAStoredVersion) {
+  const Index count[2] = {8 * static_cast<Index>(nprocs), 12};
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, GDS_VERSION_BLOCK_SIZE_KEY, "64");  // 16 ints a block
+  GDS_gds_t a = GDS_NULL;
+  ASSERT_GDS_OK(GDS_alloc(2, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &a));
+  MPI_Info_free(&info);
+  handle_system_failures(a);
+  Index mlo[2], mhi[2];
+  int mine = 0;
+  ASSERT_GDS_OK(GDS_distribution(a, rank, mlo, mhi, &mine));
+  ASSERT_TRUE(mine);
+  const auto write_all = [&](int value) {
+    std::vector<int> v((mhi[0] - mlo[0] + 1) * (mhi[1] - mlo[1] + 1), value);
+    EXPECT_GDS_OK(GDS_put(v.data(), nullptr, mlo, mhi, a));
+    EXPECT_GDS_OK(GDS_fence(a));
+  };
+  write_all(1);
+  EXPECT_GDS_OK(GDS_version_inc(a, 1, nullptr, 0));  // version 0
+  EXPECT_GDS_OK(GDS_version_verify(a, 0, nullptr, nullptr));
+  const Index all_lo[2] = {0, 0}, all_hi[2] = {count[0] - 1, count[1] - 1};
+  EXPECT_GDS_OK(GDS_version_verify(a, 0, all_lo, all_hi));
+  EXPECT_EQ(g_log.calls, 0);
+
+  const int who = nprocs - 1;
+  write_all(2);
+  if (rank == who) EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_VERSION_CORRUPT, 1));
+  EXPECT_GDS_OK(GDS_version_inc(a, 1, nullptr, 0));  // version 1: its first block on `who` is damaged
+  Index wlo[2], whi[2];
+  ASSERT_GDS_OK(GDS_distribution(a, who, wlo, whi, &mine));
+  const Index width = whi[1] - wlo[1] + 1, rows = 15 / width;  // the block's 16 elements, row-major
+  const std::vector<std::int64_t> box_index{static_cast<std::int64_t>(wlo[0]), static_cast<std::int64_t>(wlo[1])};
+  const std::vector<std::int64_t> box_count{static_cast<std::int64_t>(rows + 1),
+                                            static_cast<std::int64_t>(rows > 0 ? width : 16)};
+
+  EXPECT_EQ(GDS_version_verify(a, 1, nullptr, nullptr), GDS_STATUS_CORRUPT);
+  EXPECT_EQ(g_log.calls, rank == who ? 1 : 0);
+  if (rank == who) {
+    EXPECT_EQ(g_seen_by, "GDS");
+    EXPECT_EQ(g_seen_status, GDS_STATUS_CORRUPT);
+    EXPECT_EQ(g_seen_function, "GDS_version_verify");
+    EXPECT_EQ(g_seen_version, 1);
+    EXPECT_EQ(g_seen_process, who);
+    EXPECT_EQ(g_seen_index, box_index);
+    EXPECT_EQ(g_seen_count, box_count);
+    EXPECT_TRUE(message_names("GDS_version_verify", "no longer match"));
+  } else {
+    EXPECT_TRUE(message_names("GDS_version_verify", "another process"));
+  }
+  // Version 0 never held the damaged copy; a box away from the block is clean.
+  EXPECT_GDS_OK(GDS_version_verify(a, 0, nullptr, nullptr));
+  const Index last_lo[2] = {count[0] - 1, 0}, last_hi[2] = {count[0] - 1, count[1] - 1};
+  EXPECT_GDS_OK(GDS_version_verify(a, 1, last_lo, last_hi));
+  // One element inside the block: the reported box is that element.
+  const Index one[2] = {wlo[0], wlo[1] + 3};
+  g_log.calls = 0;
+  EXPECT_EQ(GDS_version_verify(a, 1, one, one), GDS_STATUS_CORRUPT);
+  EXPECT_EQ(g_log.calls, rank == who ? 1 : 0);
+  if (rank == who) {
+    EXPECT_EQ(g_seen_index, (std::vector<std::int64_t>{static_cast<std::int64_t>(one[0]), static_cast<std::int64_t>(one[1])}));
+    EXPECT_EQ(g_seen_count, (std::vector<std::int64_t>{1, 1}));
+  }
+  // A version that did not change the block shares the damage.
+  EXPECT_GDS_OK(GDS_version_inc(a, 1, nullptr, 0));
+  g_log.calls = 0;
+  EXPECT_EQ(GDS_version_verify(a, 2, nullptr, nullptr), GDS_STATUS_CORRUPT);
+  EXPECT_EQ(g_log.calls, rank == who ? 1 : 0);
+
+  // Bad arguments: clear statuses, agreed.
+  EXPECT_EQ(GDS_version_verify(a, 3, nullptr, nullptr), GDS_STATUS_NO_VERSION);  // the current content
+  EXPECT_TRUE(message_names("GDS_version_verify", "current content"));
+  EXPECT_EQ(GDS_version_verify(a, 99, nullptr, nullptr), GDS_STATUS_NO_VERSION);
+  EXPECT_EQ(GDS_version_verify(a, 0, mlo, nullptr), GDS_STATUS_NULL_ARGUMENT);
+  const Index beyond[2] = {count[0], 0};
+  EXPECT_EQ(GDS_version_verify(a, 0, beyond, beyond), GDS_STATUS_RANGE);
+  if (nprocs > 1) {
+    const GDS_status_t s = GDS_version_verify(a, static_cast<GDS_size_t>(rank % 2), nullptr, nullptr);
+    EXPECT_EQ(s, GDS_STATUS_COLLECTIVE_MISMATCH);
+  }
+  EXPECT_EQ(GDS_version_verify(GDS_NULL, 0, nullptr, nullptr), GDS_STATUS_NULL_HANDLE);
+  EXPECT_GDS_OK(GDS_free(&a));
 }
 
 // --- the manual's case studies (5.5) --------------------------------------------------

@@ -1,11 +1,15 @@
 // White-box: the block copy of versions (versions/copy.hpp) copies exactly,
-// whatever the size and the alignment of either side.
+// whatever the size and the alignment of either side; the checksummed copy
+// also gives every block's CRC32C, equal to core::crc32c of the block.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "core/crc32c.hpp"
 #include "versions/copy.hpp"
 
 namespace {
@@ -31,6 +35,45 @@ TEST(VersionCopy, ExactForEverySizeAndAlignment) {
         for (unsigned char *p = d + n; p < dst.data() + dst.size(); ++p)
           ASSERT_EQ(*p, 0xEE) << "wrote past the destination, n=" << n;
       }
+}
+
+TEST(VersionCopy, ChecksummedCopyGivesEachBlocksCrc) {
+  constexpr std::size_t kMax = 5 * 65536 + 4096;
+  std::vector<unsigned char> src(kMax + 256), dst(kMax + 256);
+  std::uint32_t x = 12345;
+  for (unsigned char &c : src) c = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 24);
+  const auto base = reinterpret_cast<std::uintptr_t>(dst.data());
+  const std::size_t align = (4096 - base % 4096) % 4096;
+  std::vector<unsigned char> page_aligned(kMax + 8192);
+  unsigned char *aligned =
+      page_aligned.data() + (4096 - reinterpret_cast<std::uintptr_t>(page_aligned.data()) % 4096) % 4096;
+  for (int variant = gds::versions::checksum_variants(); variant-- > 0;) {
+    if (!gds::versions::use_checksum_variant(variant)) continue;
+    SCOPED_TRACE("checksum variant " + std::to_string(variant));
+    for (unsigned shift : {6u, 11u, 12u, 13u, 14u, 15u, 16u})
+      for (std::size_t n :
+           {std::size_t{0}, std::size_t{1}, std::size_t{64}, std::size_t{4096}, std::size_t{12288}, std::size_t{16384},
+            std::size_t{16384 + 100}, std::size_t{65536 - 8}, std::size_t{3 * 65536 + 4096 * 3 + 17}, kMax})
+        for (int where = 0; where < 3; ++where) {
+          // Destinations as slots are (page-aligned), and 64- and un-aligned
+          // ones.
+          unsigned char *d = where == 0 ? aligned : dst.data() + align % 64 + (where == 1 ? 64 : 3);
+          if (where != 0 && d + n > dst.data() + dst.size()) continue;
+          const unsigned char *s = src.data() + (where == 2 ? 5 : 0);
+          const std::size_t block = std::size_t{1} << shift, nblocks = (n + block - 1) / block;
+          std::vector<std::uint32_t> crcs(nblocks + 1, 0xDEADBEEF);
+          gds::versions::copy_out_checksummed(d, s, n, shift, crcs.data());
+          gds::versions::copy_out_fence();
+          for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(d[i], s[i]) << "shift=" << shift << " n=" << n << " i=" << i;
+          for (std::size_t k = 0; k < nblocks; ++k) {
+            const std::size_t len = std::min(block, n - k * block);
+            ASSERT_EQ(crcs[k], gds::core::crc32c(s + k * block, len))
+                << "shift=" << shift << " n=" << n << " where=" << where << " block " << k;
+          }
+          ASSERT_EQ(crcs[nblocks], 0xDEADBEEFu) << "wrote a checksum past the last block";
+        }
+  }
+  ASSERT_TRUE(gds::versions::use_checksum_variant(0));
 }
 
 }  // namespace

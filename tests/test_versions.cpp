@@ -750,6 +750,48 @@ TEST_F(Versions, RestoreRollsBackAndShares) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
+// GDS_version_verify on a GDS_create array: the application's mapping says
+// which of a process's blocks hold a box's elements (here a cyclic one, so
+// a box of one element selects one block of one process).
+TEST_F(Versions, VerifyFollowsTheApplicationsMapping) {
+  struct Cyclic {
+    static GDS_status_t g2l(const GDS_size_t global[], int *rank, GDS_size_t *offset) {
+      int p;
+      MPI_Comm_size(MPI_COMM_WORLD, &p);
+      *rank = static_cast<int>(global[0] % static_cast<Index>(p));
+      *offset = global[0] / static_cast<Index>(p);
+      return GDS_STATUS_OK;
+    }
+    static GDS_status_t l2g(GDS_size_t offset, GDS_size_t global[]) {
+      int r, p;
+      MPI_Comm_rank(MPI_COMM_WORLD, &r);
+      MPI_Comm_size(MPI_COMM_WORLD, &p);
+      global[0] = offset * static_cast<Index>(p) + static_cast<Index>(r);
+      return GDS_STATUS_OK;
+    }
+  };
+  const Index p = static_cast<Index>(nprocs), n = 32 * p;
+  std::vector<int> local(32, rank + 1);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, GDS_VERSION_BLOCK_SIZE_KEY, "64");  // two blocks of 16 ints per process
+  GDS_gds_t g = GDS_NULL;
+  ASSERT_GDS_OK(GDS_create(1, &n, MPI_INT, Cyclic::g2l, Cyclic::l2g, local.data(), 32, GDS_PRIORITY_HIGH,
+                           GDS_COMM_WORLD, info, &g));
+  MPI_Info_free(&info);
+  const int who = nprocs - 1;
+  if (rank == who) EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_VERSION_CORRUPT, 2));  // its second block
+  EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
+  EXPECT_EQ(GDS_version_verify(g, 0, nullptr, nullptr), GDS_STATUS_CORRUPT);
+  const Index first_block = 3 * p + static_cast<Index>(who), second_block = 20 * p + static_cast<Index>(who);
+  EXPECT_GDS_OK(GDS_version_verify(g, 0, &first_block, &first_block));
+  EXPECT_EQ(GDS_version_verify(g, 0, &second_block, &second_block), GDS_STATUS_CORRUPT);
+  if (rank == who) EXPECT_TRUE(message_names("GDS_version_verify", "block(s) 1-1 of process"));
+  const Index lo = 0, hi = 15 * p + p - 1;  // local offsets 0-15 of every process: first blocks only
+  EXPECT_GDS_OK(GDS_version_verify(g, 0, &lo, &hi));
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
 // GDS_create arrays: the application writes its buffer directly; versions
 // find the changed blocks by comparing, and old versions read back.
 TEST_F(Versions, CreateArraysChangedBehindTheLibrarysBack) {

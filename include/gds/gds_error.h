@@ -493,7 +493,8 @@ typedef GDS_ENUM(GDS_fault) {
   GDS_FAULT_RMA = 1,            /**< an RMA operation fails as if MPI reported MPI_ERR_OTHER */
   GDS_FAULT_VERSION_MEMORY = 2, /**< memory for a version cannot be allocated */
   GDS_FAULT_VERSION_PHASE = 3,  /**< GDS_version_inc fails in a given phase */
-  GDS_FAULT_MEMORY_SYNC = 4     /**< a memory synchronization (MPI_Win_sync) fails */
+  GDS_FAULT_MEMORY_SYNC = 4,    /**< a memory synchronization (MPI_Win_sync) fails */
+  GDS_FAULT_VERSION_CORRUPT = 5 /**< a bit of a version's stored copy flips after it was checksummed */
 } GDS_fault_t;
 
 /**
@@ -515,10 +516,16 @@ typedef GDS_ENUM(GDS_fault) {
  * GDS_check_all_errors whose agreement was already made (it then fails on
  * this process only). Either way the library raises the failure as a
  * local error with GDS_EATTR_DETECTED_BY "GDS", as it does for real failures.
+ * GDS_FAULT_VERSION_CORRUPT: the next GDS_version_inc() on this process, once
+ * it has copied and checksummed its changed blocks, flips the lowest bit of
+ * the first byte of the stored copy of the \p after -th of them (in the order
+ * of this process's part; the last if it changed fewer): a latent error that
+ * GDS_version_verify() finds. The version is made as usual.
  *
  * \param[in] fault the kind
  * \param[in] after 1 for the next operation, 2 for the one after, ...; for
- *            GDS_FAULT_VERSION_PHASE the phase (1-5)
+ *            GDS_FAULT_VERSION_PHASE the phase (1-5); for GDS_FAULT_VERSION_CORRUPT
+ *            the changed block (1 for the first)
  * \return GDS_STATUS_OK, GDS_STATUS_INVALID
  */
 GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after);

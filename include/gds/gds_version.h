@@ -192,6 +192,40 @@ GDS_API GDS_status_t GDS_descriptor_clone(GDS_gds_t in_gds, GDS_gds_t *clone_gds
 GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version);
 
 /**
+ * \brief Checks a retained version's stored copy against the checksums taken
+ *        when it was made (GDS extension).
+ *
+ * GDS_version_inc computes the CRC32C of every block it copies, as it copies
+ * it. This call recomputes them for the blocks holding elements of the box
+ * [\p lo_index, \p hi_index] (both NULL: the whole array), each process for its
+ * own part, and compares. A block that no longer matches (a latent memory
+ * error in a stored version: the damage multi-version recovery exists for)
+ * is raised on the process holding it as a local error through Open
+ * Resilience: GDS_EATTR_DETECTED_BY "GDS", GDS_EATTR_GDS_STATUS
+ * GDS_STATUS_CORRUPT, GDS_EATTR_GDS_VERSION, GDS_EATTR_GDS_PROCESS (its rank)
+ * and GDS_EATTR_GDS_INDEX / GDS_EATTR_GDS_COUNT (the smallest box holding the
+ * block's elements inside the box asked for; adjacent bad blocks are raised
+ * together). Versions sharing the damaged block (later versions that did not
+ * change it, and the current content's base) share the damage.
+ *
+ * Cost: one read of the checked blocks; nothing is sent but one allreduce.
+ * Collective; all processes pass the same \p version and box.
+ *
+ * \param[in] gds any handle of the array
+ * \param[in] version a retained version number (not the current one: it has
+ *            no stored copy until GDS_version_inc)
+ * \param[in] lo_index first index of the box, or NULL with \p hi_index NULL
+ * \param[in] hi_index last index of the box, or NULL
+ * \return GDS_STATUS_OK (every checked block matches), GDS_STATUS_CORRUPT (on
+ *         every process if any found a mismatch), GDS_STATUS_NO_VERSION,
+ *         GDS_STATUS_VERSION_DROPPED, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_INVALID_BOX,
+ *         GDS_STATUS_RANGE, GDS_STATUS_COLLECTIVE_MISMATCH, GDS_STATUS_REMOTE_ERROR,
+ *         handle statuses, GDS_STATUS_MPI_ERROR
+ */
+GDS_API GDS_status_t GDS_version_verify(GDS_gds_t gds, GDS_size_t version, const GDS_size_t lo_index[],
+                                        const GDS_size_t hi_index[]);
+
+/**
  * \brief Waits for the background work earlier GDS_version_inc calls started
  *        for the array on this process (GDS extension).
  *

@@ -467,7 +467,7 @@ GDS_API GDS_status_t GDS_check_global_error(GDS_gds_t gds) try {
 
 GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) try {
   GDS_ENTER();
-  GDS_REQUIRE(fault >= GDS_FAULT_NONE && fault <= GDS_FAULT_MEMORY_SYNC, GDS_STATUS_INVALID,
+  GDS_REQUIRE(fault >= GDS_FAULT_NONE && fault <= GDS_FAULT_VERSION_CORRUPT, GDS_STATUS_INVALID,
               "fault=%d is not a GDS_fault_t", static_cast<int>(fault));
   GDS_REQUIRE(fault == GDS_FAULT_NONE || after >= 1, GDS_STATUS_INVALID,
               "after=0; 1 is the next operation");
@@ -475,6 +475,8 @@ GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) try {
     gds::rma::inject_rma_failure(fault == GDS_FAULT_NONE ? 0 : after);
   if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_MEMORY_SYNC)
     gds::rma::inject_sync_failure(fault == GDS_FAULT_NONE ? 0 : after);
+  if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_VERSION_CORRUPT)
+    gds::versions::inject_corruption(fault == GDS_FAULT_NONE ? 0 : after);
   if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_VERSION_MEMORY)
     gds::versions::inject_memory_failure(fault == GDS_FAULT_NONE ? 0 : after);
   GDS_REQUIRE(fault != GDS_FAULT_VERSION_PHASE || after <= gds::versions::kFailablePhases, GDS_STATUS_INVALID,

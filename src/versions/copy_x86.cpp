@@ -6,11 +6,17 @@
 // once, and a 16 KiB block copied like this runs about as fast per byte as
 // one large memcpy (a straight streaming loop per block ran 1.3-1.4x slower,
 // bench/bench_versions.cpp).
+//
+// copy_out_checksummed() takes every block's CRC32C in the same pass: with
+// VPCLMULQDQ by folding the vectors the copy loaded anyway, otherwise with
+// the crc32 instruction over four pages at once (four independent chains).
 #include <immintrin.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 
+#include "core/crc32c.hpp"
 #include "versions/copy.hpp"
 
 namespace gds::versions {
@@ -100,6 +106,159 @@ void tail_sse2(char *dst, const char *src, std::size_t lines) {
   }
 }
 
+// Copy and checksum fused: the same four-page groups, and while a chunk of
+// each page is in L1 the CRC32C of the page advances over it. The four pages
+// are four independent CRC chains, interleaved word by word, so the crc32
+// instruction's latency (3 cycles) hides behind the others and the loop stays
+// bound by memory, as the plain copy is. Each page's CRC register starts from
+// 0 (raw, unconditioned); copy_out_checksummed() joins them into blocks.
+#define GDS_CRC_CHUNK(bytes)                        \
+  for (std::size_t w = 0; w < (bytes); w += 8) {    \
+    std::uint64_t x0, x1, x2, x3;                   \
+    std::memcpy(&x0, src + 0 * kPage + off + w, 8); \
+    std::memcpy(&x1, src + 1 * kPage + off + w, 8); \
+    std::memcpy(&x2, src + 2 * kPage + off + w, 8); \
+    std::memcpy(&x3, src + 3 * kPage + off + w, 8); \
+    c0 = _mm_crc32_u64(c0, x0);                     \
+    c1 = _mm_crc32_u64(c1, x1);                     \
+    c2 = _mm_crc32_u64(c2, x2);                     \
+    c3 = _mm_crc32_u64(c3, x3);                     \
+  }
+#define GDS_FOR_EACH_GROUP_CRC(chunk, copy_one)                                                          \
+  for (std::size_t g = 0; g < groups; ++g, dst += kGroup, src += kGroup) {                               \
+    std::uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;                                                        \
+    for (std::size_t off = 0; off < kPage; off += (chunk)) {                                             \
+      for (std::size_t p = 0; p < kStreams; ++p) copy_one(dst + p * kPage + off, src + p * kPage + off); \
+      GDS_CRC_CHUNK(chunk)                                                                               \
+    }                                                                                                    \
+    raw[4 * g] = static_cast<std::uint32_t>(c0);                                                         \
+    raw[4 * g + 1] = static_cast<std::uint32_t>(c1);                                                     \
+    raw[4 * g + 2] = static_cast<std::uint32_t>(c2);                                                     \
+    raw[4 * g + 3] = static_cast<std::uint32_t>(c3);                                                     \
+  }
+
+__attribute__((target("avx512f,sse4.2"))) inline void copy256_avx512(char *d, const char *s) {
+  const __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 64);
+  const __m512i c = _mm512_loadu_si512(s + 128), e = _mm512_loadu_si512(s + 192);
+  _mm512_stream_si512(reinterpret_cast<__m512i *>(d), a);
+  _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 64), b);
+  _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 128), c);
+  _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 192), e);
+}
+
+__attribute__((target("avx2,sse4.2"))) inline void copy128_avx2(char *d, const char *s) {
+  const auto *v = reinterpret_cast<const __m256i *>(s);
+  auto *o = reinterpret_cast<__m256i *>(d);
+  const __m256i a = _mm256_loadu_si256(v), b = _mm256_loadu_si256(v + 1);
+  const __m256i c = _mm256_loadu_si256(v + 2), e = _mm256_loadu_si256(v + 3);
+  _mm256_stream_si256(o, a);
+  _mm256_stream_si256(o + 1, b);
+  _mm256_stream_si256(o + 2, c);
+  _mm256_stream_si256(o + 3, e);
+}
+
+__attribute__((target("sse4.2"))) inline void copy64_sse(char *d, const char *s) {
+  const auto *v = reinterpret_cast<const __m128i *>(s);
+  auto *o = reinterpret_cast<__m128i *>(d);
+  const __m128i a = _mm_loadu_si128(v), b = _mm_loadu_si128(v + 1);
+  const __m128i c = _mm_loadu_si128(v + 2), e = _mm_loadu_si128(v + 3);
+  _mm_stream_si128(o, a);
+  _mm_stream_si128(o + 1, b);
+  _mm_stream_si128(o + 2, c);
+  _mm_stream_si128(o + 3, e);
+}
+
+__attribute__((target("avx512f,sse4.2"))) void stream_crc_avx512(char *dst, const char *src, std::size_t groups,
+                                                                 std::uint32_t *raw) {
+  GDS_FOR_EACH_GROUP_CRC(256, copy256_avx512)
+}
+
+__attribute__((target("avx2,sse4.2"))) void stream_crc_avx2(char *dst, const char *src, std::size_t groups,
+                                                            std::uint32_t *raw) {
+  GDS_FOR_EACH_GROUP_CRC(128, copy128_avx2)
+}
+
+__attribute__((target("sse4.2"))) void stream_crc_sse(char *dst, const char *src, std::size_t groups,
+                                                      std::uint32_t *raw){GDS_FOR_EACH_GROUP_CRC(64, copy64_sse)}
+
+// With VPCLMULQDQ the checksum needs no second read at all: each page's
+// 64-byte vectors, already in registers for the copy, are folded into a
+// 512-bit accumulator with carry-less multiplies (fold by 512 bits: each
+// 128-bit lane L becomes L.first * (x^575 mod P) ^ L.second * (x^511 mod P),
+// congruent to L * x^512), and the accumulator's 64 bytes then go through the
+// crc32 instruction: the same raw CRC as the page's 4096 bytes.
+std::uint64_t reflected_x_pow_mod(unsigned n) {
+  std::uint64_t r = 1;  // x^n mod P, bit d = coefficient of x^d
+  for (unsigned i = 0; i < n; ++i) {
+    r <<= 1;
+    if (r >> 32) r ^= 0x11EDC6F41ull;
+  }
+  std::uint64_t out = 0;  // reflected in 64 bits: x^d at bit 63 - d
+  for (unsigned d = 0; d < 32; ++d)
+    if ((r >> d) & 1u) out |= std::uint64_t{1} << (63 - d);
+  return out;
+}
+const std::uint64_t kFoldFirst = reflected_x_pow_mod(512 + 64 - 1), kFoldSecond = reflected_x_pow_mod(512 - 1);
+
+__attribute__((target("avx512f,vpclmulqdq,sse4.2"))) inline __m512i fold(__m512i acc, __m512i k, __m512i data) {
+  const __m512i a = _mm512_clmulepi64_epi128(acc, k, 0x00), b = _mm512_clmulepi64_epi128(acc, k, 0x11);
+  return _mm512_ternarylogic_epi64(a, b, data, 0x96);  // a ^ b ^ data
+}
+
+// Every 128-bit lane: the first (low) qword's constant, then the second's.
+__attribute__((target("avx512f,vpclmulqdq,sse4.2"))) inline __m512i fold_constants() {
+  const auto first = static_cast<long long>(kFoldFirst), second = static_cast<long long>(kFoldSecond);
+  return _mm512_set_epi64(second, first, second, first, second, first, second, first);
+}
+
+__attribute__((target("avx512f,vpclmulqdq,sse4.2"))) inline std::uint32_t finish(__m512i acc) {
+  alignas(64) std::uint64_t w[8];
+  _mm512_store_si512(reinterpret_cast<__m512i *>(w), acc);
+  std::uint64_t c = 0;
+  for (std::uint64_t x : w) c = _mm_crc32_u64(c, x);
+  return static_cast<std::uint32_t>(c);
+}
+
+__attribute__((target("avx512f,vpclmulqdq,sse4.2"))) void stream_crc_vpclmul(char *dst, const char *src,
+                                                                             std::size_t groups, std::uint32_t *raw) {
+  const __m512i k = fold_constants();
+  for (std::size_t g = 0; g < groups; ++g, dst += kGroup, src += kGroup) {
+    __m512i acc[kStreams] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                             _mm512_setzero_si512()};
+    for (std::size_t off = 0; off < kPage; off += 256)
+      for (std::size_t p = 0; p < kStreams; ++p) {
+        const char *s = src + p * kPage + off;
+        char *d = dst + p * kPage + off;
+        const __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 64);
+        const __m512i c = _mm512_loadu_si512(s + 128), e = _mm512_loadu_si512(s + 192);
+        _mm512_stream_si512(reinterpret_cast<__m512i *>(d), a);
+        _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 64), b);
+        _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 128), c);
+        _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 192), e);
+        acc[p] = fold(fold(fold(fold(acc[p], k, a), k, b), k, c), k, e);
+      }
+    for (std::size_t p = 0; p < kStreams; ++p) raw[4 * g + p] = finish(acc[p]);
+  }
+}
+
+// One page alone (a block of 4 KiB or 8 KiB changed on its own).
+__attribute__((target("avx512f,vpclmulqdq,sse4.2"))) std::uint32_t page_crc_vpclmul(char *dst, const char *src) {
+  const __m512i k = fold_constants();
+  // Two accumulators over alternate 64-byte pieces (fold by 1024 bits would
+  // need other constants): instead, one chain, unrolled; the latency of a
+  // fold (a multiply and a ternary op) is what a 4 KiB page costs.
+  __m512i acc = _mm512_setzero_si512();
+  for (std::size_t off = 0; off < kPage; off += 64) {
+    const __m512i a = _mm512_loadu_si512(src + off);
+    _mm512_stream_si512(reinterpret_cast<__m512i *>(dst + off), a);
+    acc = fold(acc, k, a);
+  }
+  return finish(acc);
+}
+
+#undef GDS_FOR_EACH_GROUP_CRC
+#undef GDS_CRC_CHUNK
+
 using Stream = void (*)(char *, const char *, std::size_t);
 const Stream g_stream = __builtin_cpu_supports("avx512f") ? stream_avx512
                         : __builtin_cpu_supports("avx2")  ? stream_avx2
@@ -107,6 +266,42 @@ const Stream g_stream = __builtin_cpu_supports("avx512f") ? stream_avx512
 const Stream g_tail = __builtin_cpu_supports("avx512f") ? tail_avx512
                       : __builtin_cpu_supports("avx2")  ? tail_avx2
                                                         : tail_sse2;
+
+using StreamCrc = void (*)(char *, const char *, std::size_t, std::uint32_t *);
+// Without SSE4.2 (no crc32 instruction) blocks are copied, then checksummed.
+const bool kHasVpclmul =
+    __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("sse4.2");
+bool kVpclmul = kHasVpclmul;  // (not const: tests try every variant the processor has)
+StreamCrc g_stream_crc = !__builtin_cpu_supports("sse4.2")   ? nullptr
+                         : kVpclmul                          ? stream_crc_vpclmul
+                         : __builtin_cpu_supports("avx512f") ? stream_crc_avx512
+                         : __builtin_cpu_supports("avx2")    ? stream_crc_avx2
+                                                             : stream_crc_sse;
+
+// Joining page CRCs: the raw CRC register after a page P, starting from
+// state s, is raw(P, 0) ^ Z(s), where Z (the register's advance over 4096
+// zero bytes) is linear over GF(2); kZ holds it bytewise.
+using ZTable = std::array<std::array<std::uint32_t, 256>, 4>;
+ZTable make_z() {
+  static const unsigned char zeros[kPage] = {};
+  std::uint32_t basis[32];
+  // crc32c(d, n, c) = ~raw(d, ~c), so raw(zeros, e) = ~crc32c(zeros, n, ~e).
+  for (int i = 0; i < 32; ++i) basis[i] = ~core::crc32c(zeros, kPage, ~(std::uint32_t{1} << i));
+  ZTable z{};
+  for (int j = 0; j < 4; ++j)
+    for (std::uint32_t b = 0; b < 256; ++b) {
+      std::uint32_t v = 0;
+      for (int i = 0; i < 8; ++i)
+        if ((b >> i) & 1u) v ^= basis[8 * j + i];
+      z[static_cast<std::size_t>(j)][b] = v;
+    }
+  return z;
+}
+const ZTable kZ = make_z();
+
+std::uint32_t advance_page(std::uint32_t s) {
+  return kZ[0][s & 0xFF] ^ kZ[1][(s >> 8) & 0xFF] ^ kZ[2][(s >> 16) & 0xFF] ^ kZ[3][s >> 24];
+}
 
 }  // namespace
 
@@ -131,6 +326,100 @@ void copy_out(void *dst, const void *src, std::size_t n) {
   std::memcpy(d + lines * 64, s + lines * 64, n - lines * 64);
 }
 
+void copy_out_checksummed(void *dst, const void *src, std::size_t n, unsigned shift, std::uint32_t *crcs) {
+  auto *d = static_cast<char *>(dst);
+  const auto *s = static_cast<const char *>(src);
+  const std::size_t block = std::size_t{1} << shift;
+  if (g_stream_crc == nullptr || block < kPage || reinterpret_cast<std::uintptr_t>(d) % 64 != 0) {
+    // Block by block: each is checksummed while it is still in cache.
+    for (std::size_t at = 0; at < n; at += block) {
+      const std::size_t len = n - at < block ? n - at : block;
+      copy_out(d + at, s + at, len);
+      *crcs++ = core::crc32c(s + at, len);
+    }
+    return;
+  }
+  // Whole four-page groups fused; the raw page CRCs are joined into blocks.
+  std::uint32_t state = ~0u;  // raw register of the block being summed
+  std::size_t in_block = 0;   // its bytes so far
+  const auto close_block = [&] {
+    *crcs++ = ~state;
+    state = ~0u;
+    in_block = 0;
+  };
+  constexpr std::size_t kBatch = 64;  // groups per call: 256 page CRCs on the stack
+  std::uint32_t raw[4 * kBatch];
+  std::size_t groups = n / kGroup;
+  while (groups > 0) {
+    const std::size_t now = groups < kBatch ? groups : kBatch;
+    g_stream_crc(d, s, now, raw);
+    for (std::size_t i = 0; i < 4 * now; ++i) {
+      state = advance_page(state) ^ raw[i];
+      in_block += kPage;
+      if (in_block == block) close_block();
+    }
+    d += now * kGroup;
+    s += now * kGroup;
+    n -= now * kGroup;
+    groups -= now;
+  }
+  // Whole pages left (under one group), then the rest: copied, then summed
+  // block by block from cache.
+  while (kVpclmul && n >= kPage) {
+    state = advance_page(state) ^ page_crc_vpclmul(d, s);
+    in_block += kPage;
+    if (in_block == block) close_block();
+    d += kPage;
+    s += kPage;
+    n -= kPage;
+  }
+  copy_out(d, s, n);
+  while (n > 0) {
+    const std::size_t len = n < block - in_block ? n : block - in_block;
+    state = ~core::crc32c(s, len, ~state);
+    s += len;
+    n -= len;
+    in_block += len;
+    if (in_block == block) close_block();
+  }
+  if (in_block > 0) close_block();
+}
+
 void copy_out_fence() { _mm_sfence(); }
+
+int checksum_variants() { return 5; }
+
+bool use_checksum_variant(int variant) {
+  static const StreamCrc best = g_stream_crc;
+  static const bool best_vpclmul = kVpclmul;
+  const bool sse42 = __builtin_cpu_supports("sse4.2");
+  switch (variant) {
+    case 0:
+      g_stream_crc = best;
+      kVpclmul = best_vpclmul;
+      return true;
+    case 1:
+      if (!kHasVpclmul) return false;
+      g_stream_crc = stream_crc_vpclmul;
+      kVpclmul = true;
+      return true;
+    case 2:
+      if (!sse42 || !__builtin_cpu_supports("avx512f")) return false;
+      g_stream_crc = stream_crc_avx512;
+      break;
+    case 3:
+      if (!sse42 || !__builtin_cpu_supports("avx2")) return false;
+      g_stream_crc = stream_crc_avx2;
+      break;
+    case 4:
+      if (!sse42) return false;
+      g_stream_crc = stream_crc_sse;
+      break;
+    default:
+      return false;
+  }
+  kVpclmul = false;
+  return true;
+}
 
 }  // namespace gds::versions

@@ -28,6 +28,7 @@ struct Frozen {
   const std::string *label = nullptr;       // the version's label
   const std::string *next_label = nullptr;  // the current version's label once it exists
   BlockRuns changed;             // blocks that changed since the previous version
+  std::vector<std::uint32_t> crcs;  // per block, the CRC32C of the version's content (taken at freeze)
   const std::byte *memory = nullptr;  // this process's part: the version's content, unchanging during the phase
   std::uint64_t bytes = 0;       // of the part
   unsigned shift = 0;            // log2 of the block size

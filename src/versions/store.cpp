@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "core/crc32c.hpp"
 #include "core/log.hpp"
 #include "versions/copy.hpp"
 
@@ -60,10 +61,20 @@ constexpr std::uint64_t kNoVersion = ~std::uint64_t{0};
 constexpr std::uint64_t kSlabCap = std::uint64_t{1} << 30;
 
 std::uint64_t g_fail_memory_after = 0;
+std::uint64_t g_corrupt_block = 0;
+
+std::uint32_t crc_of_zeros(std::uint64_t n) {
+  static const std::byte zeros[4096] = {};
+  std::uint32_t c = 0;
+  for (; n > 0; n -= std::min<std::uint64_t>(n, sizeof zeros))
+    c = core::crc32c(zeros, static_cast<std::size_t>(std::min<std::uint64_t>(n, sizeof zeros)), c);
+  return c;
+}
 
 }  // namespace
 
 void inject_memory_failure(std::uint64_t after) { g_fail_memory_after = after; }
+void inject_corruption(std::uint64_t k) { g_corrupt_block = k; }
 
 Store::Store(MPI_Comm comm, int rank, unsigned shift, std::uint64_t local_bytes, Retention retention, bool prefault)
     : comm_(comm),
@@ -320,6 +331,7 @@ GDS_status_t Store::grow(const char *func, bool data_slab, std::uint64_t data, b
     if (!tables_kind) {
       slab->last.assign(slots, kNoVersion);
       slab->block.assign(slots, 0);
+      slab->crc.assign(slots, 0);
     }
     slab->free_bits.assign(words_for(slots), ~std::uint64_t{0});
     if (slots % 64 != 0) slab->free_bits.back() = (std::uint64_t{1} << (slots % 64)) - 1;
@@ -348,8 +360,10 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *t
         break;
       }
       populate(run);
-      copy_out(slot_memory(run.first), memory + (std::uint64_t{first} << shift_),
-               std::min(std::uint64_t{run.count} << shift_, local_bytes_ - (std::uint64_t{first} << shift_)));
+      // Each block's CRC32C is taken as it is copied.
+      copy_out_checksummed(slot_memory(run.first), memory + (std::uint64_t{first} << shift_),
+                           std::min(std::uint64_t{run.count} << shift_, local_bytes_ - (std::uint64_t{first} << shift_)),
+                           shift_, slabs_[slab_of(run.first)]->crc.data() + slot_of(run.first));
       for (std::uint32_t i = 0; i < run.count; ++i) pending_table_[first + i] = run.first + i;
       pending_runs_.push_back(run);
       first += run.count;
@@ -370,6 +384,19 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *t
   }
   *table_location = pending_table_slot_;
   copy_out_fence();
+  if (g_corrupt_block != 0 && dirty_count_ > 0) {  // GDS_FAULT_VERSION_CORRUPT: a latent error in the copy
+    std::uint64_t k = std::min<std::uint64_t>(g_corrupt_block, dirty_count_);
+    g_corrupt_block = 0;
+    for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
+      if (k == 0) return;
+      if (k > count) {
+        k -= count;
+        return;
+      }
+      *slot_memory(pending_table_[first + k - 1]) ^= std::byte{1};
+      k = 0;
+    });
+  }
   // Other processes read the slots one-sidedly once the version is announced.
   for (auto &slab : slabs_) GDS_TRY(slab->window.sync(func));
   return GDS_STATUS_OK;
@@ -475,6 +502,35 @@ void Store::drop_oldest(std::uint64_t count) {
     retired_.pop_front();
     versions_.pop_front();
   }
+}
+
+std::uint32_t Store::stored_crc(SlotRef r, std::uint32_t b) const {
+  if (r != kZero) return slabs_[slab_of(r)]->crc[slot_of(r)];
+  if (!zero_crc_known_) {
+    zero_crc_[0] = crc_of_zeros(std::min(block_bytes(), local_bytes_));
+    zero_crc_[1] = nblocks_ > 0 ? crc_of_zeros(bytes_of_block(nblocks_ - 1)) : 0;
+    zero_crc_known_ = true;
+  }
+  return zero_crc_[b + 1 == nblocks_ ? 1 : 0];
+}
+
+std::vector<std::uint32_t> Store::pending_crcs() const {
+  std::vector<std::uint32_t> crcs(nblocks_);
+  for (std::uint32_t b = 0; b < nblocks_; ++b) crcs[b] = stored_crc(pending_table_[b], b);
+  return crcs;
+}
+
+std::vector<std::uint32_t> Store::verify(const Version &v, const std::vector<std::uint64_t> &wanted) const {
+  std::vector<std::uint32_t> bad;
+  const SlotRef *table = local_table(v);
+  if (table == nullptr) return bad;
+  for (std::uint32_t b = 0; b < nblocks_; ++b) {
+    if (!wanted.empty() && ((wanted[b >> 6] >> (b & 63)) & 1u) == 0) continue;
+    const SlotRef r = table[b];
+    if (r == kZero) continue;  // the zero block takes no memory that could change
+    if (core::crc32c(slot_memory(r), bytes_of_block(b)) != slabs_[slab_of(r)]->crc[slot_of(r)]) bad.push_back(b);
+  }
+  return bad;
 }
 
 void Store::restore(const Version &v, std::byte *memory) {

@@ -117,6 +117,16 @@ class Store {
   // Drops the `count` oldest versions (never the newest).
   void drop_oldest(std::uint64_t count);
 
+  // --- checksums ------------------------------------------------------------------
+  // Every data slot keeps the CRC32C of its block, taken as freeze() copied it.
+  // The CRC32C of block b's content as slot r (kZero: the all-zero block) holds it.
+  [[nodiscard]] std::uint32_t stored_crc(SlotRef r, std::uint32_t b) const;
+  // Per block, the CRC32C of the version freeze() made and commit() has not yet taken.
+  [[nodiscard]] std::vector<std::uint32_t> pending_crcs() const;
+  // The blocks of version v (those set in `wanted`, a bit per block; every
+  // block if it is empty) whose stored bytes no longer match their checksum.
+  [[nodiscard]] std::vector<std::uint32_t> verify(const Version &v, const std::vector<std::uint64_t> &wanted) const;
+
   // --- GDS_version_restore ---------------------------------------------------------
   // Copies into `memory` every block that differs between `v` and the
   // current content (dirty, or base differing from v's table).
@@ -157,6 +167,7 @@ class Store {
     std::vector<std::uint64_t> free_bits;  // per slot: 1 = free
     std::vector<std::uint64_t> last;       // per data slot: index of the newest version containing it
     std::vector<std::uint32_t> block;      // per data slot: the block whose content it holds
+    std::vector<std::uint32_t> crc;        // per data slot: CRC32C of its content, taken at freeze
   };
   // A run of consecutive slots of one slab.
   struct Run {
@@ -209,12 +220,19 @@ class Store {
   std::uint64_t failed_bytes_ = 0;
   std::deque<Version> versions_;              // retained, oldest first
   std::vector<std::uint64_t> numbers_;        // every number ever frozen, ascending
+  mutable std::uint32_t zero_crc_[2] = {};    // CRC32C of an all-zero block: whole, and the last (shorter) one
+  mutable bool zero_crc_known_ = false;
 
   // A version being made by freeze(), until commit() or abandon().
   std::vector<SlotRef> pending_table_;
   std::vector<Run> pending_runs_;  // data slots taken for it
   SlotRef pending_table_slot_ = kZero;
 };
+
+// Fault injection (GDS_inject_fault, GDS_FAULT_VERSION_CORRUPT): the next
+// freeze on this process flips a bit of the stored copy of its `k`-th changed
+// block (the last if it has fewer), after checksumming it; 0 cancels.
+void inject_corruption(std::uint64_t k);
 
 // Fault injection (GDS_inject_fault): the `after`-th next growth of a version
 // store on this process gets no memory; 0 cancels.

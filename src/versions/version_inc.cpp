@@ -210,6 +210,7 @@ GDS_status_t persist(const char *func, Array &a, GDS_status_t local, std::uint64
   v.label = &s.label;
   v.next_label = &new_label;
   v.changed = s.store->dirty_runs();
+  v.crcs = s.store->pending_crcs();
   v.memory = rma::state(a).base;
   v.bytes = s.store->local_bytes();
   v.shift = s.store->shift();
