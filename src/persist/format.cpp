@@ -13,6 +13,9 @@ constexpr char kRecordMagic[8] = {'G', 'D', 'S', 'D', 'O', 'N', 'E', '\n'};
 constexpr char kParityMagic[8] = {'G', 'D', 'S', 'X', 'O', 'R', 'P', '\n'};
 constexpr std::uint32_t kFull = 1;
 constexpr std::uint64_t kMaxLabel = 65536;
+// Longer than any file GDS writes (a part of at most 2^32 blocks of 64 MiB, and its list): lengths
+// above it are damage, and the arithmetic on lengths below it cannot overflow.
+constexpr std::uint64_t kMaxFileBytes = std::uint64_t{1} << 60;
 
 void put32(std::byte *p, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
@@ -209,6 +212,7 @@ std::string parse_parity(std::span<const std::byte> file, ParityHeader *out, std
   std::uint64_t longest = 0;
   for (std::uint32_t i = 0; i < out->set_size; ++i) {
     out->lengths[i] = get64(p + kParityHeaderBytes + 8 * i);
+    if (out->lengths[i] > kMaxFileBytes) return "member file length out of range";
     longest = std::max(longest, out->lengths[i]);
   }
   if (out->chunk != parity_chunk(longest, out->set_size)) return "chunk size does not fit the lengths";
