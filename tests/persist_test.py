@@ -5,7 +5,8 @@ every process has a failure group and a cache directory of its own.
 
   persist_test.py --mpiexec M --app A --np N [--kill-seconds S] [--seed X] [suite ...]
 
-Suites: roundtrip, lost, corrupt, kill, config, scr (default: all).
+Suites: roundtrip, lost, corrupt, kill, config, scr, gvr (default: all; gvr
+needs --gvr-app, an unchanged GVR 1.0 program configured by SCR_* alone).
 Every job is bounded by a timeout; the kill suite runs random kill points for
 --kill-seconds and prints its seed (--seed replays it)."""
 import argparse
@@ -24,10 +25,11 @@ ap.add_argument("--app", required=True)
 ap.add_argument("--np", type=int, required=True)
 ap.add_argument("--kill-seconds", type=float, default=40)
 ap.add_argument("--seed", type=int, default=None)
+ap.add_argument("--gvr-app", default=None)
 ap.add_argument("suites", nargs="*")
 args = ap.parse_args()
 NP = args.np
-SUITES = args.suites or ["roundtrip", "lost", "corrupt", "kill", "config", "scr"]
+SUITES = args.suites or ["roundtrip", "lost", "corrupt", "kill", "config", "scr"] + (["gvr"] if args.gvr_app else [])
 failures = []
 runs = 0
 root = tempfile.mkdtemp(prefix="gds-persist-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
@@ -48,27 +50,27 @@ def env_for(base, copy, extra=None):
     return env
 
 
-def run(what, argv, env, expect_ok=True, kill_env=None, victim=None, timeout=240):
+def run(what, argv, env, expect_ok=True, kill_env=None, victim=None, timeout=240, app=None, marker="persist_app: ok"):
     """Runs the app on NP processes; kill_env goes to `victim` (None: all)."""
     global runs
     runs += 1
     cmd = [args.mpiexec]
     if kill_env and victim is not None:
         for r in range(NP):
-            cmd += ["-n", "1"] + (["-env", "GDS_TEST_KILL", kill_env] if r == victim else []) + [args.app] + argv
+            cmd += ["-n", "1"] + (["-env", "GDS_TEST_KILL", kill_env] if r == victim else []) + [app or args.app] + argv
             if r + 1 < NP:
                 cmd.append(":")
     else:
         if kill_env:
             env = dict(env, GDS_TEST_KILL=kill_env)
-        cmd += ["-n", str(NP), args.app] + argv
+        cmd += ["-n", str(NP), app or args.app] + argv
     try:
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         failures.append(f"{what}: timed out after {timeout} s")
         print(f"FAIL {what}: timeout", flush=True)
         return None
-    ok = p.returncode == 0 and "persist_app: ok" in p.stdout
+    ok = p.returncode == 0 and marker in p.stdout
     if expect_ok and not ok:
         failures.append(what)
         print(f"FAIL {what}: exit {p.returncode}\n  cmd: {' '.join(cmd)}\n{p.stdout}{p.stderr}", flush=True)
@@ -266,6 +268,26 @@ def scr():
         failures.append("scr: SCR_CACHE_BASE/SCR_JOB_ID not used")
     # The same job id restarts without GDS_RESTART (as SCR does); SCR_CACHE_SIZE=3 from the file.
     run("scr: restart", ["check", "2", "row", "alloc", str(V), str(V - 1)], env)
+
+
+def gvr():
+    """An unchanged GVR 1.0 program (tests/gvr_app.c: GVR calls only, no info
+    keys) under a job script that sets SCR_* variables only: it is killed
+    before version 5, and the rerun with the same SCR_JOB_ID goes on from
+    version 5 with the older versions readable; another job id starts afresh."""
+    base = fresh_base("gvr")
+    conf = os.path.join(root, "gvr.conf")
+    with open(conf, "w") as f:
+        f.write("SCR_CACHE_SIZE=4\n")
+    env = {k: v for k, v in env_for(base, None).items() if not k.startswith("GDS_")}
+    env.update({"SCR_CACHE_BASE": base, "SCR_JOB_ID": "gvr1", "SCR_CONF_FILE": conf, "SCR_COPY_TYPE": "LOCAL"})
+    p = run("gvr: killed before version 5", ["8", "5", "0"], env, expect_ok=False, app=args.gvr_app,
+            marker="gvr_app: ok")
+    if p is not None and p.returncode == 0:
+        failures.append("gvr: the job was not killed")
+    run("gvr: rerun goes on from version 5", ["8", "0", "5"], env, app=args.gvr_app, marker="gvr_app: ok")
+    run("gvr: another job id starts afresh", ["3", "0", "0"], dict(env, SCR_JOB_ID="gvr2"), app=args.gvr_app,
+        marker="gvr_app: ok")
 
 
 try:
