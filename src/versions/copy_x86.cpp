@@ -34,43 +34,48 @@ constexpr std::size_t kGroup = kStreams * kPage;
     for (std::size_t off = 0; off < kPage; off += (chunk))               \
       for (std::size_t p = 0; p < kStreams; ++p)
 
+// One chunk of one page: loaded, then stored around the cache.
+__attribute__((target("avx512f"))) inline void copy256_avx512(char *d, const char *s) {
+  const __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 64);
+  const __m512i c = _mm512_loadu_si512(s + 128), e = _mm512_loadu_si512(s + 192);
+  _mm512_stream_si512(reinterpret_cast<__m512i *>(d), a);
+  _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 64), b);
+  _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 128), c);
+  _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 192), e);
+}
+
+__attribute__((target("avx2"))) inline void copy128_avx2(char *d, const char *s) {
+  const auto *v = reinterpret_cast<const __m256i *>(s);
+  auto *o = reinterpret_cast<__m256i *>(d);
+  const __m256i a = _mm256_loadu_si256(v), b = _mm256_loadu_si256(v + 1);
+  const __m256i c = _mm256_loadu_si256(v + 2), e = _mm256_loadu_si256(v + 3);
+  _mm256_stream_si256(o, a);
+  _mm256_stream_si256(o + 1, b);
+  _mm256_stream_si256(o + 2, c);
+  _mm256_stream_si256(o + 3, e);
+}
+
+inline void copy64_sse(char *d, const char *s) {
+  const auto *v = reinterpret_cast<const __m128i *>(s);
+  auto *o = reinterpret_cast<__m128i *>(d);
+  const __m128i a = _mm_loadu_si128(v), b = _mm_loadu_si128(v + 1);
+  const __m128i c = _mm_loadu_si128(v + 2), e = _mm_loadu_si128(v + 3);
+  _mm_stream_si128(o, a);
+  _mm_stream_si128(o + 1, b);
+  _mm_stream_si128(o + 2, c);
+  _mm_stream_si128(o + 3, e);
+}
+
 __attribute__((target("avx512f"))) void stream_avx512(char *dst, const char *src, std::size_t groups) {
-  GDS_FOR_EACH_CHUNK(256) {
-    const char *s = src + p * kPage + off;
-    char *d = dst + p * kPage + off;
-    const __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 64);
-    const __m512i c = _mm512_loadu_si512(s + 128), e = _mm512_loadu_si512(s + 192);
-    _mm512_stream_si512(reinterpret_cast<__m512i *>(d), a);
-    _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 64), b);
-    _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 128), c);
-    _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 192), e);
-  }
+  GDS_FOR_EACH_CHUNK(256) copy256_avx512(dst + p * kPage + off, src + p * kPage + off);
 }
 
 __attribute__((target("avx2"))) void stream_avx2(char *dst, const char *src, std::size_t groups) {
-  GDS_FOR_EACH_CHUNK(128) {
-    const auto *v = reinterpret_cast<const __m256i *>(src + p * kPage + off);
-    auto *o = reinterpret_cast<__m256i *>(dst + p * kPage + off);
-    const __m256i a = _mm256_loadu_si256(v), b = _mm256_loadu_si256(v + 1);
-    const __m256i c = _mm256_loadu_si256(v + 2), e = _mm256_loadu_si256(v + 3);
-    _mm256_stream_si256(o, a);
-    _mm256_stream_si256(o + 1, b);
-    _mm256_stream_si256(o + 2, c);
-    _mm256_stream_si256(o + 3, e);
-  }
+  GDS_FOR_EACH_CHUNK(128) copy128_avx2(dst + p * kPage + off, src + p * kPage + off);
 }
 
 void stream_sse2(char *dst, const char *src, std::size_t groups) {
-  GDS_FOR_EACH_CHUNK(64) {
-    const auto *v = reinterpret_cast<const __m128i *>(src + p * kPage + off);
-    auto *o = reinterpret_cast<__m128i *>(dst + p * kPage + off);
-    const __m128i a = _mm_loadu_si128(v), b = _mm_loadu_si128(v + 1);
-    const __m128i c = _mm_loadu_si128(v + 2), e = _mm_loadu_si128(v + 3);
-    _mm_stream_si128(o, a);
-    _mm_stream_si128(o + 1, b);
-    _mm_stream_si128(o + 2, c);
-    _mm_stream_si128(o + 3, e);
-  }
+  GDS_FOR_EACH_CHUNK(64) copy64_sse(dst + p * kPage + off, src + p * kPage + off);
 }
 
 #undef GDS_FOR_EACH_CHUNK
@@ -136,37 +141,6 @@ void tail_sse2(char *dst, const char *src, std::size_t lines) {
     raw[4 * g + 2] = static_cast<std::uint32_t>(c2);                                                     \
     raw[4 * g + 3] = static_cast<std::uint32_t>(c3);                                                     \
   }
-
-__attribute__((target("avx512f,sse4.2"))) inline void copy256_avx512(char *d, const char *s) {
-  const __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 64);
-  const __m512i c = _mm512_loadu_si512(s + 128), e = _mm512_loadu_si512(s + 192);
-  _mm512_stream_si512(reinterpret_cast<__m512i *>(d), a);
-  _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 64), b);
-  _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 128), c);
-  _mm512_stream_si512(reinterpret_cast<__m512i *>(d + 192), e);
-}
-
-__attribute__((target("avx2,sse4.2"))) inline void copy128_avx2(char *d, const char *s) {
-  const auto *v = reinterpret_cast<const __m256i *>(s);
-  auto *o = reinterpret_cast<__m256i *>(d);
-  const __m256i a = _mm256_loadu_si256(v), b = _mm256_loadu_si256(v + 1);
-  const __m256i c = _mm256_loadu_si256(v + 2), e = _mm256_loadu_si256(v + 3);
-  _mm256_stream_si256(o, a);
-  _mm256_stream_si256(o + 1, b);
-  _mm256_stream_si256(o + 2, c);
-  _mm256_stream_si256(o + 3, e);
-}
-
-__attribute__((target("sse4.2"))) inline void copy64_sse(char *d, const char *s) {
-  const auto *v = reinterpret_cast<const __m128i *>(s);
-  auto *o = reinterpret_cast<__m128i *>(d);
-  const __m128i a = _mm_loadu_si128(v), b = _mm_loadu_si128(v + 1);
-  const __m128i c = _mm_loadu_si128(v + 2), e = _mm_loadu_si128(v + 3);
-  _mm_stream_si128(o, a);
-  _mm_stream_si128(o + 1, b);
-  _mm_stream_si128(o + 2, c);
-  _mm_stream_si128(o + 3, e);
-}
 
 __attribute__((target("avx512f,sse4.2"))) void stream_crc_avx512(char *dst, const char *src, std::size_t groups,
                                                                  std::uint32_t *raw) {
