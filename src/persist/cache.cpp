@@ -40,7 +40,7 @@ unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>
 
 Places places(Array &a) {
   ArrayState &s = state(a);
-  return Places{a.communicator(), a.rank, a.nprocs, s.group_of, s.dir};
+  return Places{a.communicator(), a.rank, a.nprocs, s.group_of, s.dir, s.spares};
 }
 
 std::string group_dir(const ArrayState &s, int group) {
@@ -54,10 +54,10 @@ GDS_status_t remote(const char *func) {
   return core::fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
 }
 
-// Every file of version n this process holds.
+// Every file of version n this process holds (the data files kept as spares).
 void remove_version(ArrayState &s, std::uint64_t n) {
   remove_file(record_path(s.dir, n));
-  remove_file(version_path(s.dir, n));
+  s.spares->keep(version_path(s.dir, n));
   if (s.scheme) s.scheme->remove(n);
 }
 
@@ -91,6 +91,10 @@ std::size_t remove_others(ArrayState &s, const std::set<std::uint64_t> &keep) {
   }
   return removed;
 }
+
+// Spare files per directory: what one dropped full version frees (its own
+// file, and a PARTNER copy or XOR parity).
+constexpr std::size_t kSpares = 4;
 
 class Cache final : public versions::Level {
  public:
@@ -186,7 +190,7 @@ class Cache final : public versions::Level {
         pieces.assign(1, iovec{s.buffer.data(), s.buffer.size()});
       }
     }
-    if (status == GDS_STATUS_OK) status = write_file(func, version_path(s.dir, n), pieces);
+    if (status == GDS_STATUS_OK) status = s.spares->write(func, version_path(s.dir, n), pieces);
     if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
       remove_version(s, n);
       return agreed;
@@ -463,6 +467,7 @@ GDS_status_t open_cache(const char *func, Array &a) {
                         "below 2)",
                         ull(s.set_size), ull(ngroups));
   s.dir = group_dir(s, mine) + "/" + s.name + "/r" + std::to_string(a.rank);
+  s.spares = std::make_shared<Spares>(s.dir, kSpares);
   if (status == GDS_STATUS_OK) status = make_dirs(func, s.dir);
   if (status == GDS_STATUS_OK && !writable_dir(s.dir))
     status = core::fail(GDS_STATUS_IO_ERROR, func, "the cache directory %s is not writable", s.dir.c_str());

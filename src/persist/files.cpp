@@ -78,16 +78,75 @@ GDS_status_t make_dirs(const char *func, const std::string &path) {
   return GDS_STATUS_OK;
 }
 
-GDS_status_t write_file(const char *func, const std::string &path, const std::vector<iovec> &pieces) {
-  File f(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (!f.is_open()) return io_fail(func, "cannot create", path, errno);
+namespace {
+
+// Writes the pieces from offset 0 of the open file and cuts it after them.
+GDS_status_t fill(const char *func, File f, const std::string &path, const std::vector<iovec> &pieces) {
   int err = 0;
-  if (!write_all(f.get(), pieces, &err)) {
+  std::uint64_t total = 0;
+  for (const iovec &p : pieces) total += p.iov_len;
+  bool ok = write_all(f.get(), pieces, &err);
+  if (ok && ::ftruncate(f.get(), static_cast<off_t>(total)) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
     remove_file(path);  // what a full disk left half-written
     return io_fail(func, "cannot write", path, err);
   }
   if (::fsync(f.get()) != 0) return io_fail(func, "cannot fsync", path, errno);
   return GDS_STATUS_OK;
+}
+
+}  // namespace
+
+GDS_status_t write_file(const char *func, const std::string &path, const std::vector<iovec> &pieces) {
+  File f(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!f.is_open()) return io_fail(func, "cannot create", path, errno);
+  return fill(func, std::move(f), path, pieces);
+}
+
+void Spares::keep(const std::string &path) {
+  struct stat st {};
+  if (pool_.size() < limit_ && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    const std::string spare = dir_ + "/spare" + std::to_string(next_++);
+    if (::rename(path.c_str(), spare.c_str()) == 0) {
+      pool_.push_back(Spare{spare, static_cast<std::uint64_t>(st.st_size)});
+      return;
+    }
+  }
+  remove_file(path);
+}
+
+GDS_status_t Spares::write(const char *func, const std::string &path, const std::vector<iovec> &pieces) {
+  std::uint64_t total = 0;
+  for (const iovec &p : pieces) total += p.iov_len;
+  // The smallest spare that holds the file, else the largest.
+  std::size_t best = pool_.size();
+  for (std::size_t i = 0; i < pool_.size(); ++i) {
+    if (best == pool_.size()) {
+      best = i;
+      continue;
+    }
+    const bool fits = pool_[i].bytes >= total, best_fits = pool_[best].bytes >= total;
+    if (fits ? !best_fits || pool_[i].bytes < pool_[best].bytes : !best_fits && pool_[i].bytes > pool_[best].bytes)
+      best = i;
+  }
+  if (best == pool_.size()) return write_file(func, path, pieces);
+  const std::string spare = pool_[best].path;
+  pool_.erase(pool_.begin() + static_cast<std::ptrdiff_t>(best));
+  if (::rename(spare.c_str(), path.c_str()) != 0) {
+    remove_file(spare);
+    return write_file(func, path, pieces);
+  }
+  File f(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!f.is_open()) return io_fail(func, "cannot open", path, errno);
+  return fill(func, std::move(f), path, pieces);
+}
+
+void Spares::clear() {
+  for (const Spare &s : pool_) remove_file(s.path);
+  pool_.clear();
 }
 
 GDS_status_t write_file_atomically(const char *func, const std::string &path, const std::vector<iovec> &pieces) {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gds_types.h"
@@ -49,5 +50,34 @@ void remove_file(const std::string &path);
 std::vector<std::string> list_dir(const std::string &path);
 // Whether `path` is a directory this process can create files in.
 bool writable_dir(const std::string &path);
+
+// The files of dropped versions, kept in a directory under spare names
+// ("spare<k>") and written over by the next files instead of new ones: a
+// file written over its own pages needs no page or block allocation, which
+// on tmpfs is most of the cost of writing a new file (3x on the test
+// machine). At most `limit` spares; restart and GDS_free remove them.
+class Spares {
+ public:
+  Spares(std::string dir, std::size_t limit) : dir_(std::move(dir)), limit_(limit) {}
+  ~Spares() = default;
+  Spares(const Spares &) = delete;
+  Spares &operator=(const Spares &) = delete;
+  // Moves the file at `path` into the pool, or removes it when the pool is full.
+  void keep(const std::string &path);
+  // As write_file, over a spare when there is one (the best fit).
+  GDS_status_t write(const char *func, const std::string &path, const std::vector<iovec> &pieces);
+  // Removes every spare.
+  void clear();
+
+ private:
+  struct Spare {
+    std::string path;
+    std::uint64_t bytes;
+  };
+  std::string dir_;
+  std::size_t limit_;
+  std::vector<Spare> pool_;
+  std::uint64_t next_ = 0;
+};
 
 }  // namespace gds::persist

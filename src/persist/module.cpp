@@ -103,6 +103,7 @@ class Persist final : public core::Module {
   GDS_status_t detach(const char *, core::Array &a) override {
     ArrayState &s = state(a);
     if (s.scheme) s.scheme->release();
+    if (s.spares) s.spares->clear();
     return GDS_STATUS_OK;
   }
 

@@ -63,7 +63,7 @@ class Partner final : public Scheme {
     rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", rc);
     for (std::size_t i = 0; i < holders_.size(); ++i)
-      GDS_TRY(write_file(func, partner_path(p_.dir, holders_[i], n), {{inbox_[i].data(), inbox_[i].size()}}));
+      GDS_TRY(p_.spares->write(func, partner_path(p_.dir, holders_[i], n), {{inbox_[i].data(), inbox_[i].size()}}));
     return GDS_STATUS_OK;
   }
 
@@ -103,7 +103,7 @@ class Partner final : public Scheme {
   }
 
   void remove(std::uint64_t n) override {
-    for (const int q : holders_) remove_file(partner_path(p_.dir, q, n));
+    for (const int q : holders_) p_.spares->keep(partner_path(p_.dir, q, n));
   }
   [[nodiscard]] int tolerance() const override { return 1; }
 

@@ -15,6 +15,7 @@
 
 #include "core/mpi_handles.hpp"
 #include "gds_types.h"
+#include "persist/files.hpp"
 #include "persist/format.hpp"
 
 namespace gds::persist {
@@ -25,6 +26,7 @@ struct Places {
   int rank = 0, nprocs = 0;
   std::vector<int> group_of;      // per rank
   std::string dir;                // this process's
+  std::shared_ptr<Spares> spares;  // files of dropped versions in `dir`, to write over
 };
 
 inline std::string version_path(const std::string &dir, std::uint64_t n) { return dir + "/v" + std::to_string(n) + ".gdsv"; }

@@ -56,6 +56,7 @@ struct ArrayState final : core::ArrayState {
   std::string name, base;
   // From attach.
   std::string dir;             // this process's directory
+  std::shared_ptr<Spares> spares;  // in it
   std::vector<int> group_of;   // per rank of the array's communicator
   std::unique_ptr<Scheme> scheme;
   std::uint64_t signature = 0;

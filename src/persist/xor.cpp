@@ -70,7 +70,7 @@ class Xor final : public Scheme {
     h.lengths = lengths;
     h.parity_crc = core::crc32c(in_.data(), c);
     std::vector<std::byte> head = encode_parity_head(h);
-    return write_file(func, parity_path(p_.dir, n), {{head.data(), head.size()}, {in_.data(), c}});
+    return p_.spares->write(func, parity_path(p_.dir, n), {{head.data(), head.size()}, {in_.data(), c}});
   }
 
   GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
@@ -135,7 +135,7 @@ class Xor final : public Scheme {
     return GDS_STATUS_OK;
   }
 
-  void remove(std::uint64_t n) override { remove_file(parity_path(p_.dir, n)); }
+  void remove(std::uint64_t n) override { p_.spares->keep(parity_path(p_.dir, n)); }
   void release() override { set_.reset(); }
   [[nodiscard]] int tolerance() const override { return 1; }
 
