@@ -13,6 +13,15 @@
 MODULE GDS_C_INTERFACES
   USE, INTRINSIC :: ISO_C_BINDING
   IMPLICIT NONE
+  ! GDS_restart_info_t (gds_version.h), re-exported by MODULE GDS.
+  TYPE, BIND(C) :: GDS_RESTART_INFO_T
+    INTEGER(C_INT) :: restarted          ! 1 if the array started from persisted versions
+    INTEGER(C_INT) :: level              ! GDS_LEVEL_CACHE when restarted, else GDS_LEVEL_NONE
+    INTEGER(C_INT64_T) :: version        ! the newest complete version: the current content equals it
+    INTEGER(C_INT64_T) :: versions       ! persisted versions made navigable again
+    INTEGER(C_INT) :: rebuilt_processes  ! processes whose files were rebuilt from PARTNER or XOR
+    INTEGER(C_INT64_T) :: rebuilt_files  ! version files rebuilt
+  END TYPE
   INTERFACE
     INTEGER(C_INT) FUNCTION c_init(requested, provided, world, root) BIND(C, NAME="gdsf90_init")
       IMPORT :: C_INT, C_PTR
@@ -197,6 +206,17 @@ MODULE GDS_C_INTERFACES
       TYPE(C_PTR), VALUE :: gds
       INTEGER(C_INT64_T), VALUE :: version
     END FUNCTION
+    INTEGER(C_INT) FUNCTION c_version_verify(gds, version, lo, hi) BIND(C, NAME="GDS_version_verify")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+      INTEGER(C_INT64_T), VALUE :: version
+      INTEGER(C_INT64_T), INTENT(IN), OPTIONAL :: lo(*), hi(*)
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_get_restart_info(gds, info) BIND(C, NAME="GDS_get_restart_info")
+      IMPORT :: C_INT, C_PTR, GDS_RESTART_INFO_T
+      TYPE(C_PTR), VALUE :: gds
+      TYPE(GDS_RESTART_INFO_T), INTENT(OUT) :: info
+    END FUNCTION
     INTEGER(C_INT) FUNCTION c_define_error_attr_key(name, name_size, value_type, new_key) &
         BIND(C, NAME="GDS_define_error_attr_key")
       IMPORT :: C_INT, C_INT64_T, C_CHAR
@@ -378,6 +398,7 @@ MODULE GDS
   INTEGER, PARAMETER :: GDS_FAULT_NONE = 0, GDS_FAULT_RMA = 1, GDS_FAULT_VERSION_MEMORY = 2, &
     GDS_FAULT_VERSION_PHASE = 3, GDS_FAULT_MEMORY_SYNC = 4, &
     GDS_FAULT_VERSION_CORRUPT = 5
+  INTEGER, PARAMETER :: GDS_LEVEL_NONE = 0, GDS_LEVEL_CACHE = 1
   TYPE(C_PTR), PARAMETER :: GDS_ERROR_NULL = C_NULL_PTR, GDS_ERROR_PRED_NULL = C_NULL_PTR, &
     GDS_ERROR_PRED_TERM_NULL = C_NULL_PTR
 
@@ -412,7 +433,8 @@ MODULE GDS
     c_get_access_buffer_type, c_get_access_buffer_ld, c_release, c_distribution, c_locate, &
     c_status_string, c_last_error_message, c_strlen, c_version_inc, c_get_version_number, &
     c_get_version_label, c_move_to_newest, c_move_to_next, c_move_to_prev, c_version_dec, c_descriptor_clone, &
-    c_version_restore, c_define_error_attr_key, c_create_error_descriptor, c_free_error_descriptor, &
+    c_version_restore, c_version_verify, c_get_restart_info, c_define_error_attr_key, c_create_error_descriptor, &
+    c_free_error_descriptor, &
     c_add_error_attr, c_get_error_attr, c_get_error_attr_len, c_create_error_pred, c_free_error_pred, &
     c_create_error_pred_term, c_free_error_pred_term, c_add_error_pred_term, c_register_handler, &
     c_register_global_handler, c_register_check, c_register_global_check, c_raise_local, c_raise_global, &
@@ -687,6 +709,25 @@ CONTAINS
     INTEGER(8), INTENT(IN) :: version
     INTEGER, INTENT(OUT) :: status
     status = c_version_restore(gds, version)
+  END SUBROUTINE
+
+  ! GDS extension: checks a retained version against the checksums taken when it was made
+  ! (collective): all of it, or the blocks holding the box lo_index..hi_index (both or neither).
+  ! GDS_STATUS_CORRUPT on every process if any block differs (raised on its owner).
+  SUBROUTINE GDS_VERSION_VERIFY(gds, version, status, lo_index, hi_index)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER(8), INTENT(IN) :: version
+    INTEGER, INTENT(OUT) :: status
+    INTEGER(8), DIMENSION(*), INTENT(IN), OPTIONAL :: lo_index, hi_index
+    status = c_version_verify(gds, version, lo_index, hi_index)
+  END SUBROUTINE
+
+  ! GDS extension: what GDS_ALLOC/GDS_CREATE found of the array's persisted versions.
+  SUBROUTINE GDS_GET_RESTART_INFO(gds, info, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    TYPE(GDS_RESTART_INFO_T), INTENT(OUT) :: info
+    INTEGER, INTENT(OUT) :: status
+    status = c_get_restart_info(gds, info)
   END SUBROUTINE
 
   ! ---- Open Resilience (GVR 1.0, 6.4.2) -------------------------------------------------

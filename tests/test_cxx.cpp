@@ -268,6 +268,48 @@ TEST_F(Cxx, VersionsAndNavigation) {
   a.fence();
 }
 
+// Checksums and restart information through the C++ API.
+TEST_F(Cxx, VerifyAndRestartInfo) {
+  const index_t n = 8 * static_cast<index_t>(nprocs);
+  auto a = gds::array<double>::alloc({n});
+  std::vector<double> v(n, 2.5);
+  if (rank == 0) a.put(v, box({0}, {n - 1}));
+  a.wait();
+  a.version_inc();
+  a.verify(0);
+  a.verify(0, box({0}, {0}));
+  // Version 1 made with a latent error in the first block rank 0 copies.
+  std::fill(v.begin(), v.end(), 3.5);
+  if (rank == 0) a.put(v, box({0}, {n - 1}));
+  a.fence();
+  if (rank == 0) {
+    ASSERT_EQ(GDS_inject_fault(GDS_FAULT_VERSION_CORRUPT, 1), GDS_STATUS_OK);
+  }
+  a.version_inc();
+  for (const bool whole : {true, false}) {
+    try {
+      if (whole)
+        a.verify(1);
+      else
+        a.verify(1, box({0}, {0}));  // rank 0's first element is in the damaged block
+      ADD_FAILURE() << "no exception, whole=" << whole;
+    } catch (const gds::error &e) {
+      EXPECT_EQ(e.status(), GDS_STATUS_CORRUPT);
+    }
+  }
+  a.verify(0);  // the older version is whole
+  try {
+    a.verify(1, box({0, 0}, {0, 0}));
+    ADD_FAILURE() << "no exception";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_INVALID_NDIMS);
+  }
+  const GDS_restart_info_t info = a.restart_info();
+  EXPECT_EQ(info.restarted, 0);
+  EXPECT_EQ(info.level, GDS_LEVEL_NONE);
+  a.fence();
+}
+
 // Open Resilience with capturing lambdas: descriptors and predicates typed by
 // their keys, a local handler that repairs from a version, a global handler
 // and a check, exceptions turned into statuses.

@@ -81,6 +81,7 @@ PROGRAM TEST_FORTRAN
   DOUBLE PRECISION, POINTER :: block(:, :)
   INTEGER :: stat, provided, rank, np, owner, owns, i, j, failures, all_failures, flag, kind, ierr
   INTEGER, TARGET :: type_handle
+  TYPE(GDS_RESTART_INFO_T) :: restart
   CHARACTER(80) :: text
   CHARACTER, POINTER :: label(:)
 
@@ -216,6 +217,21 @@ PROGRAM TEST_FORTRAN
   CALL GDS_PUT(C_LOC(put_buf), [0_8], [1_8], [1_8], h, stat)
   CALL CHECK(stat == GDS_STATUS_NOT_CURRENT, "writes need the current version")
   CALL GDS_FREE(h, stat)
+  ! Checksums: version 0 is whole, then a version made with a latent error on rank 0.
+  CALL GDS_VERSION_VERIFY(g, 0_8, stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_VERSION_VERIFY of a whole version")
+  CALL GDS_VERSION_VERIFY(g, 0_8, stat, [1_8], [1_8])
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_VERSION_VERIFY of a box")
+  CALL GDS_GET_RESTART_INFO(g, restart, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. restart%restarted == 0 .AND. restart%level == GDS_LEVEL_NONE, &
+    "GDS_GET_RESTART_INFO of a fresh array")
+  put_buf = 77
+  IF (rank == 0) CALL GDS_PUT(C_LOC(put_buf), [0_8], [0_8], [0_8], g, stat)
+  CALL GDS_FENCE(g, stat)
+  IF (rank == 0) CALL GDS_INJECT_FAULT(GDS_FAULT_VERSION_CORRUPT, 1_8, stat)
+  CALL GDS_VERSION_INC(g, 1_8, "c", 1_8, stat)
+  CALL GDS_VERSION_VERIFY(g, 2_8, stat)
+  CALL CHECK(stat == GDS_STATUS_CORRUPT, "GDS_VERSION_VERIFY finds the damaged block")
   CALL GDS_FENCE(g, stat)
   CALL GDS_VERSION_RESTORE(g, 0_8, stat)
   CALL GDS_GET(C_LOC(get_buf), [0_8], [1_8], [1_8], g, stat)

@@ -268,6 +268,23 @@ class array {
   }
   /// Rolls the current content back to retained version `v` (collective).
   void restore(index_t v) { detail::check(GDS_version_restore(handle_, v)); }
+  /// Checks retained version `v` against the checksums taken when it was
+  /// made, all of it (collective). A damaged block is raised through Open
+  /// Resilience on its owner; every process then throws gds::error with
+  /// GDS_STATUS_CORRUPT.
+  void verify(index_t v) { detail::check(GDS_version_verify(handle_, v, nullptr, nullptr)); }
+  /// As verify(v), for the blocks holding box `b` only.
+  void verify(index_t v, const box &b) {
+    check_dims(b.ndims(), "box");
+    detail::check(GDS_version_verify(handle_, v, b.lo.data(), b.hi.data()));
+  }
+  /// What the array's creation found of its persisted versions: whether it
+  /// restarted, from which version, and what was rebuilt.
+  [[nodiscard]] GDS_restart_info_t restart_info() const {
+    GDS_restart_info_t info{};
+    detail::check(GDS_get_restart_info(handle_, &info));
+    return info;
+  }
   /// What the versions hold on this process.
   [[nodiscard]] GDS_version_stats_t version_stats() const {
     GDS_version_stats_t s{};
