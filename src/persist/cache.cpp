@@ -312,17 +312,18 @@ GDS_status_t recover(const char *func, Array &a) {
     }
     if (!whole || chain.back() != stop) continue;
     std::reverse(chain.begin(), chain.end());
-    // Which files every process has, checked to the last block.
+    // Which files every process has, checked to the last block. They stay
+    // mapped for the replay (read once: no copies, no new memory).
     const std::size_t len = chain.size();
     std::vector<char> ok(len), oks(len * static_cast<std::size_t>(a.nprocs));
+    std::vector<Mapped> files(len);
     int foreign = 0;
     for (std::size_t i = 0; i < len; ++i) {
-      std::vector<std::byte> file;
-      const std::string why = read_own_version(p, chain[i], &file);
+      const std::string why = read_own_version(p, chain[i], &files[i]);
       ok[i] = why.empty();
       if (ok[i]) {
         VersionFile v;
-        (void)parse_version(file, &v, false);
+        (void)parse_version(files[i].bytes(), &v, false);
         const Found &f = found.at(chain[i]);
         if (v.h.signature != s.signature || v.h.part_bytes != store(a).local_bytes() ||
             v.h.shift != store(a).shift())
@@ -370,6 +371,9 @@ GDS_status_t recover(const char *func, Array &a) {
                             ull(chain[i]), a.rank, why.c_str());
         else
           here = write_file(func, version_path(s.dir, chain[i]), {{file.data(), file.size()}});
+        if (here == GDS_STATUS_OK && !files[i].open(version_path(s.dir, chain[i])))
+          here = core::fail(GDS_STATUS_IO_ERROR, func, "cannot map %s, just rebuilt",
+                            version_path(s.dir, chain[i]).c_str());
       }
       status = core::agree(func, comm, here);
       for (int r = 0; r < a.nprocs; ++r)
@@ -388,13 +392,11 @@ GDS_status_t recover(const char *func, Array &a) {
     std::vector<std::uint64_t> bits((s.nblocks + 63) / 64);
     std::uint64_t navigable = 0;
     for (std::size_t i = 0; i < len; ++i) {
-      std::vector<std::byte> file;
+      const std::span<const std::byte> file = files[i].bytes();  // checked above (or rebuilt)
       VersionFile v;
-      const std::string why = read_own_version(p, chain[i], &file);
       GDS_status_t here = GDS_STATUS_OK;
-      if (!why.empty() || !parse_version(file, &v, false).empty())
-        here = core::fail(GDS_STATUS_CORRUPT, func, "%s changed while restarting: %s",
-                          version_path(s.dir, chain[i]).c_str(), why.c_str());
+      if (const std::string why = parse_version(file, &v, false); !why.empty())
+        here = core::fail(GDS_STATUS_CORRUPT, func, "%s: %s", version_path(s.dir, chain[i]).c_str(), why.c_str());
       GDS_TRY(core::agree(func, comm, here));
       std::uint64_t at = v.data_offset;
       for (const std::uint32_t b : v.blocks) {

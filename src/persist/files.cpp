@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -184,6 +185,39 @@ bool read_file(const std::string &path, std::vector<std::byte> *out, bool *missi
     if (r <= 0) return false;
     done += static_cast<std::size_t>(r);
   }
+  return true;
+}
+
+Mapped::~Mapped() {
+  if (size_ > 0) ::munmap(const_cast<std::byte *>(data_), size_);
+}
+
+Mapped &Mapped::operator=(Mapped &&o) noexcept {
+  if (this != &o) {
+    if (size_ > 0) ::munmap(const_cast<std::byte *>(data_), size_);
+    data_ = o.data_;
+    size_ = o.size_;
+    o.data_ = nullptr;
+    o.size_ = 0;
+  }
+  return *this;
+}
+
+bool Mapped::open(const std::string &path, bool *missing) {
+  *this = Mapped();
+  if (missing != nullptr) *missing = false;
+  File f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!f.is_open()) {
+    if (missing != nullptr) *missing = errno == ENOENT;
+    return false;
+  }
+  struct stat st {};
+  if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (st.st_size == 0) return true;  // empty: nothing to map
+  void *p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, f.get(), 0);
+  if (p == MAP_FAILED) return false;
+  data_ = static_cast<const std::byte *>(p);
+  size_ = static_cast<std::size_t>(st.st_size);
   return true;
 }
 

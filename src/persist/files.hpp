@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,27 @@ GDS_status_t write_file_atomically(const char *func, const std::string &path, co
 GDS_status_t sync_dir(const char *func, const std::string &path);
 // Reads a whole file; false (and *missing if it does not exist) when it cannot be read.
 bool read_file(const std::string &path, std::vector<std::byte> *out, bool *missing = nullptr);
+// A whole file mapped read-only (private): on a page-cache file system such
+// as tmpfs its bytes are read where they are, with no copy and no new
+// memory. (A file truncated by someone else while mapped would fault: the
+// cache directories are GDS's own.)
+class Mapped {
+ public:
+  Mapped() = default;
+  ~Mapped();
+  Mapped(Mapped &&o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr, o.size_ = 0; }
+  Mapped &operator=(Mapped &&o) noexcept;
+  Mapped(const Mapped &) = delete;
+  Mapped &operator=(const Mapped &) = delete;
+  // Maps the file; false (and *missing if it does not exist) when it cannot be.
+  bool open(const std::string &path, bool *missing = nullptr);
+  [[nodiscard]] std::span<const std::byte> bytes() const { return {data_, size_}; }
+
+ private:
+  const std::byte *data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 // Removes a file if it exists (quietly: what is not there is fine).
 void remove_file(const std::string &path);
 // Names of the entries of a directory (none if it cannot be read).

@@ -75,14 +75,14 @@ class Partner final : public Scheme {
       if (!lost[static_cast<std::size_t>(r)]) continue;
       const int holder = partner_[static_cast<std::size_t>(r)];
       if (p_.rank == holder) {
-        std::vector<std::byte> copy;
+        Mapped copy;
         VersionFile v;
         std::uint64_t size = kNone;
-        if (read_file(partner_path(p_.dir, r, n), &copy) && parse_version(copy, &v, true).empty() &&
+        if (copy.open(partner_path(p_.dir, r, n)) && parse_version(copy.bytes(), &v, true).empty() &&
             v.h.number == n && v.h.rank == static_cast<std::uint32_t>(r))
-          size = copy.size();
+          size = copy.bytes().size();
         int rc = MPI_Send(&size, 1, MPI_UINT64_T, r, kTagRebuild, p_.comm);
-        if (rc == MPI_SUCCESS && size != kNone) rc = send_bytes(copy.data(), size, r, kTagRebuild, p_.comm);
+        if (rc == MPI_SUCCESS && size != kNone) rc = send_bytes(copy.bytes().data(), size, r, kTagRebuild, p_.comm);
         if (rc != MPI_SUCCESS && status == GDS_STATUS_OK) status = core::mpi_fail(func, "MPI_Send", rc);
       } else if (p_.rank == r) {
         std::uint64_t size = kNone;

@@ -14,11 +14,11 @@ namespace {
 constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
 }
 
-std::string read_own_version(const Places &p, std::uint64_t n, std::vector<std::byte> *file) {
+std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file) {
   bool missing = false;
-  if (!read_file(version_path(p.dir, n), file, &missing)) return missing ? "missing" : "unreadable";
+  if (!file->open(version_path(p.dir, n), &missing)) return missing ? "missing" : "unreadable";
   VersionFile v;
-  std::string why = parse_version(*file, &v, true);
+  std::string why = parse_version(file->bytes(), &v, true);
   if (why.empty() && (v.h.number != n || v.h.rank != static_cast<std::uint32_t>(p.rank) ||
                       v.h.nprocs != static_cast<std::uint32_t>(p.nprocs)))
     why = "written for another version or process";

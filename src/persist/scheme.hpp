@@ -36,8 +36,8 @@ inline std::string partner_path(const std::string &dir, int of, std::uint64_t n)
 }
 inline std::string parity_path(const std::string &dir, std::uint64_t n) { return dir + "/x" + std::to_string(n) + ".gdsx"; }
 
-// Reads and checks this process's own version file of version n (every block's CRC); "" or what is wrong.
-std::string read_own_version(const Places &p, std::uint64_t n, std::vector<std::byte> *file);
+// Maps and checks this process's own version file of version n (every block's CRC); "" or what is wrong.
+std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file);
 
 class Scheme {
  public:

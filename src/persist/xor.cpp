@@ -23,6 +23,8 @@ namespace gds::persist {
 namespace {
 
 constexpr std::uint64_t kPieceWords = std::uint64_t{1} << 27;  // 1 GiB of 8-byte words
+constexpr std::uint64_t kRebuildPiece = std::uint64_t{8} << 20;  // bytes per message of a rebuild
+constexpr int kTagRebuild = 0x6d11;
 
 unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
 
@@ -87,14 +89,15 @@ class Xor final : public Scheme {
                         "version %llu is lost on %d processes of one XOR set (of %d); XOR rebuilds one", ull(n),
                         nlost, k_);
     // The survivors' files and parity; all agree that they have them.
-    std::vector<std::byte> own, parity;
+    Mapped own, parity;
     ParityHeader h;
     std::uint64_t at = 0;
     int ok = 1;
     if (me_ != who) {
-      ok = read_own_version(p_, n, &own).empty() && read_file(parity_path(p_.dir, n), &parity) &&
-           parse_parity(parity, &h, &at).empty() && h.number == n && h.member == static_cast<std::uint32_t>(me_) &&
-           h.set_size == static_cast<std::uint32_t>(k_) && h.lengths[static_cast<std::size_t>(me_)] == own.size();
+      ok = read_own_version(p_, n, &own).empty() && parity.open(parity_path(p_.dir, n)) &&
+           parse_parity(parity.bytes(), &h, &at).empty() && h.number == n &&
+           h.member == static_cast<std::uint32_t>(me_) && h.set_size == static_cast<std::uint32_t>(k_) &&
+           h.lengths[static_cast<std::size_t>(me_)] == own.bytes().size();
     }
     int all = 0;
     int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, set_.get());
@@ -113,22 +116,46 @@ class Xor final : public Scheme {
     rc = MPI_Bcast(meta, 2, MPI_UINT64_T, root, set_.get());
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Bcast", rc);
     const std::uint64_t c = meta[0];
-    buf_.assign(c, std::byte{0});
-    if (me_ == who) file->assign((k_ - 1) * c, std::byte{0});
+    // Every survivor's parity has that chunk size (what it sends is read at its offset).
+    int same = me_ == who || h.chunk == c, all_same = 0;
+    rc = MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, set_.get());
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
+    if (!all_same)
+      return core::fail(GDS_STATUS_UNRECOVERABLE, func,
+                        "version %llu of process %d is lost, and the parity files of its XOR set disagree on the "
+                        "chunk size",
+                        ull(n), members_[static_cast<std::size_t>(who)]);
+    // Chunk by chunk, in pieces: every survivor sends the lost member its
+    // share of the chunk's XOR (its own chunk, or the parity it holds),
+    // which the lost member XORs together. Pieces keep the buffers small
+    // (no chunk-sized copies: the survivors' files are mapped).
+    const std::uint64_t piece_bytes = std::min<std::uint64_t>(c, kRebuildPiece);
+    std::vector<std::byte> piece(piece_bytes);
+    if (me_ == who) file->resize((k_ - 1) * c);
     for (int ch = 0; ch + 1 < k_; ++ch) {
       const int m = (who + ch + 1) % k_;  // the member holding that chunk's parity
-      if (me_ == m)
-        std::memcpy(buf_.data(), parity.data() + at, c);
-      else if (me_ != who)
-        chunk(own, idx(me_, m), c, buf_.data());
-      else
-        std::fill(buf_.begin(), buf_.end(), std::byte{0});
-      std::byte *out = me_ == who ? file->data() + std::uint64_t(ch) * c : nullptr;
-      for (std::uint64_t off = 0; off < c; off += 8 * kPieceWords) {
-        const std::uint64_t words = std::min(kPieceWords, (c - off) / 8);
-        rc = MPI_Reduce(buf_.data() + off, out != nullptr ? out + off : nullptr, static_cast<int>(words),
-                        MPI_UINT64_T, MPI_BXOR, who, set_.get());
-        if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Reduce", rc);
+      for (std::uint64_t off = 0; off < c; off += piece_bytes) {
+        const std::uint64_t len = std::min(piece_bytes, c - off);
+        if (me_ != who) {
+          const std::byte *send = piece.data();
+          if (me_ == m)
+            send = parity.bytes().data() + at + off;
+          else
+            slice(own.bytes(), idx(me_, m), c, off, len, piece.data());
+          rc = MPI_Send(send, static_cast<int>(len), MPI_BYTE, who, kTagRebuild, set_.get());
+          if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Send", rc);
+          continue;
+        }
+        std::byte *out = file->data() + std::uint64_t(ch) * c + off;
+        bool first = true;
+        for (int j = 0; j < k_; ++j) {
+          if (j == who) continue;
+          rc = MPI_Recv(first ? out : piece.data(), static_cast<int>(len), MPI_BYTE, j, kTagRebuild, set_.get(),
+                        MPI_STATUS_IGNORE);
+          if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
+          if (!first) xor_into(out, piece.data(), len);
+          first = false;
+        }
       }
     }
     if (me_ == who) file->resize(meta[1]);
@@ -142,12 +169,16 @@ class Xor final : public Scheme {
  private:
   // Which chunk of member j goes into member m's parity.
   [[nodiscard]] int idx(int j, int m) const { return ((m - j - 1) % k_ + k_) % k_; }
-  // Chunk i of a file, zero-padded to c bytes.
-  static void chunk(std::span<const std::byte> file, int i, std::uint64_t c, std::byte *out) {
-    const std::uint64_t start = std::uint64_t(i) * c;
-    const std::uint64_t have = start < file.size() ? std::min(c, file.size() - start) : 0;
+  // Bytes [off, off + len) of chunk i of a file, zero-padded to c bytes.
+  static void slice(std::span<const std::byte> file, int i, std::uint64_t c, std::uint64_t off, std::uint64_t len,
+                    std::byte *out) {
+    const std::uint64_t start = std::uint64_t(i) * c + off;
+    const std::uint64_t have = start < file.size() ? std::min(len, file.size() - start) : 0;
     if (have > 0) std::memcpy(out, file.data() + start, have);
-    std::memset(out + have, 0, c - have);
+    std::memset(out + have, 0, len - have);
+  }
+  static void chunk(std::span<const std::byte> file, int i, std::uint64_t c, std::byte *out) {
+    slice(file, i, c, 0, c, out);
   }
   int sendrecv(const std::byte *send, std::byte *recv, std::uint64_t n, int to, int from) {
     for (std::uint64_t off = 0; off < n; off += 8 * kPieceWords) {
