@@ -95,6 +95,8 @@ std::size_t remove_others(ArrayState &s, const std::set<std::uint64_t> &keep) {
 // Spare files per directory: what one dropped full version frees (its own
 // file, and a PARTNER copy or XOR parity).
 constexpr std::size_t kSpares = 4;
+// Pieces (runs of changed blocks) up to which schemes read a version file in place.
+constexpr std::size_t kMaxPieces = 64;
 
 class Cache final : public versions::Level {
  public:
@@ -171,8 +173,10 @@ class Cache final : public versions::Level {
     }
     std::vector<iovec> pieces{{const_cast<std::byte *>(head.data()), head.size()}};
     pieces.insert(pieces.end(), data.begin(), data.end());
-    // Schemes that send or encode the file want it in one piece.
-    const bool flat = s.copy != Copy::single;
+    // Schemes read the file from where its pieces are (the memory version),
+    // unless it is in many small pieces (scattered changes): then from one
+    // buffer (one copy of the file) rather than in many messages.
+    const bool flat = s.copy != Copy::single && pieces.size() > kMaxPieces;
     GDS_status_t status = GDS_STATUS_OK;
     if (flat) {
       try {
@@ -198,7 +202,7 @@ class Cache final : public versions::Level {
 
     // redundancy
     core::kill_point("cache.redundancy");
-    status = s.scheme->encode(func, n, flat ? std::span<const std::byte>(s.buffer) : std::span<const std::byte>());
+    status = s.scheme->encode(func, n, FileView{pieces, head.size() + held});
     if (status == GDS_STATUS_OK) status = sync_dir(func, s.dir);
     core::kill_point("cache.agree");
     if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {

@@ -17,15 +17,12 @@ constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
 
 unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
 
-// Nonblocking pieces of a message of any size.
-void post(std::vector<MPI_Request> *reqs, bool send, std::byte *data, std::uint64_t n, int peer, MPI_Comm comm) {
+// Nonblocking sends of a piece of any size, in messages of at most kPiece bytes.
+void post(std::vector<MPI_Request> *reqs, std::byte *data, std::uint64_t n, int peer, MPI_Comm comm) {
   do {
     const std::uint64_t k = std::min(n, kPiece);
     MPI_Request r = MPI_REQUEST_NULL;
-    if (send)
-      MPI_Isend(data, static_cast<int>(k), MPI_BYTE, peer, kTagData, comm, &r);
-    else
-      MPI_Irecv(data, static_cast<int>(k), MPI_BYTE, peer, kTagData, comm, &r);
+    MPI_Isend(data, static_cast<int>(k), MPI_BYTE, peer, kTagData, comm, &r);
     reqs->push_back(r);
     data += k;
     n -= k;
@@ -42,9 +39,9 @@ class Partner final : public Scheme {
     inbox_.resize(holders_.size());
   }
 
-  GDS_status_t encode(const char *func, std::uint64_t n, std::span<const std::byte> file) override {
+  GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) override {
     std::vector<std::uint64_t> sizes(holders_.size());
-    std::uint64_t mine = file.size();
+    std::uint64_t mine = file.size;
     std::vector<MPI_Request> reqs;
     for (std::size_t i = 0; i < holders_.size(); ++i) {
       reqs.emplace_back();
@@ -54,12 +51,26 @@ class Partner final : public Scheme {
     MPI_Isend(&mine, 1, MPI_UINT64_T, to_, kTagSize, p_.comm, &reqs.back());
     int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", rc);
+    // The file goes as its pieces, each in messages of at most kPiece bytes;
+    // a holder receives them in order into one buffer (messages between two
+    // processes do not overtake), learning each one's size as it comes.
     reqs.clear();
+    for (const iovec &piece : file.pieces)
+      if (piece.iov_len > 0) post(&reqs, static_cast<std::byte *>(piece.iov_base), piece.iov_len, to_, p_.comm);
     for (std::size_t i = 0; i < holders_.size(); ++i) {
       inbox_[i].resize(sizes[i]);
-      post(&reqs, false, inbox_[i].data(), sizes[i], holders_[i], p_.comm);
+      for (std::uint64_t got = 0; got < sizes[i];) {
+        MPI_Status st;
+        rc = MPI_Recv(inbox_[i].data() + got, static_cast<int>(std::min(kPiece, sizes[i] - got)), MPI_BYTE,
+                      holders_[i], kTagData, p_.comm, &st);
+        int count = 0;
+        if (rc == MPI_SUCCESS) rc = MPI_Get_count(&st, MPI_BYTE, &count);
+        if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
+        if (count <= 0)
+          return core::fail(GDS_STATUS_INTERNAL, func, "an empty PARTNER message from process %d", holders_[i]);
+        got += static_cast<std::uint64_t>(count);
+      }
     }
-    post(&reqs, true, const_cast<std::byte *>(file.data()), file.size(), to_, p_.comm);
     rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", rc);
     for (std::size_t i = 0; i < holders_.size(); ++i)

@@ -2,6 +2,7 @@
 // file, the PARTNER placement, and messages of any size.
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <iterator>
 #include <map>
 
@@ -23,6 +24,23 @@ std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file) {
                       v.h.nprocs != static_cast<std::uint32_t>(p.nprocs)))
     why = "written for another version or process";
   return why;
+}
+
+void FileView::copy(std::uint64_t at, std::uint64_t n, std::byte *out) const {
+  std::uint64_t start = 0;  // of the piece
+  for (const iovec &p : pieces) {
+    if (n == 0) break;
+    const std::uint64_t end = start + p.iov_len;
+    if (at < end) {
+      const std::uint64_t k = std::min(n, end - at);
+      std::memcpy(out, static_cast<const std::byte *>(p.iov_base) + (at - start), k);
+      out += k;
+      at += k;
+      n -= k;
+    }
+    start = end;
+  }
+  std::memset(out, 0, n);
 }
 
 std::vector<int> positions_in_groups(const std::vector<int> &group_of) {

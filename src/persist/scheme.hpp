@@ -39,12 +39,21 @@ inline std::string parity_path(const std::string &dir, std::uint64_t n) { return
 // Maps and checks this process's own version file of version n (every block's CRC); "" or what is wrong.
 std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file);
 
+// A version file as the pieces it was written from (its header, then runs
+// of blocks in the memory version), so that schemes read it where it is.
+struct FileView {
+  std::vector<iovec> pieces;
+  std::uint64_t size = 0;
+  // Bytes [at, at + n) of the file into out, zeros past its end.
+  void copy(std::uint64_t at, std::uint64_t n, std::byte *out) const;
+};
+
 class Scheme {
  public:
   virtual ~Scheme() = default;
   // Collective: protects version n's file of this process (written and
   // durable already). Returns this process's status; the caller agrees.
-  virtual GDS_status_t encode(const char *func, std::uint64_t n, std::span<const std::byte> file) = 0;
+  virtual GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) = 0;
   // Collective: lost[r] says whether process r lacks a good file of version
   // n; this process's file is rebuilt into *file if it is lost here.
   // GDS_STATUS_UNRECOVERABLE where the scheme cannot (the caller agrees).

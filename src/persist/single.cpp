@@ -10,7 +10,7 @@ namespace {
 class Single final : public Scheme {
  public:
   explicit Single(const Places &p) : p_(p) {}
-  GDS_status_t encode(const char *, std::uint64_t, std::span<const std::byte>) override { return GDS_STATUS_OK; }
+  GDS_status_t encode(const char *, std::uint64_t, const FileView &) override { return GDS_STATUS_OK; }
   GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
                        std::vector<std::byte> *) override {
     if (!lost[static_cast<std::size_t>(p_.rank)]) return GDS_STATUS_OK;

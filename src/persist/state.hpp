@@ -67,7 +67,7 @@ struct ArrayState final : core::ArrayState {
   std::deque<Cached> cached;           // on disk, oldest first (dropped chain members included)
   std::uint64_t delta_bytes = 0;       // held by incremental files since the last full one
   GDS_restart_info_t info{};
-  std::vector<std::byte> buffer;       // a version file in one piece, for PARTNER and XOR
+  std::vector<std::byte> buffer;       // a version file of many pieces in one, for PARTNER and XOR
   [[nodiscard]] bool persistent() const { return copy != Copy::none; }
 };
 

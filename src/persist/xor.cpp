@@ -42,9 +42,9 @@ class Xor final : public Scheme {
     me_ = static_cast<int>(std::find(members_.begin(), members_.end(), p_.rank) - members_.begin());
   }
 
-  GDS_status_t encode(const char *func, std::uint64_t n, std::span<const std::byte> file) override {
+  GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) override {
     std::vector<std::uint64_t> lengths(static_cast<std::size_t>(k_));
-    std::uint64_t mine = file.size();
+    std::uint64_t mine = file.size;
     int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, lengths.data(), 1, MPI_UINT64_T, set_.get());
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
     const std::uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
@@ -52,13 +52,13 @@ class Xor final : public Scheme {
     buf_.resize(c);
     in_.resize(c);
     const int right = (me_ + 1) % k_, left = (me_ + k_ - 1) % k_;
-    chunk(file, idx(me_, left), c, buf_.data());
+    file.copy(std::uint64_t(idx(me_, left)) * c, c, buf_.data());
     for (int s = 0; s + 1 < k_; ++s) {
       rc = sendrecv(buf_.data(), in_.data(), c, right, left);
       if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Sendrecv", rc);
       const int m = ((me_ - s - 2) % k_ + k_) % k_;  // whose parity arrived
       if (s + 2 < k_) {
-        chunk(file, idx(me_, m), c, buf_.data());
+        file.copy(std::uint64_t(idx(me_, m)) * c, c, buf_.data());
         xor_into(buf_.data(), in_.data(), c);
       }
     }
@@ -176,9 +176,6 @@ class Xor final : public Scheme {
     const std::uint64_t have = start < file.size() ? std::min(len, file.size() - start) : 0;
     if (have > 0) std::memcpy(out, file.data() + start, have);
     std::memset(out + have, 0, len - have);
-  }
-  static void chunk(std::span<const std::byte> file, int i, std::uint64_t c, std::byte *out) {
-    slice(file, i, c, 0, c, out);
   }
   int sendrecv(const std::byte *send, std::byte *recv, std::uint64_t n, int to, int from) {
     for (std::uint64_t off = 0; off < n; off += 8 * kPieceWords) {
