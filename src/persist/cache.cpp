@@ -14,6 +14,7 @@
 //   drop        files no retained version needs any more are removed
 // Directory: <base>/gds.<job>/node<group>/<array name>/r<rank>/.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <set>
@@ -365,19 +366,25 @@ GDS_status_t recover(const char *func, Array &a) {
         any = any || lost[static_cast<std::size_t>(r)];
       }
       if (!any) continue;
-      std::vector<std::byte> file;
-      GDS_status_t here = s.scheme->rebuild(func, chain[i], lost, &file);
-      if (here == GDS_STATUS_OK && lost[static_cast<std::size_t>(a.rank)]) {
-        VersionFile v;
-        const std::string why = parse_version(file, &v, true);
-        if (!why.empty() || v.h.number != chain[i] || v.h.rank != static_cast<std::uint32_t>(a.rank))
-          here = core::fail(GDS_STATUS_UNRECOVERABLE, func, "version %llu of process %d rebuilt wrong: %s",
-                            ull(chain[i]), a.rank, why.c_str());
-        else
-          here = write_file(func, version_path(s.dir, chain[i]), {{file.data(), file.size()}});
-        if (here == GDS_STATUS_OK && !files[i].open(version_path(s.dir, chain[i])))
-          here = core::fail(GDS_STATUS_IO_ERROR, func, "cannot map %s, just rebuilt",
-                            version_path(s.dir, chain[i]).c_str());
+      // Rebuilt under a temporary name, checked block by block, then renamed.
+      const std::string path = version_path(s.dir, chain[i]), tmp = path + ".tmp";
+      GDS_status_t here = s.scheme->rebuild(func, chain[i], lost, tmp);
+      if (lost[static_cast<std::size_t>(a.rank)]) {
+        if (here == GDS_STATUS_OK) {
+          Mapped rebuilt;
+          VersionFile v;
+          std::string why = rebuilt.open(tmp) ? parse_version(rebuilt.bytes(), &v, true) : "cannot be read back";
+          if (why.empty() && (v.h.number != chain[i] || v.h.rank != static_cast<std::uint32_t>(a.rank)))
+            why = "written for another version or process";
+          if (!why.empty())
+            here = core::fail(GDS_STATUS_UNRECOVERABLE, func, "version %llu of process %d rebuilt wrong: %s",
+                              ull(chain[i]), a.rank, why.c_str());
+          else if (::rename(tmp.c_str(), path.c_str()) != 0)
+            here = core::fail(GDS_STATUS_IO_ERROR, func, "cannot rename %s to %s", tmp.c_str(), path.c_str());
+          else
+            files[i] = std::move(rebuilt);  // the mapping follows the file
+        }
+        if (here != GDS_STATUS_OK) remove_file(tmp);
       }
       status = core::agree(func, comm, here);
       for (int r = 0; r < a.nprocs; ++r)

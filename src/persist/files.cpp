@@ -107,6 +107,31 @@ GDS_status_t write_file(const char *func, const std::string &path, const std::ve
   return fill(func, std::move(f), path, pieces);
 }
 
+GDS_status_t Writer::open(const char *func, const std::string &path) {
+  path_ = path;
+  f_ = File(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!f_.is_open()) return io_fail(func, "cannot create", path, errno);
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t Writer::write_at(const char *func, std::uint64_t offset, const std::byte *data, std::uint64_t n) {
+  while (n > 0) {
+    const ssize_t w = ::pwrite(f_.get(), data, std::min<std::uint64_t>(n, 1u << 30), static_cast<off_t>(offset));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return io_fail(func, "cannot write", path_, w < 0 ? errno : ENOSPC);
+    data += w;
+    offset += static_cast<std::uint64_t>(w);
+    n -= static_cast<std::uint64_t>(w);
+  }
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t Writer::finish(const char *func) {
+  if (::fsync(f_.get()) != 0) return io_fail(func, "cannot fsync", path_, errno);
+  f_ = File();
+  return GDS_STATUS_OK;
+}
+
 void Spares::keep(const std::string &path) {
   struct stat st {};
   if (pool_.size() < limit_ && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {

@@ -73,6 +73,19 @@ std::vector<std::string> list_dir(const std::string &path);
 // Whether `path` is a directory this process can create files in.
 bool writable_dir(const std::string &path);
 
+// A file written at offsets, piece by piece as its bytes arrive (created
+// or truncated by open), then fsynced by finish.
+class Writer {
+ public:
+  GDS_status_t open(const char *func, const std::string &path);
+  GDS_status_t write_at(const char *func, std::uint64_t offset, const std::byte *data, std::uint64_t n);
+  GDS_status_t finish(const char *func);
+
+ private:
+  File f_;
+  std::string path_;
+};
+
 // The files of dropped versions, kept in a directory under spare names
 // ("spare<k>") and written over by the next files instead of new ones: a
 // file written over its own pages needs no page or block allocation, which

@@ -80,7 +80,7 @@ class Partner final : public Scheme {
 
   // Every lost process gets its file from its partner, in rank order.
   GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
-                       std::vector<std::byte> *file) override {
+                       const std::string &path) override {
     GDS_status_t status = GDS_STATUS_OK;
     for (int r = 0; r < p_.nprocs; ++r) {
       if (!lost[static_cast<std::size_t>(r)]) continue;
@@ -93,21 +93,33 @@ class Partner final : public Scheme {
             v.h.number == n && v.h.rank == static_cast<std::uint32_t>(r))
           size = copy.bytes().size();
         int rc = MPI_Send(&size, 1, MPI_UINT64_T, r, kTagRebuild, p_.comm);
-        if (rc == MPI_SUCCESS && size != kNone) rc = send_bytes(copy.bytes().data(), size, r, kTagRebuild, p_.comm);
+        for (std::uint64_t at = 0; rc == MPI_SUCCESS && size != kNone && at < size; at += kRebuildPiece)
+          rc = MPI_Send(copy.bytes().data() + at, static_cast<int>(std::min(kRebuildPiece, size - at)), MPI_BYTE, r,
+                        kTagRebuild, p_.comm);
         if (rc != MPI_SUCCESS && status == GDS_STATUS_OK) status = core::mpi_fail(func, "MPI_Send", rc);
       } else if (p_.rank == r) {
+        // The copy, piece by piece into the file (every piece is received,
+        // so the holder never waits, even if writing fails here).
         std::uint64_t size = kNone;
         int rc = MPI_Recv(&size, 1, MPI_UINT64_T, holder, kTagRebuild, p_.comm, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS && size != kNone) {
-          file->resize(size);
-          rc = recv_bytes(file->data(), size, holder, kTagRebuild, p_.comm);
+        Writer out;
+        GDS_status_t io = rc == MPI_SUCCESS && size != kNone ? out.open(func, path) : GDS_STATUS_OK;
+        std::vector<std::byte> piece(rc == MPI_SUCCESS && size != kNone ? std::min(kRebuildPiece, size) : 0);
+        for (std::uint64_t at = 0; rc == MPI_SUCCESS && size != kNone && at < size; at += kRebuildPiece) {
+          const std::uint64_t len = std::min(kRebuildPiece, size - at);
+          rc = MPI_Recv(piece.data(), static_cast<int>(len), MPI_BYTE, holder, kTagRebuild, p_.comm,
+                        MPI_STATUS_IGNORE);
+          if (rc == MPI_SUCCESS && io == GDS_STATUS_OK) io = out.write_at(func, at, piece.data(), len);
         }
+        if (rc == MPI_SUCCESS && size != kNone && io == GDS_STATUS_OK) io = out.finish(func);
         if (rc != MPI_SUCCESS)
           status = core::mpi_fail(func, "MPI_Recv", rc);
         else if (size == kNone)
           status = core::fail(GDS_STATUS_UNRECOVERABLE, func,
                               "version %llu of process %d is lost, and so is its PARTNER copy on process %d",
                               ull(n), r, holder);
+        else
+          status = io;
       }
     }
     return status;

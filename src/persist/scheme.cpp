@@ -11,10 +11,6 @@
 
 namespace gds::persist {
 
-namespace {
-constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
-}
-
 std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file) {
   bool missing = false;
   if (!file->open(version_path(p.dir, n), &missing)) return missing ? "missing" : "unreadable";
@@ -61,30 +57,6 @@ std::vector<int> partners(const std::vector<int> &group_of) {
     partner[r] = next->second[static_cast<std::size_t>(position[r]) % next->second.size()];
   }
   return partner;
-}
-
-int send_bytes(const void *data, std::uint64_t n, int to, int tag, MPI_Comm comm) {
-  const auto *p = static_cast<const char *>(data);
-  do {
-    const std::uint64_t k = std::min(n, kPiece);
-    const int rc = MPI_Send(p, static_cast<int>(k), MPI_BYTE, to, tag, comm);
-    if (rc != MPI_SUCCESS) return rc;
-    p += k;
-    n -= k;
-  } while (n > 0);
-  return MPI_SUCCESS;
-}
-
-int recv_bytes(void *data, std::uint64_t n, int from, int tag, MPI_Comm comm) {
-  auto *p = static_cast<char *>(data);
-  do {
-    const std::uint64_t k = std::min(n, kPiece);
-    const int rc = MPI_Recv(p, static_cast<int>(k), MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return rc;
-    p += k;
-    n -= k;
-  } while (n > 0);
-  return MPI_SUCCESS;
 }
 
 }  // namespace gds::persist

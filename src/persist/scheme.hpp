@@ -55,10 +55,11 @@ class Scheme {
   // durable already). Returns this process's status; the caller agrees.
   virtual GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) = 0;
   // Collective: lost[r] says whether process r lacks a good file of version
-  // n; this process's file is rebuilt into *file if it is lost here.
+  // n; if it is lost here, this process's file is rebuilt into the file at
+  // `path` (written as the bytes arrive, fsynced; the caller checks it).
   // GDS_STATUS_UNRECOVERABLE where the scheme cannot (the caller agrees).
   virtual GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
-                               std::vector<std::byte> *file) = 0;
+                               const std::string &path) = 0;
   // Removes what this process holds for version n.
   virtual void remove(std::uint64_t n) = 0;
   // Collective: frees the scheme's communicators.
@@ -79,8 +80,7 @@ std::vector<int> positions_in_groups(const std::vector<int> &group_of);
 // position in its own group (wrapped by the next group's size).
 std::vector<int> partners(const std::vector<int> &group_of);
 
-// Sends or receives n bytes in pieces MPI's int counts can hold.
-int send_bytes(const void *data, std::uint64_t n, int to, int tag, MPI_Comm comm);
-int recv_bytes(void *data, std::uint64_t n, int from, int tag, MPI_Comm comm);
+// Bytes per message of a rebuild (the receiver writes each as it arrives).
+constexpr std::uint64_t kRebuildPiece = std::uint64_t{8} << 20;
 
 }  // namespace gds::persist

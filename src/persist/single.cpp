@@ -12,7 +12,7 @@ class Single final : public Scheme {
   explicit Single(const Places &p) : p_(p) {}
   GDS_status_t encode(const char *, std::uint64_t, const FileView &) override { return GDS_STATUS_OK; }
   GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
-                       std::vector<std::byte> *) override {
+                       const std::string &) override {
     if (!lost[static_cast<std::size_t>(p_.rank)]) return GDS_STATUS_OK;
     return core::fail(GDS_STATUS_UNRECOVERABLE, func,
                       "version %llu of process %d is lost and the copy type SINGLE keeps no redundancy",

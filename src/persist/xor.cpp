@@ -23,7 +23,6 @@ namespace gds::persist {
 namespace {
 
 constexpr std::uint64_t kPieceWords = std::uint64_t{1} << 27;  // 1 GiB of 8-byte words
-constexpr std::uint64_t kRebuildPiece = std::uint64_t{8} << 20;  // bytes per message of a rebuild
 constexpr int kTagRebuild = 0x6d11;
 
 unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
@@ -76,7 +75,7 @@ class Xor final : public Scheme {
   }
 
   GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
-                       std::vector<std::byte> *file) override {
+                       const std::string &path) override {
     int nlost = 0, who = -1;
     for (int j = 0; j < k_; ++j)
       if (lost[static_cast<std::size_t>(members_[static_cast<std::size_t>(j)])]) {
@@ -129,9 +128,11 @@ class Xor final : public Scheme {
     // share of the chunk's XOR (its own chunk, or the parity it holds),
     // which the lost member XORs together. Pieces keep the buffers small
     // (no chunk-sized copies: the survivors' files are mapped).
-    const std::uint64_t piece_bytes = std::min<std::uint64_t>(c, kRebuildPiece);
-    std::vector<std::byte> piece(piece_bytes);
-    if (me_ == who) file->resize((k_ - 1) * c);
+    // The lost member writes each piece of its file as it is complete.
+    const std::uint64_t piece_bytes = std::min<std::uint64_t>(c, kRebuildPiece), length = meta[1];
+    std::vector<std::byte> piece(piece_bytes), sum(me_ == who ? piece_bytes : 0);
+    Writer out;
+    GDS_status_t io = me_ == who ? out.open(func, path) : GDS_STATUS_OK;
     for (int ch = 0; ch + 1 < k_; ++ch) {
       const int m = (who + ch + 1) % k_;  // the member holding that chunk's parity
       for (std::uint64_t off = 0; off < c; off += piece_bytes) {
@@ -146,20 +147,23 @@ class Xor final : public Scheme {
           if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Send", rc);
           continue;
         }
-        std::byte *out = file->data() + std::uint64_t(ch) * c + off;
         bool first = true;
         for (int j = 0; j < k_; ++j) {
           if (j == who) continue;
-          rc = MPI_Recv(first ? out : piece.data(), static_cast<int>(len), MPI_BYTE, j, kTagRebuild, set_.get(),
-                        MPI_STATUS_IGNORE);
+          rc = MPI_Recv(first ? sum.data() : piece.data(), static_cast<int>(len), MPI_BYTE, j, kTagRebuild,
+                        set_.get(), MPI_STATUS_IGNORE);
           if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
-          if (!first) xor_into(out, piece.data(), len);
+          if (!first) xor_into(sum.data(), piece.data(), len);
           first = false;
         }
+        // What lies within the file's length (the rest is padding).
+        const std::uint64_t where = std::uint64_t(ch) * c + off;
+        if (io == GDS_STATUS_OK && where < length)
+          io = out.write_at(func, where, sum.data(), std::min(len, length - where));
       }
     }
-    if (me_ == who) file->resize(meta[1]);
-    return GDS_STATUS_OK;
+    if (me_ == who && io == GDS_STATUS_OK) io = out.finish(func);
+    return io;
   }
 
   void remove(std::uint64_t n) override { p_.spares->keep(parity_path(p_.dir, n)); }
