@@ -37,6 +37,20 @@ TEST(Crc32c, HardwareAndTableAgreeEverywhere) {
   EXPECT_EQ(crc32c(data.data(), 4096), crc32c_portable(data.data(), 4096));
 }
 
+// Long inputs go through three interleaved chains joined at 4 KiB lanes.
+TEST(Crc32c, HardwareAndTableAgreeOnLongInputs) {
+  std::vector<unsigned char> data(5 * 12288 + 1000);
+  std::uint32_t x = 99;
+  for (unsigned char &c : data) c = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 24);
+  for (std::size_t n : {std::size_t{12287}, std::size_t{12288}, std::size_t{12289}, std::size_t{3 * 12288 + 5},
+                        data.size() - 3})
+    for (std::size_t offset : {0, 1, 3})
+      for (std::uint32_t start : {0u, 0xFFFFFFFFu, 0x12345678u})
+        EXPECT_EQ(gds::core::crc32c(data.data() + offset, n, start),
+                  gds::core::crc32c_portable(data.data() + offset, n, start))
+            << "n=" << n << " offset=" << offset;
+}
+
 TEST(Crc32c, ContinuesAcrossPieces) {
   std::mt19937_64 rng(7);
   std::vector<unsigned char> data(10000);

@@ -38,7 +38,9 @@ std::uint32_t portable(const unsigned char *p, std::size_t n, std::uint32_t c) {
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) std::uint32_t hardware(const unsigned char *p, std::size_t n, std::uint32_t c) {
+// One chain of crc32 instructions: each waits for the one before (3 cycles
+// for 8 bytes).
+__attribute__((target("sse4.2"))) std::uint32_t one_chain(const unsigned char *p, std::size_t n, std::uint32_t c) {
   std::uint64_t c64 = c;
   while (n >= 8) {
     std::uint64_t w;
@@ -50,6 +52,50 @@ __attribute__((target("sse4.2"))) std::uint32_t hardware(const unsigned char *p,
   auto c32 = static_cast<std::uint32_t>(c64);
   while (n-- > 0) c32 = __builtin_ia32_crc32qi(c32, *p++);
   return c32;
+}
+// Three chains over three consecutive lanes of kLane bytes, joined: the raw
+// register after lanes A then B is Z(raw after A) ^ (B's register from 0),
+// where Z, the register's advance over kLane zero bytes, is linear over
+// GF(2) and tabulated bytewise. Three times the single chain's speed.
+constexpr std::size_t kLane = 4096;
+using ZTable = std::array<std::array<std::uint32_t, 256>, 4>;
+ZTable make_z() {
+  static const unsigned char zeros[kLane] = {};
+  std::uint32_t basis[32];
+  for (int i = 0; i < 32; ++i) basis[i] = one_chain(zeros, kLane, std::uint32_t{1} << i) ^ one_chain(zeros, kLane, 0);
+  ZTable z{};
+  for (std::size_t j = 0; j < 4; ++j)
+    for (std::uint32_t b = 0; b < 256; ++b) {
+      std::uint32_t v = 0;
+      for (std::size_t i = 0; i < 8; ++i)
+        if ((b >> i) & 1u) v ^= basis[8 * j + i];
+      z[j][b] = v;
+    }
+  return z;
+}
+
+__attribute__((target("sse4.2"))) std::uint32_t hardware(const unsigned char *p, std::size_t n, std::uint32_t c) {
+  static const ZTable z = make_z();
+  const auto advance = [&](std::uint32_t s) {
+    return z[0][s & 0xFF] ^ z[1][(s >> 8) & 0xFF] ^ z[2][(s >> 16) & 0xFF] ^ z[3][s >> 24];
+  };
+  while (n >= 3 * kLane) {
+    std::uint64_t c0 = c, c1 = 0, c2 = 0;
+    for (std::size_t i = 0; i < kLane; i += 8) {
+      std::uint64_t w0, w1, w2;
+      std::memcpy(&w0, p + i, 8);
+      std::memcpy(&w1, p + kLane + i, 8);
+      std::memcpy(&w2, p + 2 * kLane + i, 8);
+      c0 = __builtin_ia32_crc32di(c0, w0);
+      c1 = __builtin_ia32_crc32di(c1, w1);
+      c2 = __builtin_ia32_crc32di(c2, w2);
+    }
+    c = advance(advance(static_cast<std::uint32_t>(c0)) ^ static_cast<std::uint32_t>(c1)) ^
+        static_cast<std::uint32_t>(c2);
+    p += 3 * kLane;
+    n -= 3 * kLane;
+  }
+  return one_chain(p, n, c);
 }
 const bool kHardware = __builtin_cpu_supports("sse4.2");
 #else
