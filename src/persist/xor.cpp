@@ -10,6 +10,7 @@
 // a row (in group order); a row is cut into sets of GDS_SET_SIZE, and a
 // shorter rest joins the last set.
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "core/collective.hpp"
@@ -22,7 +23,8 @@ namespace gds::persist {
 
 namespace {
 
-constexpr std::uint64_t kPieceWords = std::uint64_t{1} << 27;  // 1 GiB of 8-byte words
+constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;  // bytes per message of an encode
+const std::array<std::byte, 4096> kZeros{};                 // padding sent from no buffer
 constexpr int kTagRebuild = 0x6d11;
 
 unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
@@ -51,9 +53,14 @@ class Xor final : public Scheme {
     buf_.resize(c);
     in_.resize(c);
     const int right = (me_ + 1) % k_, left = (me_ + k_ - 1) % k_;
-    file.copy(std::uint64_t(idx(me_, left)) * c, c, buf_.data());
+    // The first step sends a chunk of the file itself, from where its pieces
+    // are (through datatypes) when it needs no more than a little padding.
+    const std::uint64_t first_at = std::uint64_t(idx(me_, left)) * c;
+    const bool in_place = first_at + c <= file.size + kZeros.size();
+    if (!in_place) file.copy(first_at, c, buf_.data());
     for (int s = 0; s + 1 < k_; ++s) {
-      rc = sendrecv(buf_.data(), in_.data(), c, right, left);
+      rc = s == 0 && in_place ? sendrecv_range(file, first_at, in_.data(), c, right, left)
+                              : sendrecv(buf_.data(), in_.data(), c, right, left);
       if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Sendrecv", rc);
       const int m = ((me_ - s - 2) % k_ + k_) % k_;  // whose parity arrived
       if (s + 2 < k_) {
@@ -182,10 +189,48 @@ class Xor final : public Scheme {
     std::memset(out + have, 0, len - have);
   }
   int sendrecv(const std::byte *send, std::byte *recv, std::uint64_t n, int to, int from) {
-    for (std::uint64_t off = 0; off < n; off += 8 * kPieceWords) {
-      const int words = static_cast<int>(std::min(kPieceWords, (n - off) / 8));
-      const int rc = MPI_Sendrecv(send + off, words, MPI_UINT64_T, to, 0x6d10, recv + off, words, MPI_UINT64_T, from,
-                                  0x6d10, set_.get(), MPI_STATUS_IGNORE);
+    for (std::uint64_t off = 0; off < n; off += kPiece) {
+      const int len = static_cast<int>(std::min(kPiece, n - off));
+      const int rc = MPI_Sendrecv(send + off, len, MPI_BYTE, to, 0x6d10, recv + off, len, MPI_BYTE, from, 0x6d10,
+                                  set_.get(), MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+  }
+  // As sendrecv, sending bytes [at, at + n) of the file (zeros past its end,
+  // at most kZeros of them) through a datatype over the pieces' addresses.
+  int sendrecv_range(const FileView &file, std::uint64_t at, std::byte *recv, std::uint64_t n, int to, int from) {
+    for (std::uint64_t off = 0; off < n; off += kPiece) {
+      const std::uint64_t len = std::min(kPiece, n - off);
+      std::vector<int> lengths;
+      std::vector<MPI_Aint> where;
+      std::uint64_t start = 0, from_at = at + off, left = len;
+      for (const iovec &p : file.pieces) {
+        const std::uint64_t end = start + p.iov_len;
+        if (left > 0 && from_at < end) {
+          const std::uint64_t k = std::min(left, end - from_at);
+          MPI_Aint a = 0;
+          MPI_Get_address(static_cast<const std::byte *>(p.iov_base) + (from_at - start), &a);
+          where.push_back(a);
+          lengths.push_back(static_cast<int>(k));
+          from_at += k;
+          left -= k;
+        }
+        start = end;
+      }
+      if (left > 0) {  // the padding
+        MPI_Aint a = 0;
+        MPI_Get_address(kZeros.data(), &a);
+        where.push_back(a);
+        lengths.push_back(static_cast<int>(left));
+      }
+      MPI_Datatype type = MPI_DATATYPE_NULL;
+      int rc = MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), where.data(), MPI_BYTE, &type);
+      if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&type);
+      if (rc == MPI_SUCCESS)
+        rc = MPI_Sendrecv(MPI_BOTTOM, 1, type, to, 0x6d10, recv + off, static_cast<int>(len), MPI_BYTE, from, 0x6d10,
+                          set_.get(), MPI_STATUS_IGNORE);
+      if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
       if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
