@@ -174,11 +174,13 @@ Store::Run Store::take(bool tables, std::uint32_t want) {
   for (std::size_t k = 0; k < slabs_.size(); ++k) {
     Slab &s = *slabs_[k];
     if (s.tables != tables || s.free == 0) continue;
-    // Keeping every version, next fit from the cursor (wrapping once): the
-    // slots ahead are the ones being faulted in. With a retention, first
-    // fit: freed slots, already faulted in, before slots never touched
-    // (geometric growth maps more than a steady state needs).
-    std::uint32_t i = keeps_every_version() ? s.cursor : 0;
+    // Next fit from the cursor, wrapping once. With a retention, from the
+    // start once the cursor has left the room already faulted in: freed
+    // slots there come before slots never touched (geometric growth maps
+    // more than a steady state needs). Keeping every version, the slots
+    // ahead are the ones being faulted in.
+    std::uint32_t i = s.cursor;
+    if (!keeps_every_version() && std::uint64_t{i} * s.slot_bytes >= s.populated) i = 0;
     for (std::uint32_t scanned = 0; scanned <= s.slots; ) {
       if (i >= s.slots) i = 0;
       const std::uint64_t w = s.free_bits[i >> 6] >> (i & 63);
