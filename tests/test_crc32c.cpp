@@ -2,6 +2,7 @@
 // agreeing at every length and alignment, and continuation across pieces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -49,6 +50,22 @@ TEST(Crc32c, HardwareAndTableAgreeOnLongInputs) {
         EXPECT_EQ(gds::core::crc32c(data.data() + offset, n, start),
                   gds::core::crc32c_portable(data.data() + offset, n, start))
             << "n=" << n << " offset=" << offset;
+}
+
+TEST(Crc32c, BlocksThreeAtATime) {
+  std::vector<unsigned char> data(10 * 4096 + 100);
+  std::uint32_t x = 7;
+  for (unsigned char &c : data) c = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 24);
+  for (std::size_t block : {std::size_t{64}, std::size_t{4096}, std::size_t{4100}, std::size_t{16384}})
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, 3 * block, 3 * block + 9, 7 * block - 1, data.size()}) {
+      if (n > data.size()) continue;
+      std::vector<std::uint32_t> out((n + block - 1) / block + 1, 0xDEADBEEFu);
+      gds::core::crc32c_blocks(data.data(), n, block, out.data());
+      for (std::size_t i = 0; i * block < n; ++i)
+        EXPECT_EQ(out[i], crc32c_portable(data.data() + i * block, std::min(block, n - i * block)))
+            << "block=" << block << " n=" << n << " i=" << i;
+      EXPECT_EQ(out[(n + block - 1) / block], 0xDEADBEEFu) << "wrote past the last block";
+    }
 }
 
 TEST(Crc32c, ContinuesAcrossPieces) {

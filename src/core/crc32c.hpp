@@ -12,6 +12,11 @@ namespace gds::core {
 // before them; 0 to start): crc32c(b, nb, crc32c(a, na)) == crc32c(a ++ b).
 std::uint32_t crc32c(const void *data, std::size_t n, std::uint32_t crc = 0);
 
+// The CRC32C of each block of n bytes cut into blocks of `block` bytes (the
+// last may be shorter) into out[0 .. ceil(n / block)): three blocks at a
+// time, as three chains, where the instruction is there.
+void crc32c_blocks(const void *data, std::size_t n, std::size_t block, std::uint32_t *out);
+
 // The table version, whatever the processor (tests compare the two).
 std::uint32_t crc32c_portable(const void *data, std::size_t n, std::uint32_t crc = 0);
 

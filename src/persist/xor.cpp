@@ -100,7 +100,8 @@ class Xor final : public Scheme {
     std::uint64_t at = 0;
     int ok = 1;
     if (me_ != who) {
-      ok = read_own_version(p_, n, &own).empty() && parity.open(parity_path(p_.dir, n)) &&
+      // (The caller checked this file's blocks; the parity is checked here.)
+      ok = read_own_version(p_, n, &own, false).empty() && parity.open(parity_path(p_.dir, n)) &&
            parse_parity(parity.bytes(), &h, &at).empty() && h.number == n &&
            h.member == static_cast<std::uint32_t>(me_) && h.set_size == static_cast<std::uint32_t>(k_) &&
            h.lengths[static_cast<std::size_t>(me_)] == own.bytes().size();
