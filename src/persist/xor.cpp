@@ -199,42 +199,42 @@ class Xor final : public Scheme {
     return MPI_SUCCESS;
   }
   // As sendrecv, sending bytes [at, at + n) of the file (zeros past its end,
-  // at most kZeros of them) through a datatype over the pieces' addresses.
+  // at most kZeros of them) from where its pieces are: one message per
+  // contiguous segment (derived datatypes would be packed, not sent in
+  // place), received in order into one buffer, each message's size learnt
+  // as it arrives (messages between two processes do not overtake).
   int sendrecv_range(const FileView &file, std::uint64_t at, std::byte *recv, std::uint64_t n, int to, int from) {
-    for (std::uint64_t off = 0; off < n; off += kPiece) {
-      const std::uint64_t len = std::min(kPiece, n - off);
-      std::vector<int> lengths;
-      std::vector<MPI_Aint> where;
-      std::uint64_t start = 0, from_at = at + off, left = len;
-      for (const iovec &p : file.pieces) {
-        const std::uint64_t end = start + p.iov_len;
-        if (left > 0 && from_at < end) {
-          const std::uint64_t k = std::min(left, end - from_at);
-          MPI_Aint a = 0;
-          MPI_Get_address(static_cast<const std::byte *>(p.iov_base) + (from_at - start), &a);
-          where.push_back(a);
-          lengths.push_back(static_cast<int>(k));
-          from_at += k;
-          left -= k;
-        }
-        start = end;
+    std::vector<MPI_Request> reqs;
+    const auto post = [&](const std::byte *p, std::uint64_t len) {
+      for (std::uint64_t off = 0; off < len; off += kPiece) {
+        reqs.emplace_back();
+        MPI_Isend(p + off, static_cast<int>(std::min(kPiece, len - off)), MPI_BYTE, to, 0x6d10, set_.get(),
+                  &reqs.back());
       }
-      if (left > 0) {  // the padding
-        MPI_Aint a = 0;
-        MPI_Get_address(kZeros.data(), &a);
-        where.push_back(a);
-        lengths.push_back(static_cast<int>(left));
+    };
+    std::uint64_t start = 0, want = at, left = n;
+    for (const iovec &p : file.pieces) {
+      const std::uint64_t end = start + p.iov_len;
+      if (left > 0 && want < end) {
+        const std::uint64_t k = std::min(left, end - want);
+        post(static_cast<const std::byte *>(p.iov_base) + (want - start), k);
+        want += k;
+        left -= k;
       }
-      MPI_Datatype type = MPI_DATATYPE_NULL;
-      int rc = MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), where.data(), MPI_BYTE, &type);
-      if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&type);
-      if (rc == MPI_SUCCESS)
-        rc = MPI_Sendrecv(MPI_BOTTOM, 1, type, to, 0x6d10, recv + off, static_cast<int>(len), MPI_BYTE, from, 0x6d10,
-                          set_.get(), MPI_STATUS_IGNORE);
-      if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
-      if (rc != MPI_SUCCESS) return rc;
+      start = end;
     }
-    return MPI_SUCCESS;
+    if (left > 0) post(kZeros.data(), left);  // the padding
+    int rc = MPI_SUCCESS;
+    for (std::uint64_t got = 0; got < n && rc == MPI_SUCCESS;) {
+      MPI_Status st;
+      rc = MPI_Recv(recv + got, static_cast<int>(std::min(kPiece, n - got)), MPI_BYTE, from, 0x6d10, set_.get(), &st);
+      int count = 0;
+      if (rc == MPI_SUCCESS) rc = MPI_Get_count(&st, MPI_BYTE, &count);
+      if (rc == MPI_SUCCESS && count <= 0) rc = MPI_ERR_TRUNCATE;
+      got += static_cast<std::uint64_t>(count);
+    }
+    const int waited = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    return rc != MPI_SUCCESS ? rc : waited;
   }
 
   Places p_;
