@@ -3,8 +3,8 @@
 // into k - 1 chunks (k members); member m keeps the parity of one chunk of
 // every other member (chunk (m - j - 1) mod k of member j), computed by a
 // ring reduce-scatter: k - 1 steps, each passing one chunk to the right.
-// One lost member per set is rebuilt (a reduction per chunk onto it); two
-// are beyond it.
+// One lost member per set is rebuilt (every survivor streams it its share of
+// each chunk's XOR, in pieces); two are beyond it.
 //
 // Sets: the processes at the same position within their failure groups form
 // a row (in group order); a row is cut into sets of GDS_SET_SIZE, and a
