@@ -54,6 +54,25 @@ __attribute__((target("sse4.2"))) std::uint32_t one_chain(const unsigned char *p
   while (n-- > 0) c32 = __builtin_ia32_crc32qi(c32, *p++);
   return c32;
 }
+// Raw registers r[0..2] advanced over three consecutive runs of `len` bytes
+// (a multiple of 8) at p: three independent chains, interleaved so that each
+// instruction's latency hides behind the other two.
+__attribute__((target("sse4.2"))) void three_chains(const unsigned char *p, std::size_t len, std::uint32_t r[3]) {
+  std::uint64_t c0 = r[0], c1 = r[1], c2 = r[2];
+  for (std::size_t i = 0; i < len; i += 8) {
+    std::uint64_t w0, w1, w2;
+    std::memcpy(&w0, p + i, 8);
+    std::memcpy(&w1, p + len + i, 8);
+    std::memcpy(&w2, p + 2 * len + i, 8);
+    c0 = __builtin_ia32_crc32di(c0, w0);
+    c1 = __builtin_ia32_crc32di(c1, w1);
+    c2 = __builtin_ia32_crc32di(c2, w2);
+  }
+  r[0] = static_cast<std::uint32_t>(c0);
+  r[1] = static_cast<std::uint32_t>(c1);
+  r[2] = static_cast<std::uint32_t>(c2);
+}
+
 // Three chains over three consecutive lanes of kLane bytes, joined: the raw
 // register after lanes A then B is Z(raw after A) ^ (B's register from 0),
 // where Z, the register's advance over kLane zero bytes, is linear over
@@ -81,18 +100,9 @@ __attribute__((target("sse4.2"))) std::uint32_t hardware(const unsigned char *p,
     return z[0][s & 0xFF] ^ z[1][(s >> 8) & 0xFF] ^ z[2][(s >> 16) & 0xFF] ^ z[3][s >> 24];
   };
   while (n >= 3 * kLane) {
-    std::uint64_t c0 = c, c1 = 0, c2 = 0;
-    for (std::size_t i = 0; i < kLane; i += 8) {
-      std::uint64_t w0, w1, w2;
-      std::memcpy(&w0, p + i, 8);
-      std::memcpy(&w1, p + kLane + i, 8);
-      std::memcpy(&w2, p + 2 * kLane + i, 8);
-      c0 = __builtin_ia32_crc32di(c0, w0);
-      c1 = __builtin_ia32_crc32di(c1, w1);
-      c2 = __builtin_ia32_crc32di(c2, w2);
-    }
-    c = advance(advance(static_cast<std::uint32_t>(c0)) ^ static_cast<std::uint32_t>(c1)) ^
-        static_cast<std::uint32_t>(c2);
+    std::uint32_t r[3] = {c, 0, 0};
+    three_chains(p, kLane, r);
+    c = advance(advance(r[0]) ^ r[1]) ^ r[2];
     p += 3 * kLane;
     n -= 3 * kLane;
   }
@@ -102,19 +112,9 @@ const bool kHardware = __builtin_cpu_supports("sse4.2");
 
 // Three whole blocks (a multiple of 8 bytes each) at once, as three chains.
 __attribute__((target("sse4.2"))) void three_blocks(const unsigned char *p, std::size_t block, std::uint32_t *out) {
-  std::uint64_t c0 = ~0u, c1 = ~0u, c2 = ~0u;
-  for (std::size_t i = 0; i < block; i += 8) {
-    std::uint64_t w0, w1, w2;
-    std::memcpy(&w0, p + i, 8);
-    std::memcpy(&w1, p + block + i, 8);
-    std::memcpy(&w2, p + 2 * block + i, 8);
-    c0 = __builtin_ia32_crc32di(c0, w0);
-    c1 = __builtin_ia32_crc32di(c1, w1);
-    c2 = __builtin_ia32_crc32di(c2, w2);
-  }
-  out[0] = ~static_cast<std::uint32_t>(c0);
-  out[1] = ~static_cast<std::uint32_t>(c1);
-  out[2] = ~static_cast<std::uint32_t>(c2);
+  std::uint32_t r[3] = {~0u, ~0u, ~0u};
+  three_chains(p, block, r);
+  for (int i = 0; i < 3; ++i) out[i] = ~r[i];
 }
 #else
 void three_blocks(const unsigned char *, std::size_t, std::uint32_t *) {}

@@ -368,8 +368,10 @@ GDS_status_t recover(const char *func, Array &a) {
       if (!any) continue;
       // Rebuilt under a temporary name, checked block by block, then renamed.
       const std::string path = version_path(s.dir, chain[i]), tmp = path + ".tmp";
-      GDS_status_t here = s.scheme->rebuild(func, chain[i], lost, tmp);
-      if (lost[static_cast<std::size_t>(a.rank)]) {
+      const bool lost_here = lost[static_cast<std::size_t>(a.rank)] != 0;
+      GDS_status_t here =
+          s.scheme->rebuild(func, chain[i], lost, lost_here ? std::span<const std::byte>() : files[i].bytes(), tmp);
+      if (lost_here) {
         if (here == GDS_STATUS_OK) {
           Mapped rebuilt;
           VersionFile v;

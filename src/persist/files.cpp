@@ -193,16 +193,30 @@ GDS_status_t sync_dir(const char *func, const std::string &path) {
   return GDS_STATUS_OK;
 }
 
-bool read_file(const std::string &path, std::vector<std::byte> *out, bool *missing) {
+namespace {
+
+// Opens a regular file for reading and gives its size; false (and *missing
+// if it does not exist) when it cannot.
+bool open_regular(const std::string &path, File *f, std::size_t *size, bool *missing) {
   if (missing != nullptr) *missing = false;
-  File f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!f.is_open()) {
+  *f = File(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!f->is_open()) {
     if (missing != nullptr) *missing = errno == ENOENT;
     return false;
   }
   struct stat st {};
-  if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  out->resize(static_cast<std::size_t>(st.st_size));
+  if (::fstat(f->get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  *size = static_cast<std::size_t>(st.st_size);
+  return true;
+}
+
+}  // namespace
+
+bool read_file(const std::string &path, std::vector<std::byte> *out, bool *missing) {
+  File f;
+  std::size_t size = 0;
+  if (!open_regular(path, &f, &size, missing)) return false;
+  out->resize(size);
   std::size_t done = 0;
   while (done < out->size()) {
     const ssize_t r = ::read(f.get(), out->data() + done, std::min<std::size_t>(out->size() - done, 1u << 30));
@@ -230,20 +244,15 @@ Mapped &Mapped::operator=(Mapped &&o) noexcept {
 
 bool Mapped::open(const std::string &path, bool *missing) {
   *this = Mapped();
-  if (missing != nullptr) *missing = false;
-  File f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!f.is_open()) {
-    if (missing != nullptr) *missing = errno == ENOENT;
-    return false;
-  }
-  struct stat st {};
-  if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  if (st.st_size == 0) return true;  // empty: nothing to map
+  File f;
+  std::size_t size = 0;
+  if (!open_regular(path, &f, &size, missing)) return false;
+  if (size == 0) return true;  // empty: nothing to map
   // Populated at once: one call maps every page (rather than a fault per page).
-  void *p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.get(), 0);
+  void *p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.get(), 0);
   if (p == MAP_FAILED) return false;
   data_ = static_cast<const std::byte *>(p);
-  size_ = static_cast<std::size_t>(st.st_size);
+  size_ = size;
   return true;
 }
 

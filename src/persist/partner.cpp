@@ -79,7 +79,7 @@ class Partner final : public Scheme {
   }
 
   // Every lost process gets its file from its partner, in rank order.
-  GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
+  GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte>,
                        const std::string &path) override {
     GDS_status_t status = GDS_STATUS_OK;
     for (int r = 0; r < p_.nprocs; ++r) {

@@ -11,11 +11,11 @@
 
 namespace gds::persist {
 
-std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file, bool check_data) {
+std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file) {
   bool missing = false;
   if (!file->open(version_path(p.dir, n), &missing)) return missing ? "missing" : "unreadable";
   VersionFile v;
-  std::string why = parse_version(file->bytes(), &v, check_data);
+  std::string why = parse_version(file->bytes(), &v, true);
   if (why.empty() && (v.h.number != n || v.h.rank != static_cast<std::uint32_t>(p.rank) ||
                       v.h.nprocs != static_cast<std::uint32_t>(p.nprocs)))
     why = "written for another version or process";

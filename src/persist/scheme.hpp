@@ -36,10 +36,8 @@ inline std::string partner_path(const std::string &dir, int of, std::uint64_t n)
 }
 inline std::string parity_path(const std::string &dir, std::uint64_t n) { return dir + "/x" + std::to_string(n) + ".gdsx"; }
 
-// Maps and checks this process's own version file of version n (with
-// check_data, every block's CRC; else its header, lists and length); "" or
-// what is wrong.
-std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file, bool check_data = true);
+// Maps and checks this process's own version file of version n (every block's CRC); "" or what is wrong.
+std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file);
 
 // A version file as the pieces it was written from (its header, then runs
 // of blocks in the memory version), so that schemes read it where it is.
@@ -57,11 +55,13 @@ class Scheme {
   // durable already). Returns this process's status; the caller agrees.
   virtual GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) = 0;
   // Collective: lost[r] says whether process r lacks a good file of version
-  // n (the caller checked every block of the files it calls good); if it is lost here, this process's file is rebuilt into the file at
-  // `path` (written as the bytes arrive, fsynced; the caller checks it).
-  // GDS_STATUS_UNRECOVERABLE where the scheme cannot (the caller agrees).
+  // n. `own` is this process's file of version n, every block checked by the
+  // caller (empty where it is lost). If it is lost here, the file is rebuilt
+  // into the file at `path` (written as the bytes arrive, fsynced; the
+  // caller checks it). GDS_STATUS_UNRECOVERABLE where the scheme cannot (the
+  // caller agrees).
   virtual GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
-                               const std::string &path) = 0;
+                               std::span<const std::byte> own, const std::string &path) = 0;
   // Removes what this process holds for version n.
   virtual void remove(std::uint64_t n) = 0;
   // Collective: frees the scheme's communicators.

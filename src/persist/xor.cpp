@@ -82,7 +82,7 @@ class Xor final : public Scheme {
   }
 
   GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
-                       const std::string &path) override {
+                       std::span<const std::byte> own, const std::string &path) override {
     int nlost = 0, who = -1;
     for (int j = 0; j < k_; ++j)
       if (lost[static_cast<std::size_t>(members_[static_cast<std::size_t>(j)])]) {
@@ -94,50 +94,44 @@ class Xor final : public Scheme {
       return core::fail(GDS_STATUS_UNRECOVERABLE, func,
                         "version %llu is lost on %d processes of one XOR set (of %d); XOR rebuilds one", ull(n),
                         nlost, k_);
-    // The survivors' files and parity; all agree that they have them.
-    Mapped own, parity;
+    // The survivors' parity (their files the caller checked); all agree that they have them.
+    Mapped parity;
     ParityHeader h;
     std::uint64_t at = 0;
     int ok = 1;
     if (me_ != who) {
-      // (The caller checked this file's blocks; the parity is checked here.)
-      ok = read_own_version(p_, n, &own, false).empty() && parity.open(parity_path(p_.dir, n)) &&
-           parse_parity(parity.bytes(), &h, &at).empty() && h.number == n &&
+      ok = parity.open(parity_path(p_.dir, n)) && parse_parity(parity.bytes(), &h, &at).empty() && h.number == n &&
            h.member == static_cast<std::uint32_t>(me_) && h.set_size == static_cast<std::uint32_t>(k_) &&
-           h.lengths[static_cast<std::size_t>(me_)] == own.bytes().size();
+           h.lengths[static_cast<std::size_t>(me_)] == own.size();
     }
-    int all = 0;
-    int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, set_.get());
+    // One agreement: whether every survivor has them, and the chunk size and
+    // the lost member's length, which the survivors' parity headers must
+    // give alike (each survivor's sends are read at its own chunk size).
+    // Maxima of (value, ~value) give the largest and the smallest.
+    const bool survivor = me_ != who;
+    const std::uint64_t chunk = survivor && ok ? h.chunk : 0;
+    const std::uint64_t lost_length = survivor && ok ? h.lengths[static_cast<std::size_t>(who)] : 0;
+    std::uint64_t mine[5] = {ok ? 0u : 1u, chunk, survivor ? ~chunk : 0, lost_length, survivor ? ~lost_length : 0};
+    std::uint64_t most[5] = {};
+    int rc = MPI_Allreduce(mine, most, 5, MPI_UINT64_T, MPI_MAX, set_.get());
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
-    if (!all)
+    if (most[0] != 0)
       return core::fail(GDS_STATUS_UNRECOVERABLE, func,
                         "version %llu of process %d is lost, and another member of its XOR set lacks its file or "
                         "parity",
                         ull(n), members_[static_cast<std::size_t>(who)]);
-    std::uint64_t meta[2] = {0, 0};  // chunk size, the lost member's length
-    const int root = who == 0 ? 1 : 0;
-    if (me_ == root) {
-      meta[0] = h.chunk;
-      meta[1] = h.lengths[static_cast<std::size_t>(who)];
-    }
-    rc = MPI_Bcast(meta, 2, MPI_UINT64_T, root, set_.get());
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Bcast", rc);
-    const std::uint64_t c = meta[0];
-    // Every survivor's parity has that chunk size (what it sends is read at its offset).
-    int same = me_ == who || h.chunk == c, all_same = 0;
-    rc = MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, set_.get());
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
-    if (!all_same)
+    if (most[1] != ~most[2] || most[3] != ~most[4])
       return core::fail(GDS_STATUS_UNRECOVERABLE, func,
                         "version %llu of process %d is lost, and the parity files of its XOR set disagree on the "
-                        "chunk size",
+                        "chunk size or its length",
                         ull(n), members_[static_cast<std::size_t>(who)]);
+    const std::uint64_t c = most[1];
     // Chunk by chunk, in pieces: every survivor sends the lost member its
     // share of the chunk's XOR (its own chunk, or the parity it holds),
     // which the lost member XORs together. Pieces keep the buffers small
     // (no chunk-sized copies: the survivors' files are mapped).
     // The lost member writes each piece of its file as it is complete.
-    const std::uint64_t piece_bytes = std::min<std::uint64_t>(c, kRebuildPiece), length = meta[1];
+    const std::uint64_t piece_bytes = std::min<std::uint64_t>(c, kRebuildPiece), length = most[3];
     std::vector<std::byte> piece(piece_bytes), sum(me_ == who ? piece_bytes : 0);
     Writer out;
     GDS_status_t io = me_ == who ? out.open(func, path) : GDS_STATUS_OK;
@@ -150,7 +144,7 @@ class Xor final : public Scheme {
           if (me_ == m)
             send = parity.bytes().data() + at + off;
           else
-            slice(own.bytes(), idx(me_, m), c, off, len, piece.data());
+            slice(own, idx(me_, m), c, off, len, piece.data());
           rc = MPI_Send(send, static_cast<int>(len), MPI_BYTE, who, kTagRebuild, set_.get());
           if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Send", rc);
           continue;
