@@ -17,7 +17,8 @@
 //       numbering continues) for the driver to check after another restart.
 //
 // ndims 1-3; order row|col; flavor alloc|create (GDS_create: a cyclic
-// mapping of the row-major global index). Prints "persist_app: ok ..." on
+// mapping of the row-major global index). The shape grows with the number
+// of processes, or with PERSIST_APP_SHAPE_NP's if it is set. Prints "persist_app: ok ..." on
 // rank 0 when every check held; exits 1 otherwise.
 #include <mpi.h>
 
@@ -176,7 +177,10 @@ int main(int argc, char **argv) {
   const std::string mode = argv[1], order = argv[3], flavor = argv[4];
   const int ndims = std::atoi(argv[2]);
   const std::uint64_t versions = std::strtoull(argv[5], nullptr, 10);
-  const auto P = static_cast<GDS_size_t>(g_nprocs);
+  // The shape grows with the process count, or with PERSIST_APP_SHAPE_NP's
+  // (restart on another process count: the prefix tests).
+  const char *shape_np = std::getenv("PERSIST_APP_SHAPE_NP");
+  const auto P = static_cast<GDS_size_t>(shape_np != nullptr ? std::atoi(shape_np) : g_nprocs);
   if (ndims == 1) g_count = {50 * P + 13};
   else if (ndims == 2) g_count = {7 * P + 3, 29};
   else g_count = {3, 5 * P + 1, 11};

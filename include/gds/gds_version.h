@@ -43,16 +43,25 @@ extern "C" {
 #define GDS_CACHE_EVERY_KEY "gds_cache_every" /**< every n-th version goes to the cache (>= 1); GDS_CACHE_EVERY; default 1 */
 #define GDS_RESTART_KEY "gds_restart"         /**< 1: start from the persisted versions if there are any, 0: never;
                                                    GDS_RESTART; default: 1 when a job id is given, else 0 */
+#define GDS_PREFIX_KEY "gds_prefix"           /**< the global directory versions are flushed to as HDF5 files;
+                                                   GDS_PREFIX (SCR_PREFIX); default: none (no flush) */
+#define GDS_FLUSH_KEY "gds_flush"             /**< every n-th version is flushed to the prefix (>= 1); GDS_FLUSH
+                                                   (SCR_FLUSH); default 1 */
+#define GDS_PREFIX_SIZE_KEY "gds_prefix_size" /**< flushed versions the prefix keeps per array (>= 1); GDS_PREFIX_SIZE
+                                                   (SCR_PREFIX_SIZE); default 2 */
+#define GDS_FLUSH_INFLIGHT_KEY "gds_flush_inflight" /**< flushes of an array in flight at once (>= 1); GDS_FLUSH_INFLIGHT;
+                                                         default 1 */
 /**@}*/
 
 /** Levels versions are persisted at. */
 #define GDS_LEVEL_NONE 0  /**< not restarted */
 #define GDS_LEVEL_CACHE 1 /**< the node-local cache (with its redundancy) */
+#define GDS_LEVEL_PREFIX 2 /**< the global prefix (HDF5 files) */
 
 /** What GDS_alloc()/GDS_create() found of an array's persisted versions (GDS extension). */
 typedef struct GDS_restart_info {
   int restarted;            /**< 1 if the array started from persisted versions, 0 for a fresh start */
-  int level;                /**< GDS_LEVEL_CACHE when restarted, else GDS_LEVEL_NONE */
+  int level;                /**< GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX when restarted, else GDS_LEVEL_NONE */
   GDS_size_t version;       /**< the newest complete version: the current content equals it */
   GDS_size_t versions;      /**< persisted versions made navigable again, this one included */
   int rebuilt_processes;    /**< processes whose lost or corrupt files were rebuilt from PARTNER or XOR */
@@ -69,6 +78,22 @@ typedef struct GDS_restart_info {
  * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, handle statuses
  */
 GDS_API GDS_status_t GDS_get_restart_info(GDS_gds_t gds, GDS_restart_info_t *info);
+
+/**
+ * \brief Waits until every flush of the array to the prefix has finished (GDS extension).
+ *
+ * GDS_version_inc() hands a version to the flush and returns; the flush
+ * writes it in the background. A flush that failed was raised through Open
+ * Resilience when it ended (the cache still holds the version); this call
+ * returns GDS_STATUS_IO_ERROR if one of the flushes it waited for failed.
+ * GDS_free() and GDS_finalize() wait too.
+ *
+ * Completion: collective over the array's processes.
+ *
+ * \param[in] gds the array (any handle)
+ * \return GDS_STATUS_OK, GDS_STATUS_IO_ERROR, GDS_STATUS_CORRUPT, handle statuses
+ */
+GDS_API GDS_status_t GDS_flush_wait(GDS_gds_t gds);
 
 /** Longest version label, in bytes (GDS_version_inc refuses longer ones with GDS_STATUS_INVALID). */
 #define GDS_VERSION_LABEL_MAX 65536

@@ -48,15 +48,15 @@ struct Worker {
 // Never destroyed: static destructors (the array registry's stores) may
 // still wait on it, and a thread left running at exit must not be destroyed
 // joinable.
-Worker &worker() {
-  static Worker &w = *new Worker;
-  return w;
+Worker &worker(Lane lane) {
+  static Worker *const w = new Worker[kLanes];
+  return w[static_cast<int>(lane)];
 }
 
 }  // namespace
 
-Background::Ticket Background::submit(Job job) {
-  Worker &w = worker();
+Background::Ticket Background::submit(Job job, Lane lane) {
+  Worker &w = worker(lane);
   std::lock_guard lock(w.mutex);
   if (!w.thread.joinable()) {
     w.quit = false;
@@ -68,34 +68,42 @@ Background::Ticket Background::submit(Job job) {
   return t;
 }
 
-void Background::wait(Ticket t) {
+void Background::wait(Ticket t, Lane lane) {
   if (t == 0) return;
-  Worker &w = worker();
+  Worker &w = worker(lane);
   std::unique_lock lock(w.mutex);
   w.changed.wait(lock, [&] { return w.finished >= t; });
 }
 
-void Background::stop_and_wait(Ticket t) {
+bool Background::finished(Ticket t, Lane lane) {
+  Worker &w = worker(lane);
+  std::lock_guard lock(w.mutex);
+  return w.finished >= t;
+}
+
+void Background::stop_and_wait(Ticket t, Lane lane) {
   if (t == 0) return;
-  Worker &w = worker();
+  Worker &w = worker(lane);
   {
     std::lock_guard lock(w.mutex);
     if (w.running == t && w.running_stop) w.running_stop->store(true);
     for (Queued &q : w.queue)
       if (q.ticket == t) q.stop->store(true);
   }
-  wait(t);
+  wait(t, lane);
 }
 
 void Background::shutdown() {
-  Worker &w = worker();
-  {
-    std::lock_guard lock(w.mutex);
-    if (!w.thread.joinable()) return;
-    w.quit = true;
-    w.changed.notify_all();
+  for (int l = 0; l < kLanes; ++l) {
+    Worker &w = worker(static_cast<Lane>(l));
+    {
+      std::lock_guard lock(w.mutex);
+      if (!w.thread.joinable()) continue;
+      w.quit = true;
+      w.changed.notify_all();
+    }
+    w.thread.join();
   }
-  w.thread.join();
 }
 
 }  // namespace gds::core

@@ -99,12 +99,20 @@ constexpr std::size_t kSpares = 4;
 // Pieces (runs of changed blocks) up to which schemes read a version file in place.
 constexpr std::size_t kMaxPieces = 64;
 
+// The level under memory: the cache (this file) and the prefix (prefix.cpp).
 class Cache final : public versions::Level {
  public:
-  [[nodiscard]] bool holds(const Array &a) const override { return a.state<ArrayState>().persistent(); }
+  [[nodiscard]] bool holds(const Array &a) const override {
+    const ArrayState &s = a.state<ArrayState>();
+    return s.persistent() || s.flushing();
+  }
+
+  void committed(const char *func, Array &a, std::uint64_t number) override { flush_committed(func, a, number); }
+  void dropping(Array &a, std::uint64_t number) override { flush_dropping(a, number); }
 
   GDS_status_t commit(const char *func, Array &a, const versions::Frozen &v, GDS_status_t local) override {
     ArrayState &s = state(a);
+    if (!s.persistent()) return core::agree(func, a.communicator(), local);  // the prefix only
     for (const auto &[first, count] : v.changed)
       for (std::uint32_t b = first; b < first + count; ++b) s.changed[b >> 6] |= std::uint64_t{1} << (b & 63);
     if (++s.since_cached < s.every) return core::agree(func, a.communicator(), local);
@@ -455,6 +463,16 @@ GDS_status_t recover(const char *func, Array &a) {
 }
 
 }  // namespace
+
+void reset_cache(Array &a) {
+  ArrayState &s = state(a);
+  remove_others(s, {});
+  s.cached.clear();
+  s.delta_bytes = 0;
+  s.since_cached = 0;
+  s.force_full = true;
+  std::fill(s.changed.begin(), s.changed.end(), 0);
+}
 
 void install_level() { versions::set_level(&g_cache); }
 void remove_level() { versions::set_level(nullptr); }

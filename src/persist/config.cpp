@@ -5,7 +5,14 @@
 //   GDS_SET_SIZE   SCR_SET_SIZE    XOR set size
 //   GDS_CACHE_SIZE SCR_CACHE_SIZE  versions the cache keeps
 //   GDS_JOB_ID     SCR_JOB_ID      the job, which restart looks for
-//   GDS_CACHE_EVERY, GDS_RESTART   (GDS only)
+//   GDS_CACHE_EVERY FLUSH_to_SCR   every n-th version goes to the cache (GVR's
+//                                  "frequency to flush data to SCR")
+//   GDS_PREFIX     SCR_PREFIX      the global directory of the HDF5 flushes
+//   GDS_FLUSH      SCR_FLUSH       every n-th version is flushed; SCR_FLUSH
+//                                  counts cached versions (SCR's checkpoints),
+//                                  so it is multiplied by the cache's every
+//   GDS_PREFIX_SIZE SCR_PREFIX_SIZE flushed versions kept per array
+//   GDS_FLUSH_INFLIGHT, GDS_RESTART (GDS only)
 // A GDS_* variable wins over its SCR_* twin, which wins over the same
 // SCR_* (or GDS_*) key in the KEY=VALUE lines of $SCR_CONF_FILE.
 #include <sys/stat.h>
@@ -147,6 +154,34 @@ void read_settings() {
   number("SET_SIZE", true, 2, &s.set_size, &s.set_size_given);
   number("CACHE_SIZE", true, 1, &s.cache_size, nullptr);
   number("CACHE_EVERY", false, 1, &s.every, nullptr);
+  if (std::getenv("GDS_CACHE_EVERY") == nullptr && conf.count("GDS_CACHE_EVERY") == 0) {
+    if (const char *v = std::getenv("FLUSH_to_SCR"); v != nullptr && *v != '\0') {
+      const std::optional<std::uint64_t> n = core::parse_unsigned(v, 1u << 30);
+      if (n && *n >= 1)
+        s.every = *n;
+      else
+        bad(std::string("FLUSH_to_SCR=") + v + " is not a whole number from 1 to 2^30");
+    }
+  }
+  if (auto v = setting(conf, "PREFIX", true, &from)) {
+    s.prefix = *v;
+    if (s.prefix[0] != '/') bad(from + "=" + *v + " is not an absolute path");
+  }
+  {
+    std::uint64_t scr_flush = 0;
+    number("FLUSH", false, 1, &s.flush, nullptr);
+    if (std::getenv("GDS_FLUSH") == nullptr && conf.count("GDS_FLUSH") == 0) {
+      std::string ignored;
+      if (auto v = setting(conf, "FLUSH", true, &ignored)) {  // SCR_FLUSH (GDS_FLUSH is absent)
+        const std::optional<std::uint64_t> n = core::parse_unsigned(v->c_str(), 1u << 30);
+        if (n && *n >= 1) scr_flush = *n;
+        else bad(ignored + "=" + *v + " is not a whole number from 1 to 2^30");
+      }
+      if (scr_flush > 0) s.flush = scr_flush * s.every;
+    }
+  }
+  number("PREFIX_SIZE", true, 1, &s.prefix_size, nullptr);
+  number("FLUSH_INFLIGHT", false, 1, &s.inflight, nullptr);
   if (auto v = setting(conf, "JOB_ID", true, &from)) {
     s.job = *v;
     s.job_given = true;

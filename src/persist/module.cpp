@@ -12,8 +12,10 @@ namespace gds::persist {
 
 namespace {
 
-constexpr const char *kInfoKeys[] = {GDS_NAME_KEY,       GDS_COPY_TYPE_KEY,   GDS_SET_SIZE_KEY, GDS_CACHE_BASE_KEY,
-                                     GDS_CACHE_SIZE_KEY, GDS_CACHE_EVERY_KEY, GDS_RESTART_KEY};
+constexpr const char *kInfoKeys[] = {GDS_NAME_KEY,        GDS_COPY_TYPE_KEY,   GDS_SET_SIZE_KEY,
+                                     GDS_CACHE_BASE_KEY,  GDS_CACHE_SIZE_KEY,  GDS_CACHE_EVERY_KEY,
+                                     GDS_RESTART_KEY,     GDS_PREFIX_KEY,      GDS_FLUSH_KEY,
+                                     GDS_PREFIX_SIZE_KEY, GDS_FLUSH_INFLIGHT_KEY};
 
 unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
 
@@ -41,9 +43,12 @@ class Persist final : public core::Module {
     const Settings &s = g_settings;
     core::log(core::Level::info, "GDS_init",
               "GDS_COPY_TYPE=%s GDS_CACHE_BASE=%s GDS_SET_SIZE=%llu GDS_CACHE_SIZE=%llu GDS_CACHE_EVERY=%llu "
-              "GDS_JOB_ID=%s GDS_RESTART=%s%s%s",
+              "GDS_JOB_ID=%s GDS_RESTART=%s GDS_PREFIX=%s GDS_FLUSH=%llu GDS_PREFIX_SIZE=%llu "
+              "GDS_FLUSH_INFLIGHT=%llu%s%s",
               copy_name(s.copy), s.base.c_str(), ull(s.set_size), ull(s.cache_size), ull(s.every), s.job.c_str(),
-              s.restart < 0 ? "auto" : s.restart ? "1" : "0", s.error.empty() ? "" : "; refused: ", s.error.c_str());
+              s.restart < 0 ? "auto" : s.restart ? "1" : "0", s.prefix.empty() ? "(none)" : s.prefix.c_str(),
+              ull(s.flush), ull(s.prefix_size), ull(s.inflight), s.error.empty() ? "" : "; refused: ",
+              s.error.c_str());
   }
 
   GDS_status_t prepare(const char *func, const core::ArraySpec &spec, MPI_Info info, core::Signature &sig,
@@ -58,11 +63,19 @@ class Persist final : public core::Module {
                 GDS_COPY_TYPE_KEY, v->c_str());
       s->copy = *c;
     }
-    std::optional<std::uint64_t> set_size, cache_size, every, restart;
+    std::optional<std::uint64_t> set_size, cache_size, every, restart, flush, prefix_size, inflight;
     GDS_TRY(core::info_unsigned(func, info, GDS_SET_SIZE_KEY, 1u << 30, &set_size));
     GDS_TRY(core::info_unsigned(func, info, GDS_CACHE_SIZE_KEY, 1u << 30, &cache_size));
     GDS_TRY(core::info_unsigned(func, info, GDS_CACHE_EVERY_KEY, 1u << 30, &every));
     GDS_TRY(core::info_unsigned(func, info, GDS_RESTART_KEY, 1, &restart));
+    GDS_TRY(core::info_unsigned(func, info, GDS_FLUSH_KEY, 1u << 30, &flush));
+    GDS_TRY(core::info_unsigned(func, info, GDS_PREFIX_SIZE_KEY, 1u << 30, &prefix_size));
+    GDS_TRY(core::info_unsigned(func, info, GDS_FLUSH_INFLIGHT_KEY, 1024, &inflight));
+    GDS_CHECK(!flush || *flush >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; it must be 1 or more", GDS_FLUSH_KEY);
+    GDS_CHECK(!prefix_size || *prefix_size >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; the prefix keeps 1 or more",
+              GDS_PREFIX_SIZE_KEY);
+    GDS_CHECK(!inflight || *inflight >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; it must be 1 or more",
+              GDS_FLUSH_INFLIGHT_KEY);
     GDS_CHECK(!set_size || *set_size >= 2, GDS_STATUS_INVALID_INFO, "info: %s=%llu; an XOR set has 2 or more members",
               GDS_SET_SIZE_KEY, ull(*set_size));
     GDS_CHECK(!cache_size || *cache_size >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; the cache keeps 1 or more",
@@ -76,6 +89,12 @@ class Persist final : public core::Module {
     s->base = core::info_value(info, GDS_CACHE_BASE_KEY).value_or(g.base);
     GDS_CHECK(!s->base.empty() && s->base[0] == '/', GDS_STATUS_INVALID_INFO,
               "the cache directory \"%s\" is not an absolute path", s->base.c_str());
+    s->prefix = core::info_value(info, GDS_PREFIX_KEY).value_or(g.prefix);
+    GDS_CHECK(s->prefix.empty() || s->prefix[0] == '/', GDS_STATUS_INVALID_INFO,
+              "the prefix directory \"%s\" is not an absolute path", s->prefix.c_str());
+    s->flush = flush.value_or(g.flush);
+    s->prefix_size = prefix_size.value_or(g.prefix_size);
+    s->inflight = inflight.value_or(g.inflight);
     s->name = core::info_value(info, GDS_NAME_KEY).value_or("");  // unnamed: named at attach
     GDS_CHECK(s->name.empty() || valid_name(s->name), GDS_STATUS_INVALID_INFO,
               "info: %s=\"%s\" must have 1-64 letters, digits, '-', '_' or '.' (not first)", GDS_NAME_KEY,
@@ -86,6 +105,7 @@ class Persist final : public core::Module {
     for (const core::Index c : *spec.count) shape.add(c);
     s->signature = shape.value();
     sig.add(static_cast<int>(s->copy)).add(s->set_size).add(s->cache_size).add(s->every).add(s->restart);
+    sig.add(s->flush).add(s->prefix_size).add(s->inflight).add(s->prefix.data(), s->prefix.size());
     sig.add(s->name.data(), s->name.size());
     *out = std::move(s);
     return GDS_STATUS_OK;
@@ -97,11 +117,26 @@ class Persist final : public core::Module {
     ArrayState &s = state(a);
     const std::uint64_t order = created_++;
     if (s.name.empty()) s.name = "array" + std::to_string(order);
-    return s.persistent() ? open_cache(func, a) : GDS_STATUS_OK;
+    GDS_status_t cache = s.persistent() ? open_cache(func, a) : GDS_STATUS_OK;
+    if (!s.flushing()) return cache;
+    // The prefix: restart from it when the cache had nothing, or could not
+    // restore (files lost beyond its redundancy, another process count).
+    if (cache != GDS_STATUS_OK && cache != GDS_STATUS_UNRECOVERABLE) return cache;
+    const bool from_prefix = s.restart && s.info.restarted == 0;
+    GDS_TRY(open_prefix(func, a, from_prefix));
+    if (s.info.level == GDS_LEVEL_PREFIX && s.persistent()) {
+      reset_cache(a);  // the cache starts over from the restarted content
+      if (cache != GDS_STATUS_OK && a.rank == 0)
+        core::log(core::Level::info, func, "array %s: the cache could not restore it; the prefix did",
+                  s.name.c_str());
+      cache = GDS_STATUS_OK;
+    }
+    return cache;
   }
 
-  GDS_status_t detach(const char *, core::Array &a) override {
+  GDS_status_t detach(const char *func, core::Array &a) override {
     ArrayState &s = state(a);
+    if (s.flusher) (void)flush_wait(func, a);
     if (s.scheme) s.scheme->release();
     if (s.spares) s.spares->clear();
     return GDS_STATUS_OK;

@@ -34,6 +34,10 @@ struct Settings {
   std::string job = "default";   // GDS_JOB_ID / SCR_JOB_ID
   bool job_given = false;
   int restart = -1;              // GDS_RESTART: 1 restart, 0 never, -1 when a job id is given
+  std::string prefix;            // GDS_PREFIX / SCR_PREFIX: the global directory; empty: no flush
+  std::uint64_t flush = 1;       // GDS_FLUSH, else SCR_FLUSH x the cache's every: every n-th version is flushed
+  std::uint64_t prefix_size = 2; // GDS_PREFIX_SIZE / SCR_PREFIX_SIZE: flushed versions kept per array
+  std::uint64_t inflight = 1;    // GDS_FLUSH_INFLIGHT: flushes of an array in flight at once
   std::string error;             // a bad setting, refused at GDS_alloc/GDS_create
 };
 extern Settings g_settings;
@@ -46,6 +50,8 @@ struct Cached {
   std::uint64_t held_bytes = 0;  // of this process's file
 };
 
+class Flusher;  // prefix.cpp
+
 struct ArrayState final : core::ArrayState {
   static constexpr core::Layer kLayer = core::Layer::persist;
   // From prepare (the same on every process).
@@ -54,6 +60,8 @@ struct ArrayState final : core::ArrayState {
   bool set_size_given = false;
   bool restart = false;
   std::string name, base;
+  std::string prefix;  // empty: no flush
+  std::uint64_t flush = 1, prefix_size = 2, inflight = 1;
   // From attach.
   std::string dir;             // this process's directory
   std::shared_ptr<Spares> spares;  // in it
@@ -68,7 +76,9 @@ struct ArrayState final : core::ArrayState {
   std::uint64_t delta_bytes = 0;       // held by incremental files since the last full one
   GDS_restart_info_t info{};
   std::vector<std::byte> buffer;       // a version file of many pieces in one, for PARTNER and XOR
+  std::shared_ptr<Flusher> flusher;    // the prefix level's work for this array
   [[nodiscard]] bool persistent() const { return copy != Copy::none; }
+  [[nodiscard]] bool flushing() const { return !prefix.empty(); }
 };
 
 inline ArrayState &state(core::Array &a) { return a.state<ArrayState>(); }
@@ -77,7 +87,23 @@ core::Module &module();
 
 // Cache level (cache.cpp).
 GDS_status_t open_cache(const char *func, core::Array &a);
+// Forgets every cached version of the array and removes its files (after a
+// restart from the prefix): the next cached version is a full one.
+void reset_cache(core::Array &a);
 void install_level();
 void remove_level();
+
+// Prefix level (prefix.cpp). Collective.
+// Opens the array's prefix directory; with `from_prefix`, restarts the
+// array from its newest complete flushed version (any process count).
+// Without restart asked for, an earlier run's flushes of the array go.
+GDS_status_t open_prefix(const char *func, core::Array &a, bool from_prefix);
+// After GDS_version_inc committed version `number`: moves the flushes in
+// flight on and starts this version's if it is due.
+void flush_committed(const char *func, core::Array &a, std::uint64_t number);
+// Before retention drops version `number` here (local).
+void flush_dropping(core::Array &a, std::uint64_t number);
+// Waits for every flush of the array; GDS_STATUS_IO_ERROR if one failed since the last wait.
+GDS_status_t flush_wait(const char *func, core::Array &a);
 
 }  // namespace gds::persist

@@ -46,7 +46,19 @@ class Level {
   // GDS_version_restore took the current content back to `number`; the
   // next version may differ from the last committed one anywhere.
   virtual void restored(core::Array &a, std::uint64_t number) = 0;
+  // GDS_version_inc committed version `number` in memory (collective, after
+  // commit). The level may start work off the application's path that reads
+  // the version's blocks (version_blocks()) until dropping() is called for
+  // it. Failures of that work are the level's to raise: the version exists.
+  virtual void committed(const char *func, core::Array &a, std::uint64_t number) = 0;
+  // Retention is about to drop version `number` here: work reading its
+  // blocks must end first (local).
+  virtual void dropping(core::Array &a, std::uint64_t number) = 0;
 };
+
+// This process's blocks of retained version `number`: where each block's
+// content is (nullptr: an all-zero block). Empty if it is not retained.
+std::vector<const std::byte *> version_blocks(core::Array &a, std::uint64_t number);
 
 // The level above memory (nullptr: none); set by the persist module.
 Level *level();

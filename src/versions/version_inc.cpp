@@ -235,6 +235,9 @@ GDS_status_t commit(const char *func, Array &a, std::uint64_t increment, std::st
     const int rc = MPI_Allreduce(&wish, &drop, 1, MPI_UINT64_T, MPI_MAX, a.communicator());
     if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
   }
+  if (g_level != nullptr && g_level->holds(a))
+    for (std::uint64_t i = 0; i < drop && i < store.versions().size(); ++i)
+      g_level->dropping(a, store.versions()[static_cast<std::size_t>(i)].number);
   store.drop_oldest(drop);
   return GDS_STATUS_OK;
 }
@@ -263,6 +266,18 @@ GDS_status_t check_collective(const char *func, const Array &a) {
 void inject_phase_failure(int phase) { g_failing_phase = phase; }
 
 Level *level() { return g_level; }
+
+std::vector<const std::byte *> version_blocks(core::Array &a, std::uint64_t number) {
+  const Store &store = *state(a).store;
+  const Version *v = store.find(number);
+  if (v == nullptr) return {};
+  std::vector<const std::byte *> blocks(store.nblocks(), nullptr);
+  const SlotRef *table = store.local_table(*v);
+  if (table == nullptr) return blocks;
+  for (std::uint32_t b = 0; b < store.nblocks(); ++b)
+    if (table[b] != kZero) blocks[b] = store.local_slot(table[b]);
+  return blocks;
+}
 void set_level(Level *l) { g_level = l; }
 
 GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std::string label, std::uint64_t next,
@@ -330,7 +345,10 @@ GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const 
     GDS_TRY(freeze(func, a, frozen, &tables));
     if (levelled) GDS_TRY(persist(func, a, injected(func, Phase::persist), increment, new_label));
     kill_point("commit");
-    return commit(func, a, increment, std::move(new_label), std::move(tables));
+    const std::uint64_t number = state(a).current;
+    GDS_TRY(commit(func, a, increment, std::move(new_label), std::move(tables)));
+    if (levelled) g_level->committed(func, a, number);
+    return GDS_STATUS_OK;
   };
   const GDS_status_t made = phases();
   if (made != GDS_STATUS_OK)

@@ -1,0 +1,784 @@
+// The prefix level: versions flushed to a global directory as HDF5 files
+// (h5.hpp) that hold the array's global content, written in the background,
+// and restart from them on any number of processes.
+//
+// Directory: <prefix>/gds.<job>/<array>/v<n>.h5, written as v<n>.h5.tmp and
+// renamed once complete on every process; <prefix>/gds.<job>/index lists the
+// complete flushed versions of every array (rewritten under a lock).
+//
+// A flush, started by flush_committed() once GDS_version_inc committed the
+// version in memory:
+//   create    rank 0 lays out the file (h5::create) and broadcasts where the
+//             data goes; this is all the application waits for
+//   write     every process's flush thread writes its elements from the
+//             memory version's frozen blocks (never the current content)
+//             into the file, in global order, and fsyncs it (no MPI, no HDF5)
+//   checksum  once every process has written (agreed at a later GDS call),
+//             every flush thread checksums its share of the file's stripes
+//   finish    once every process has (agreed), rank 0 gathers the
+//             checksums, adds them (h5::finish), fsyncs, renames the file to
+//             its final name, rewrites the index and removes the flushed
+//             versions beyond the prefix size
+// The agreements are made in GDS_version_inc, GDS_flush_wait, GDS_free and
+// GDS_finalize, which are collective anyway; a bounded number of flushes
+// per array is in flight (GDS_FLUSH_INFLIGHT), GDS_version_inc waits for
+// the oldest beyond it. Retention waits for a flush's write before it drops
+// the version it reads.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "core/background.hpp"
+#include "core/collective.hpp"
+#include "core/crc32c.hpp"
+#include "core/killpoint.hpp"
+#include "core/log.hpp"
+#include "core/module.hpp"
+#include "core/mpi_args.hpp"
+#include "core/runtime.hpp"
+#include "gds_config.h"
+#include "persist/files.hpp"
+#include "persist/h5.hpp"
+#include "persist/state.hpp"
+#include "rma/state.hpp"
+#include "versions/level.hpp"
+#include "versions/state.hpp"
+
+using gds::core::Array;
+using gds::core::Background;
+using gds::core::Lane;
+
+namespace gds::persist {
+
+namespace {
+
+unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+
+// `count` of this process's elements from local element `local` are global
+// elements `global`, `global + stride`, ... (in the data's storage order).
+struct Run {
+  std::uint64_t local, global, count, stride;
+};
+
+// What a flush thread's job found; read by the application's thread once
+// the job has finished.
+struct Result {
+  GDS_status_t status = GDS_STATUS_OK;
+  std::string what;
+  std::vector<std::uint32_t> crcs;
+};
+
+struct Flight {
+  std::uint64_t number = 0;
+  std::string tmp, path;
+  std::uint64_t offset = 0, bytes = 0, stripe = 0;
+  bool checksumming = false;
+  Background::Ticket write = 0, crc = 0;
+  std::shared_ptr<Result> result = std::make_shared<Result>();
+};
+
+std::string errno_text() { return std::strerror(errno); }
+
+bool pread_all(int fd, std::byte *p, std::uint64_t n, std::uint64_t at) {
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, p, std::min<std::uint64_t>(n, std::uint64_t{1} << 30), static_cast<off_t>(at));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<std::uint64_t>(r);
+    at += static_cast<std::uint64_t>(r);
+  }
+  return true;
+}
+
+bool pwritev_all(int fd, std::vector<iovec> &iov, std::uint64_t at) {
+  std::size_t i = 0;
+  while (i < iov.size()) {
+    const int count = static_cast<int>(std::min<std::size_t>(iov.size() - i, IOV_MAX));
+    const ssize_t w = ::pwritev(fd, iov.data() + i, count, static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    at += static_cast<std::uint64_t>(w);
+    std::uint64_t left = static_cast<std::uint64_t>(w);
+    while (i < iov.size() && left >= iov[i].iov_len) left -= iov[i++].iov_len;
+    if (left > 0) {
+      iov[i].iov_base = static_cast<char *>(iov[i].iov_base) + left;
+      iov[i].iov_len -= left;
+    }
+  }
+  return true;
+}
+
+// This process's part as the version's blocks hold it.
+struct Part {
+  std::vector<const std::byte *> blocks;  // nullptr: all zero
+  unsigned shift = 0;
+  std::uint64_t bytes = 0;
+  // The pieces of local bytes [at, at + n): fn(pointer or nullptr for zeros, length).
+  template <class F>
+  void pieces(std::uint64_t at, std::uint64_t n, F &&fn) const {
+    while (n > 0) {
+      const auto b = static_cast<std::uint32_t>(at >> shift);
+      const std::uint64_t off = at - (std::uint64_t{b} << shift);
+      const std::uint64_t take = std::min(n, block_length(bytes, shift, b) - off);
+      fn(blocks[b] == nullptr ? nullptr : blocks[b] + off, take);
+      at += take;
+      n -= take;
+    }
+  }
+};
+
+// The flush thread's write: every run of elements to its place in the file.
+void write_part(const std::string &path, std::uint64_t offset, std::uint64_t data_bytes, std::uint64_t esize,
+                const Part &part, const std::vector<Run> &runs, Result *r) {
+  const auto failed = [&](const std::string &what) {
+    r->status = GDS_STATUS_IO_ERROR;
+    r->what = path + ": " + what;
+  };
+  File file(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  if (!file.is_open()) return failed("cannot be opened: " + errno_text());
+  struct stat st {};
+  if (::fstat(file.get(), &st) != 0 || static_cast<std::uint64_t>(st.st_size) < offset + data_bytes)
+    return failed("is shorter than its data (changed by someone else?)");
+  const std::uint64_t block = std::uint64_t{1} << part.shift;
+  std::unique_ptr<std::byte, decltype(&std::free)> zeros(static_cast<std::byte *>(std::calloc(1, block)), &std::free);
+  if (!zeros) return failed("no memory for a block of zeros");
+  const long page = ::sysconf(_SC_PAGESIZE);
+  for (const Run &run : runs) {
+    if (run.stride == 1) {
+      std::vector<iovec> iov;
+      part.pieces(run.local * esize, run.count * esize, [&](const std::byte *p, std::uint64_t n) {
+        iov.push_back(iovec{const_cast<std::byte *>(p != nullptr ? p : zeros.get()), n});
+      });
+      if (!pwritev_all(file.get(), iov, offset + run.global * esize)) return failed("write failed: " + errno_text());
+      continue;
+    }
+    // Elements interleaved with other processes' (a GDS_create mapping):
+    // through a shared mapping of the file, whose pages they share.
+    const std::uint64_t first = offset + run.global * esize;
+    const std::uint64_t end = offset + (run.global + (run.count - 1) * run.stride + 1) * esize;
+    const std::uint64_t start = first / static_cast<std::uint64_t>(page) * static_cast<std::uint64_t>(page);
+    void *m = ::mmap(nullptr, end - start, PROT_READ | PROT_WRITE, MAP_SHARED, file.get(), static_cast<off_t>(start));
+    if (m == MAP_FAILED) return failed("cannot be mapped: " + errno_text());
+    auto *base = static_cast<std::byte *>(m) + (first - start);
+    for (std::uint64_t j = 0; j < run.count; ++j) {
+      std::byte *dst = base + j * run.stride * esize;
+      part.pieces((run.local + j) * esize, esize, [&](const std::byte *p, std::uint64_t n) {
+        if (p != nullptr) std::memcpy(dst, p, n);
+        else std::memset(dst, 0, n);
+        dst += n;
+      });
+    }
+    ::munmap(m, end - start);
+  }
+  if (::fsync(file.get()) != 0) return failed("fsync failed: " + errno_text());
+}
+
+// Which stripes process `rank` of `nprocs` checksums: [first, last).
+void stripe_share(std::uint64_t nstripes, int rank, int nprocs, std::uint64_t *first, std::uint64_t *last) {
+  *first = nstripes * static_cast<std::uint64_t>(rank) / static_cast<std::uint64_t>(nprocs);
+  *last = nstripes * static_cast<std::uint64_t>(rank + 1) / static_cast<std::uint64_t>(nprocs);
+}
+
+void checksum_share(const std::string &path, std::uint64_t offset, std::uint64_t bytes, std::uint64_t stripe,
+                    std::uint64_t first, std::uint64_t last, Result *r) {
+  File file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!file.is_open()) {
+    r->status = GDS_STATUS_IO_ERROR;
+    r->what = path + ": cannot be opened: " + errno_text();
+    return;
+  }
+  std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(stripe, std::max<std::uint64_t>(bytes, 1))));
+  for (std::uint64_t s = first; s < last; ++s) {
+    const std::uint64_t at = s * stripe, n = std::min(stripe, bytes - std::min(bytes, at));
+    if (!pread_all(file.get(), buffer.data(), n, offset + at)) {
+      r->status = GDS_STATUS_IO_ERROR;
+      r->what = path + ": cannot be read back: " + errno_text();
+      return;
+    }
+    r->crcs.push_back(core::crc32c(buffer.data(), n));
+  }
+}
+
+}  // namespace
+
+class Flusher {
+ public:
+  std::string job_dir, dir;  // <prefix>/gds.<job>, and the array's directory in it
+  std::shared_ptr<const std::vector<Run>> runs;
+  std::uint64_t esize = 0, data_bytes = 0;
+  std::uint64_t since = 0;  // versions made since the last flush
+  std::deque<Flight> flights;
+  bool failed_since_wait = false;
+};
+
+namespace {
+
+Flusher &flusher(Array &a) { return *state(a).flusher; }
+
+std::string flushed_path(const std::string &dir, std::uint64_t n) { return dir + "/v" + std::to_string(n) + ".h5"; }
+
+// The version number of a flushed file's name (v<n>.h5), or kNone.
+std::uint64_t flushed_number(const std::string &name) {
+  if (name.size() < 5 || name[0] != 'v' || name.compare(name.size() - 3, 3, ".h5") != 0) return kNone;
+  return core::parse_unsigned(name.substr(1, name.size() - 4).c_str()).value_or(kNone);
+}
+
+// Complete flushed versions in the directory, newest first.
+std::vector<std::uint64_t> flushed_versions(const std::string &dir) {
+  std::vector<std::uint64_t> v;
+  for (const std::string &name : list_dir(dir))
+    if (const std::uint64_t n = flushed_number(name); n != kNone) v.push_back(n);
+  std::sort(v.rbegin(), v.rend());
+  return v;
+}
+
+// This process's elements in the global data, as runs.
+GDS_status_t compute_runs(const char *func, Array &a, std::vector<Run> *out) {
+  const core::Layout &l = *a.layout;
+  const std::size_t n = l.ndims();
+  std::vector<std::uint64_t> extent(n), stride(n);
+  for (std::size_t k = 0; k < n; ++k) extent[k] = l.count()[l.storage_dim(k)];
+  stride[n - 1] = 1;
+  for (std::size_t k = n - 1; k > 0; --k) stride[k - 1] = stride[k] * extent[k];
+  if (a.blocks != nullptr) {
+    std::vector<std::uint64_t> lo(n), ext(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      lo[k] = a.local_lo[l.storage_dim(k)];
+      ext[k] = a.local_ext[l.storage_dim(k)];
+      if (ext[k] == 0) return GDS_STATUS_OK;
+    }
+    // Runs span the dimensions the box covers whole, and part of the next.
+    std::size_t m = n - 1;
+    std::uint64_t len = ext[m];
+    while (m > 0 && ext[m] == extent[m]) len *= ext[--m];
+    std::vector<std::uint64_t> idx(m, 0);
+    for (std::uint64_t local = 0;; local += len) {
+      std::uint64_t g = lo[m] * stride[m];
+      for (std::size_t k = 0; k < m; ++k) g += (lo[k] + idx[k]) * stride[k];
+      out->push_back(Run{local, g, len, 1});
+      std::size_t k = m;
+      bool more = false;
+      while (k-- > 0) {
+        if (++idx[k] < ext[k]) {
+          more = true;
+          break;
+        }
+        idx[k] = 0;
+      }
+      if (!more) break;
+    }
+    return GDS_STATUS_OK;
+  }
+  // GDS_create: the mapping functions, element by element, merged into
+  // runs of a constant stride (a cyclic mapping is one run).
+  std::vector<core::Index> global(n);
+  for (std::uint64_t i = 0; i < a.local_count; ++i) {
+    GDS_TRY(a.user->to_global(func, i, global.data()));
+    std::uint64_t g = 0;
+    for (std::size_t k = 0; k < n; ++k) g += global[l.storage_dim(k)] * stride[k];
+    if (!out->empty()) {
+      Run &r = out->back();
+      if (r.count == 1 && g > r.global) {
+        r.stride = g - r.global;
+        r.count = 2;
+        continue;
+      }
+      if (r.count > 1 && g == r.global + r.count * r.stride) {
+        ++r.count;
+        continue;
+      }
+    }
+    out->push_back(Run{i, g, 1, 1});
+  }
+  return GDS_STATUS_OK;
+}
+
+// Reads this process's elements of a flushed version into `memory`, every
+// stripe checked against its checksum before use: "" or why not.
+std::string read_part(const std::string &path, const h5::Meta &m, const std::vector<Run> &runs, std::uint64_t esize,
+                      std::byte *memory) {
+  File file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!file.is_open()) return "cannot be opened: " + errno_text();
+  std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(m.stripe_bytes, std::max<std::uint64_t>(m.data_bytes, 1))));
+  std::uint64_t loaded = kNone, loaded_bytes = 0;
+  std::string why;
+  const auto load = [&](std::uint64_t s) {
+    if (s == loaded) return true;
+    const std::uint64_t at = s * m.stripe_bytes;
+    loaded_bytes = std::min(m.stripe_bytes, m.data_bytes - at);
+    if (!pread_all(file.get(), buffer.data(), loaded_bytes, m.data_offset + at)) {
+      why = "cannot be read: " + errno_text();
+      return false;
+    }
+    if (core::crc32c(buffer.data(), loaded_bytes) != m.crcs[s]) {
+      why = "stripe " + std::to_string(s) + " (data bytes " + std::to_string(at) + "-" +
+            std::to_string(at + loaded_bytes - 1) + ") does not match its checksum";
+      loaded = kNone;
+      return false;
+    }
+    loaded = s;
+    return true;
+  };
+  // Global bytes [at, at + n) to `dst`.
+  const auto copy = [&](std::uint64_t at, std::uint64_t n, std::byte *dst) {
+    while (n > 0) {
+      const std::uint64_t s = at / m.stripe_bytes;
+      if (!load(s)) return false;
+      const std::uint64_t off = at - s * m.stripe_bytes, take = std::min(n, loaded_bytes - off);
+      std::memcpy(dst, buffer.data() + off, take);
+      at += take;
+      dst += take;
+      n -= take;
+    }
+    return true;
+  };
+  for (const Run &run : runs) {
+    if (run.stride == 1) {
+      if (!copy(run.global * esize, run.count * esize, memory + run.local * esize)) return why;
+      continue;
+    }
+    for (std::uint64_t j = 0; j < run.count; ++j)
+      if (!copy((run.global + j * run.stride) * esize, esize, memory + (run.local + j) * esize)) return why;
+  }
+  return "";
+}
+
+// Whether a flushed file's metadata is this array's: "" or why not.
+std::string matches(Array &a, const h5::Meta &m) {
+  const ArrayState &s = state(a);
+  if (m.array != s.name) return "holds array \"" + m.array + "\", not \"" + s.name + "\"";
+  const core::Dims &count = a.layout->count();
+  bool same = m.dims.size() == count.size();
+  for (std::size_t k = 0; same && k < count.size(); ++k) same = m.dims[k] == count[k];
+  if (!same) return "has another shape than the array";
+  if (m.column_major != (a.layout->order() == core::Order::col_major)) return "has another storage order";
+  if (m.element_type != a.type->name || m.element_bytes != a.type->extent)
+    return "holds " + m.element_type + " elements, not " + a.type->name;
+  return "";
+}
+
+// Index: one line per complete flushed version of every array of the job,
+// then a line with the CRC32C of the lines before it:
+//   gds-prefix-index 1
+//   <array> <version> <data bytes> <time> <processes> <label, hex>
+//   crc32c <8 hex digits>
+std::string hex(const std::string &bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : bytes) {
+    out.push_back(digits[(static_cast<unsigned char>(c) >> 4) & 15]);
+    out.push_back(digits[static_cast<unsigned char>(c) & 15]);
+  }
+  return out.empty() ? "-" : out;
+}
+
+// Rewrites the array's lines of the job's index from the files in its
+// directory (rank 0 of the array; the index is locked meanwhile).
+void update_index(const char *func, const Flusher &f, const std::string &array) {
+  const std::string path = f.job_dir + "/index", lock = f.job_dir + "/index.lock";
+  File lock_file(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!lock_file.is_open() || ::flock(lock_file.get(), LOCK_EX) != 0) {
+    core::log(core::Level::warning, func, "%s cannot be locked (%s); the index is not updated", lock.c_str(),
+              errno_text().c_str());
+    return;
+  }
+  std::vector<std::string> kept;
+  std::vector<std::byte> old;
+  if (read_file(path, &old)) {
+    const std::string text(reinterpret_cast<const char *>(old.data()), old.size());
+    const std::size_t tail = text.rfind("crc32c ");
+    char want[16] = {};
+    if (tail != std::string::npos && tail > 0) {
+      std::snprintf(want, sizeof want, "%08x", core::crc32c(text.data(), tail));
+      if (text.compare(tail + 7, 8, want) == 0) {
+        std::size_t at = 0;
+        while (at < tail) {
+          const std::size_t end = text.find('\n', at);
+          const std::string line = text.substr(at, end - at);
+          at = end + 1;
+          if (line.rfind("gds-prefix-index", 0) == 0 || line.empty()) continue;
+          if (line.substr(0, line.find(' ')) != array) kept.push_back(line);
+        }
+      } else {
+        core::log(core::Level::warning, func, "%s fails its checksum; rebuilding it from array %s's files only",
+                  path.c_str(), array.c_str());
+      }
+    }
+  }
+  for (const std::uint64_t n : flushed_versions(f.dir)) {
+    h5::Meta m;
+    if (!h5::read_meta(flushed_path(f.dir, n), &m).empty()) continue;
+    kept.push_back(array + " " + std::to_string(n) + " " + std::to_string(m.data_bytes) + " " +
+                   std::to_string(m.time) + " " + std::to_string(m.nprocs) + " " + hex(m.label));
+  }
+  std::sort(kept.begin(), kept.end());
+  std::string text = "gds-prefix-index 1\n";
+  for (const std::string &line : kept) text += line + "\n";
+  char tail[32];
+  std::snprintf(tail, sizeof tail, "crc32c %08x\n", core::crc32c(text.data(), text.size()));
+  text += tail;
+  if (write_file_atomically(func, path, {{text.data(), text.size()}}) != GDS_STATUS_OK ||
+      sync_dir(func, f.job_dir) != GDS_STATUS_OK)
+    core::log(core::Level::warning, func, "the index %s cannot be written: %s", path.c_str(), last_io_error().c_str());
+}
+
+// A failed flush: raised through Open Resilience on the process that found it.
+void raise(const char *func, Array &a, std::uint64_t number, GDS_status_t status, const std::string &what) {
+  core::fail(status, func, "array %s: the flush of version %llu to the prefix failed: %s", state(a).name.c_str(),
+             ull(number), what.c_str());
+  core::detected(func, &a, status, core::Detected{nullptr, nullptr, static_cast<std::int64_t>(number), 0, a.rank,
+                                                  what.c_str()});
+}
+
+// Rank 0, once every process has its checksums in: the file completed.
+GDS_status_t finish(const char *func, Array &a, Flight &fl, const std::vector<std::uint32_t> &crcs, std::string *what) {
+  ArrayState &s = state(a);
+  Flusher &f = flusher(a);
+  core::kill_point("flush.finish");
+  GDS_status_t st = h5::finish(func, fl.tmp, fl.stripe, crcs);
+  if (st == GDS_STATUS_OK) {
+    File file(::open(fl.tmp.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file.is_open() || ::fsync(file.get()) != 0)
+      st = core::fail(GDS_STATUS_IO_ERROR, func, "%s: fsync failed: %s", fl.tmp.c_str(), errno_text().c_str());
+  }
+  core::kill_point("flush.rename");
+  if (st == GDS_STATUS_OK && ::rename(fl.tmp.c_str(), fl.path.c_str()) != 0)
+    st = core::fail(GDS_STATUS_IO_ERROR, func, "cannot rename %s: %s", fl.tmp.c_str(), errno_text().c_str());
+  if (st == GDS_STATUS_OK) st = sync_dir(func, f.dir);
+  if (st != GDS_STATUS_OK) {
+    *what = std::string(GDS_last_error_message());
+    return st;
+  }
+  // The prefix keeps the newest prefix_size flushed versions.
+  const std::vector<std::uint64_t> all = flushed_versions(f.dir);
+  for (std::size_t i = static_cast<std::size_t>(s.prefix_size); i < all.size(); ++i)
+    remove_file(flushed_path(f.dir, all[i]));
+  core::kill_point("flush.index");
+  update_index(func, f, s.name);
+  return GDS_STATUS_OK;
+}
+
+// Moves the oldest flush in flight on by one stage if every process is
+// ready for it (blocking: waits until this process is). False if it could
+// not (another process is still busy).
+bool progress_one(const char *func, Array &a, bool blocking) {
+  Flusher &f = flusher(a);
+  Flight &fl = f.flights.front();
+  const Background::Ticket ticket = fl.checksumming ? fl.crc : fl.write;
+  if (blocking) Background::wait(ticket, Lane::flush);
+  const bool done = Background::finished(ticket, Lane::flush);
+  const bool failed_here = done && fl.result->status != GDS_STATUS_OK;
+  int mine[2] = {!done, failed_here}, any[2] = {0, 0};
+  if (MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, a.communicator()) != MPI_SUCCESS) {
+    // Without agreement no stage can move on; the flush is abandoned here.
+    Background::wait(ticket, Lane::flush);
+    raise(func, a, fl.number, GDS_STATUS_MPI_ERROR, "MPI_Allreduce failed");
+    f.failed_since_wait = true;
+    f.flights.pop_front();
+    return true;
+  }
+  if (any[0]) return false;
+  if (any[1]) {
+    if (failed_here) raise(func, a, fl.number, fl.result->status, fl.result->what);
+    if (a.rank == 0) remove_file(fl.tmp);
+    f.failed_since_wait = true;
+    f.flights.pop_front();
+    return true;
+  }
+  if (!fl.checksumming) {
+    core::kill_point("flush.checksum");
+    std::uint64_t first = 0, last = 0;
+    stripe_share(std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe)), a.rank, a.nprocs, &first, &last);
+    fl.result = std::make_shared<Result>();
+    fl.crc = Background::submit(
+        [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, stripe = fl.stripe, first, last,
+         r = fl.result](const std::atomic<bool> &) { checksum_share(path, offset, bytes, stripe, first, last, r.get()); },
+        Lane::flush);
+    fl.checksumming = true;
+    return true;
+  }
+  // finish: rank 0 gathers every process's checksums.
+  const std::uint64_t nstripes = std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe));
+  std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
+  for (int r = 0; r < a.nprocs; ++r) {
+    std::uint64_t first = 0, last = 0;
+    stripe_share(nstripes, r, a.nprocs, &first, &last);
+    counts[static_cast<std::size_t>(r)] = static_cast<int>(last - first);
+    displs[static_cast<std::size_t>(r)] = static_cast<int>(first);
+  }
+  std::vector<std::uint32_t> crcs(a.rank == 0 ? nstripes : 0);
+  GDS_status_t st = GDS_STATUS_OK;
+  std::string what;
+  if (MPI_Gatherv(fl.result->crcs.data(), static_cast<int>(fl.result->crcs.size()), MPI_UINT32_T, crcs.data(),
+                  counts.data(), displs.data(), MPI_UINT32_T, 0, a.communicator()) != MPI_SUCCESS) {
+    st = GDS_STATUS_MPI_ERROR;
+    what = "MPI_Gatherv failed";
+  } else if (a.rank == 0) {
+    st = finish(func, a, fl, crcs, &what);
+  }
+  const GDS_status_t agreed = core::agree(func, a.communicator(), st);
+  if (st != GDS_STATUS_OK) raise(func, a, fl.number, st, what);
+  if (agreed != GDS_STATUS_OK) {
+    if (a.rank == 0) remove_file(fl.tmp);
+    f.failed_since_wait = true;
+  }
+  f.flights.pop_front();
+  return true;
+}
+
+void progress(const char *func, Array &a, bool blocking) {
+  Flusher &f = flusher(a);
+  while (!f.flights.empty())
+    if (!progress_one(func, a, blocking)) return;
+}
+
+// Starts the flush of committed version `number` (collective).
+void start(const char *func, Array &a, std::uint64_t number) {
+  ArrayState &s = state(a);
+  Flusher &f = flusher(a);
+  const versions::ArrayState &vs = versions::state(a);
+  const versions::Version *v = vs.store->find(number);
+  Flight fl;
+  fl.number = number;
+  fl.path = flushed_path(f.dir, number);
+  fl.tmp = fl.path + ".tmp";
+  fl.bytes = f.data_bytes;
+  fl.stripe = h5::stripe_bytes_for(fl.bytes);
+  core::kill_point("flush.create");
+  std::uint64_t made[2] = {GDS_STATUS_OK, 0};
+  if (a.rank == 0) {
+    h5::Meta m;
+    m.array = s.name;
+    m.version = number;
+    m.label = v != nullptr ? v->label : std::string();
+    m.next = vs.current;
+    m.next_label = vs.label;
+    m.element_type = a.type->name;
+    m.element_bytes = a.type->extent;
+    m.column_major = a.layout->order() == core::Order::col_major;
+    m.dims.assign(a.layout->count().begin(), a.layout->count().end());
+    m.flavor = a.blocks != nullptr ? "alloc" : "create";
+    m.block_bytes = vs.store->block_bytes();
+    m.library = std::string("GDS ") + GDS_VERSION_STRING;
+    m.nprocs = static_cast<std::uint64_t>(a.nprocs);
+    m.time = static_cast<std::uint64_t>(std::time(nullptr));
+    made[0] = static_cast<std::uint64_t>(h5::create(func, fl.tmp, m, *a.type, &made[1]));
+    if (made[0] != GDS_STATUS_OK) raise(func, a, number, static_cast<GDS_status_t>(made[0]), std::string(GDS_last_error_message()));
+  }
+  if (MPI_Bcast(made, 2, MPI_UINT64_T, 0, a.communicator()) != MPI_SUCCESS || made[0] != GDS_STATUS_OK) {
+    f.failed_since_wait = true;
+    return;
+  }
+  fl.offset = made[1];
+  Part part;
+  part.blocks = versions::version_blocks(a, number);
+  part.shift = vs.store->shift();
+  part.bytes = vs.store->local_bytes();
+  fl.write = Background::submit(
+      [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, esize = f.esize, part = std::move(part), runs = f.runs,
+       r = fl.result](const std::atomic<bool> &) { write_part(path, offset, bytes, esize, part, *runs, r.get()); },
+      Lane::flush);
+  f.flights.push_back(std::move(fl));
+}
+
+// Restart from the newest flushed version every process can read; the
+// older flushed versions (up to the prefix size) become navigable memory
+// versions first. Collective.
+GDS_status_t recover(const char *func, Array &a) {
+  ArrayState &s = state(a);
+  Flusher &f = flusher(a);
+  MPI_Comm comm = a.communicator();
+  // Rank 0 lists the directory for every process.
+  std::vector<std::uint64_t> found;
+  if (a.rank == 0) found = flushed_versions(f.dir);
+  std::uint64_t count = found.size();
+  int rc = MPI_Bcast(&count, 1, MPI_UINT64_T, 0, comm);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Bcast", rc);
+  found.resize(static_cast<std::size_t>(count));
+  rc = MPI_Bcast(found.data(), static_cast<int>(count), MPI_UINT64_T, 0, comm);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Bcast", rc);
+  if (found.empty()) return GDS_STATUS_OK;  // nothing flushed: a fresh start
+
+  // The newest prefix_size versions whose metadata every process accepts.
+  std::vector<std::pair<std::uint64_t, h5::Meta>> usable;
+  for (const std::uint64_t n : found) {
+    if (usable.size() >= s.prefix_size) break;
+    const std::string path = flushed_path(f.dir, n);
+    h5::Meta m;
+    std::string why = h5::read_meta(path, &m);
+    if (why.empty()) why = matches(a, m);
+    if (why.empty() && m.version != n) why = "says it is version " + std::to_string(m.version);
+    const GDS_status_t mine = why.empty() ? GDS_STATUS_OK : GDS_STATUS_CORRUPT;
+    if (!why.empty()) {
+      const std::string what = path + " " + why;
+      core::log(core::Level::warning, func, "array %s: %s; trying an older flushed version", s.name.c_str(),
+                what.c_str());
+      core::fail(GDS_STATUS_CORRUPT, func, "%s", what.c_str());
+      core::detected(func, &a, GDS_STATUS_CORRUPT,
+                     core::Detected{nullptr, nullptr, static_cast<std::int64_t>(n), 0, a.rank, what.c_str()});
+    }
+    if (core::agree(func, comm, mine) == GDS_STATUS_OK) usable.emplace_back(n, std::move(m));
+  }
+  std::reverse(usable.begin(), usable.end());  // oldest first
+  std::byte *memory = rma::state(a).base;
+  const versions::BlockRuns all_blocks =
+      versions::state(a).store->nblocks() == 0 ? versions::BlockRuns{}
+                                               : versions::BlockRuns{{0, versions::state(a).store->nblocks()}};
+  std::uint64_t navigable = 0;
+  const std::pair<std::uint64_t, h5::Meta> *last = nullptr;
+  bool dirty = false;  // memory holds part of a version that failed
+  for (const auto &u : usable) {
+    const std::string path = flushed_path(f.dir, u.first);
+    const std::string why = read_part(path, u.second, *f.runs, f.esize, memory);
+    if (!why.empty()) {
+      const std::string what = path + ": " + why;
+      core::log(core::Level::warning, func, "array %s: %s", s.name.c_str(), what.c_str());
+      core::fail(GDS_STATUS_CORRUPT, func, "%s", what.c_str());
+      core::detected(func, &a, GDS_STATUS_CORRUPT,
+                     core::Detected{nullptr, nullptr, static_cast<std::int64_t>(u.first), 0, a.rank, what.c_str()});
+    }
+    if (core::agree(func, comm, why.empty() ? GDS_STATUS_OK : GDS_STATUS_CORRUPT) != GDS_STATUS_OK) {
+      dirty = true;
+      continue;
+    }
+    GDS_TRY(versions::replay(func, a, u.first, u.second.label, u.second.next, u.second.next_label, all_blocks));
+    ++navigable;
+    last = &u;
+    dirty = false;
+  }
+  if (last == nullptr)
+    return core::fail(GDS_STATUS_UNRECOVERABLE, func,
+                      "array %s: none of the %zu flushed version(s) in %s can be read (see the warnings)",
+                      s.name.c_str(), found.size(), f.dir.c_str());
+  if (dirty) {  // a newer version failed half-read: the current content back to the last good one
+    const std::string why = read_part(flushed_path(f.dir, last->first), last->second, *f.runs, f.esize, memory);
+    GDS_TRY(core::agree(func, comm,
+                        why.empty() ? GDS_STATUS_OK
+                                    : core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: version %llu: %s",
+                                                 s.name.c_str(), ull(last->first), why.c_str())));
+  }
+  s.info.restarted = 1;
+  s.info.level = GDS_LEVEL_PREFIX;
+  s.info.version = last->first;
+  s.info.versions = navigable;
+  s.info.rebuilt_processes = 0;
+  s.info.rebuilt_files = 0;
+  if (a.rank == 0)
+    core::log(core::Level::info, func,
+              "array %s restarted from version %llu of the prefix %s (%llu version(s) navigable, written by %llu "
+              "process(es), read by %d)",
+              s.name.c_str(), ull(last->first), f.dir.c_str(), ull(navigable), ull(last->second.nprocs), a.nprocs);
+  return GDS_STATUS_OK;
+}
+
+}  // namespace
+
+GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
+  ArrayState &s = state(a);
+  MPI_Comm comm = a.communicator();
+  auto f = std::make_shared<Flusher>();
+  f->job_dir = s.prefix + "/gds." + g_settings.job;
+  f->dir = f->job_dir + "/" + s.name;
+  f->esize = a.type->extent;
+  f->data_bytes = f->esize;
+  for (const core::Index c : a.layout->count()) {
+    if (c != 0 && f->data_bytes > UINT64_MAX / c)
+      return core::fail(GDS_STATUS_INVALID, func, "the array's %s bytes overflow 2^64; it cannot be flushed",
+                        "global");
+    f->data_bytes *= c;
+  }
+  s.flusher = f;
+  GDS_status_t st = a.rank == 0 ? make_dirs(func, f->dir) : GDS_STATUS_OK;
+  if (st == GDS_STATUS_OK && a.rank == 0 && ::access(f->dir.c_str(), W_OK | X_OK) != 0)
+    st = core::fail(GDS_STATUS_IO_ERROR, func, "the prefix directory %s is not writable", f->dir.c_str());
+  GDS_TRY(core::agree(func, comm, st));
+  auto runs = std::make_shared<std::vector<Run>>();
+  GDS_TRY(core::agree(func, comm, compute_runs(func, a, runs.get())));
+  f->runs = runs;
+  // Flushes a crash cut short are not versions.
+  if (a.rank == 0)
+    for (const std::string &name : list_dir(f->dir))
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0) remove_file(f->dir + "/" + name);
+  if (from_prefix) return recover(func, a);
+  if (s.restart) return GDS_STATUS_OK;  // restarted from the cache: the flushed versions stay
+  // A fresh start: an earlier run's flushes of this array are removed, so
+  // that no later restart mixes them with this run's.
+  std::size_t removed = 0;
+  if (a.rank == 0) {
+    for (const std::uint64_t n : flushed_versions(f->dir)) {
+      remove_file(flushed_path(f->dir, n));
+      ++removed;
+    }
+    if (removed > 0) {
+      update_index(func, *f, s.name);
+      core::log(core::Level::info, func,
+                "array %s: removed %zu flushed version(s) an earlier run left in %s (restart was not asked for: "
+                "%s=1 or GDS_RESTART=1)",
+                s.name.c_str(), removed, f->dir.c_str(), GDS_RESTART_KEY);
+    }
+  }
+  return GDS_STATUS_OK;
+}
+
+void flush_committed(const char *func, Array &a, std::uint64_t number) {
+  ArrayState &s = state(a);
+  if (!s.flushing() || !s.flusher) return;
+  Flusher &f = flusher(a);
+  progress(func, a, false);
+  if (++f.since < s.flush) return;
+  f.since = 0;
+  while (f.flights.size() >= s.inflight) progress_one(func, a, true);
+  start(func, a, number);
+}
+
+void flush_dropping(Array &a, std::uint64_t number) {
+  ArrayState &s = state(a);
+  if (!s.flusher) return;
+  for (const Flight &fl : s.flusher->flights)
+    if (fl.number == number && !fl.checksumming) Background::wait(fl.write, Lane::flush);
+}
+
+GDS_status_t flush_wait(const char *func, Array &a) {
+  ArrayState &s = state(a);
+  if (!s.flusher) return GDS_STATUS_OK;
+  Flusher &f = *s.flusher;
+  while (!f.flights.empty()) progress_one(func, a, true);
+  const bool failed = f.failed_since_wait;
+  f.failed_since_wait = false;
+  return failed ? core::fail(GDS_STATUS_IO_ERROR, func, "array %s: a flush to the prefix failed (raised when it did)",
+                             s.name.c_str())
+                : GDS_STATUS_OK;
+}
+
+}  // namespace gds::persist
+
+using namespace gds::core;
+
+extern "C" {
+
+GDS_API GDS_status_t GDS_flush_wait(GDS_gds_t gds) try {
+  GDS_ENTER();
+  Cursor *c = nullptr;
+  GDS_status_t s = GDS_STATUS_OK;
+  GDS_TRY(resolve_collective(__func__, gds, &c, &s));
+  GDS_TRY(agree(__func__, c->array->communicator(), s));
+  return gds::persist::flush_wait(__func__, *c->array);
+} GDS_API_CATCH
+
+}  // extern "C"
