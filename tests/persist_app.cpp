@@ -244,8 +244,9 @@ int main(int argc, char **argv) {
         GDS_free(&old);
         if (seen != info.versions) FAIL("%" PRIu64 " versions navigable, restart info says %" PRIu64, seen, info.versions);
         if (g_rank == 0)
-          std::printf("persist_app: restarted from version %" PRIu64 " (%" PRIu64 " navigable, %d process(es) rebuilt, %" PRIu64 " file(s))\n",
-                      info.version, info.versions, info.rebuilt_processes, info.rebuilt_files);
+          std::printf("persist_app: restarted from version %" PRIu64 " (%" PRIu64 " navigable, %d process(es) rebuilt, %" PRIu64 " file(s), level %s)\n",
+                      info.version, info.versions, info.rebuilt_processes, info.rebuilt_files,
+                      info.level == GDS_LEVEL_PREFIX ? "prefix" : info.level == GDS_LEVEL_CACHE ? "cache" : "none");
         // Nobody writes the next version before every process has read this one.
         MPI_Barrier(MPI_COMM_WORLD);
         for (std::uint64_t k = info.version + 1; k < info.version + 1 + more; ++k) step(g, k);

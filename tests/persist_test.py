@@ -5,10 +5,13 @@ every process has a failure group and a cache directory of its own.
 
   persist_test.py --mpiexec M --app A --np N [--kill-seconds S] [--seed X] [suite ...]
 
-Suites: roundtrip, lost, corrupt, kill, config, scr, gvr (default: all; gvr
-needs --gvr-app, an unchanged GVR 1.0 program configured by SCR_* alone).
-Every job is bounded by a timeout; the kill suite runs random kill points for
---kill-seconds and prints its seed (--seed replays it)."""
+Suites: roundtrip, lost, corrupt, kill, config, scr, gvr, and for the prefix
+(HDF5 flushes to a global directory) prefix, prefixread, prefixcorrupt,
+prefixkill (default: all; gvr needs --gvr-app, an unchanged GVR 1.0 program
+configured by SCR_* alone). The prefix suites write with 2 processes and
+restart with <np> (and back). Every job is bounded by a timeout; the kill
+suites run random kill points for --kill-seconds and print their seed (--seed
+replays it)."""
 import argparse
 import itertools
 import os
@@ -29,7 +32,8 @@ ap.add_argument("--gvr-app", default=None)
 ap.add_argument("suites", nargs="*")
 args = ap.parse_args()
 NP = args.np
-SUITES = args.suites or ["roundtrip", "lost", "corrupt", "kill", "config", "scr"] + (["gvr"] if args.gvr_app else [])
+SUITES = args.suites or (["roundtrip", "lost", "corrupt", "kill", "config", "scr"] + (["gvr"] if args.gvr_app else [])
+                         + ["prefix", "prefixread", "prefixcorrupt", "prefixkill"])
 failures = []
 runs = 0
 root = tempfile.mkdtemp(prefix="gds-persist-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
@@ -50,20 +54,22 @@ def env_for(base, copy, extra=None):
     return env
 
 
-def run(what, argv, env, expect_ok=True, kill_env=None, victim=None, timeout=240, app=None, marker="persist_app: ok"):
-    """Runs the app on NP processes; kill_env goes to `victim` (None: all)."""
+def run(what, argv, env, expect_ok=True, kill_env=None, victim=None, timeout=240, app=None, marker="persist_app: ok",
+        np=None):
+    """Runs the app on NP (or np) processes; kill_env goes to `victim` (None: all)."""
     global runs
     runs += 1
+    np = np or NP
     cmd = [args.mpiexec]
     if kill_env and victim is not None:
-        for r in range(NP):
+        for r in range(np):
             cmd += ["-n", "1"] + (["-env", "GDS_TEST_KILL", kill_env] if r == victim else []) + [app or args.app] + argv
-            if r + 1 < NP:
+            if r + 1 < np:
                 cmd.append(":")
     else:
         if kill_env:
             env = dict(env, GDS_TEST_KILL=kill_env)
-        cmd += ["-n", str(NP), app or args.app] + argv
+        cmd += ["-n", str(np), app or args.app] + argv
     try:
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -293,6 +299,243 @@ def gvr():
     run("gvr: rerun goes on from version 5", ["8", "0", "5"], env, app=args.gvr_app, marker="gvr_app: ok")
     run("gvr: another job id starts afresh", ["3", "0", "0"], dict(env, SCR_JOB_ID="gvr2"), app=args.gvr_app,
         marker="gvr_app: ok")
+
+
+# --- the prefix: HDF5 flushes of the global array, restart on any process count ---
+
+WRITE_NP = 2  # the prefix suites' jobs that write
+
+
+def prefix_base(tag):
+    base = fresh_base(tag)
+    pfx = os.path.join(base, "prefix")
+    os.makedirs(pfx)
+    return base, pfx
+
+
+def prefix_env(base, pfx, copy, np, extra=None):
+    """Cache (a copy type `np` processes can have, or none) and prefix."""
+    if copy in ("PARTNER", "XOR") and np < 2:
+        copy = "SINGLE"
+    return env_for(base, copy, dict({"GDS_PREFIX": pfx, "PERSIST_APP_SHAPE_NP": str(WRITE_NP)}, **(extra or {})))
+
+
+def flushed(pfx):
+    d = os.path.join(pfx, "gds.t", "model")
+    return sorted((f for f in os.listdir(d)), key=lambda n: (len(n), n)) if os.path.isdir(d) else []
+
+
+def drop_caches(base):
+    for g in range(8):
+        shutil.rmtree(node_dir(base, g), ignore_errors=True)
+
+
+def level_of(p):
+    return p.stdout.split("level ")[1].split(")")[0] if p is not None and "level " in p.stdout else None
+
+
+def prefix():
+    """Flush at 2 processes, restart at NP from the prefix (the cache cannot
+    serve another process count, or is gone), go on, and restart at 2 again:
+    every shape, both orders, GDS_alloc and GDS_create (cyclic)."""
+    for i, shape in enumerate(shapes()):
+        copy = ["NONE", "XOR", "SINGLE"][i % 3]
+        tag = f"prefix {copy} {'/'.join(shape)}"
+        base, pfx = prefix_base("pfx")
+        env, wenv = prefix_env(base, pfx, copy, NP), prefix_env(base, pfx, copy, WRITE_NP)
+        if run(tag + " write at 2", ["write", *shape, str(V)], wenv, np=WRITE_NP) is None:
+            continue
+        names = flushed(pfx)
+        if names != [f"v{V - 2}.h5", f"v{V - 1}.h5"]:
+            failures.append(f"{tag}: the prefix holds {names}, not the 2 newest versions")
+        if NP == WRITE_NP:
+            drop_caches(base)  # the whole job's cache lost
+        renv = dict(env, GDS_RESTART="1")
+        p = run(f"{tag} restart at {NP}", ["check", *shape, str(V), str(V - 1), "2"], renv)
+        if p is not None and p.returncode == 0 and level_of(p) != "prefix":
+            failures.append(f"{tag}: restarted from the {level_of(p)}, not the prefix")
+        # Back at 2: from the prefix again (NP's cache cannot serve 2 processes,
+        # unless NP is 2), the versions NP made included.
+        drop_caches(base)
+        run(f"{tag} back at 2", ["check", *shape[:3], str(V + 2), str(V + 1)], dict(wenv, GDS_RESTART="1"),
+            np=WRITE_NP)
+
+
+def prefixread():
+    """The flushed files read without GDS (h5py, h5dump): shape, type,
+    values (the model) and attributes."""
+    model_shape = {"1": (50 * WRITE_NP + 13,), "2": (7 * WRITE_NP + 3, 29), "3": (3, 5 * WRITE_NP + 1, 11)}
+    for shape in (("2", "row", "alloc"), ("3", "col", "create"), ("1", "row", "create")):
+        tag = f"prefixread {'/'.join(shape)}"
+        base, pfx = prefix_base("pfxread")
+        run(tag + " write", ["write", *shape, str(V)], prefix_env(base, pfx, "NONE", WRITE_NP), np=WRITE_NP)
+        path = os.path.join(pfx, "gds.t", "model", f"v{V - 1}.h5")
+        try:
+            import h5py
+            import numpy
+        except ImportError as e:
+            failures.append(f"{tag}: python3-h5py is missing ({e})")
+            return
+        count = model_shape[shape[0]]
+        n = 1
+        for c in count:
+            n *= c
+        mask = (1 << 64) - 1
+
+        def mix(x):
+            x ^= x >> 33
+            x = (x * 0xff51afd7ed558ccd) & mask
+            x ^= x >> 33
+            x = (x * 0xc4ceb9fe1a85ec53) & mask
+            return x ^ (x >> 33)
+
+        want = [0] * n
+        for k in range(V):
+            for i in range(n):
+                if k == 0 or mix((k * 1000003 + i) & mask) % 10 == 0:
+                    want[i] = mix((k * 7919 + i * 104729) & mask) & 0x7fffffffffff
+        with h5py.File(path, "r") as f:
+            d = f["data"]
+            a = dict(d.attrs)
+            stored = tuple(reversed(count)) if shape[1] == "col" else count
+            problems = []
+            if d.shape != stored:
+                problems.append(f"shape {d.shape}, not {stored}")
+            if d.dtype != numpy.int64:
+                problems.append(f"type {d.dtype}")
+            got = d[()]
+            if shape[1] == "col":
+                got = got.transpose()
+            if got.reshape(-1).tolist() != want:
+                problems.append("values differ from the model")
+            expect = {"gds_array": b"model", "gds_version": V - 1, "gds_label": f"L{V - 1}".encode(),
+                      "gds_order": b"column-major" if shape[1] == "col" else b"row-major",
+                      "gds_element_type": b"MPI_LONG", "gds_element_bytes": 8, "gds_format": 1,
+                      "gds_flavor": shape[2].encode(), "gds_nprocs": WRITE_NP, "gds_next": V}
+            for key, value in expect.items():
+                if a.get(key) != value:
+                    problems.append(f"attribute {key} is {a.get(key)!r}, not {value!r}")
+            if list(a.get("gds_dims", [])) != list(count):
+                problems.append(f"gds_dims {a.get('gds_dims')}")
+            if len(a.get("gds_crc32c", [])) < 1 or a.get("gds_stripe_bytes", 0) < 4096:
+                problems.append("no checksums")
+        h5dump = shutil.which("h5dump")
+        if h5dump is None:
+            problems.append("h5dump (hdf5-tools) is missing")
+        else:
+            q = subprocess.run([h5dump, "-A", path], capture_output=True, text=True, timeout=60)
+            if q.returncode != 0 or 'DATASET "data"' not in q.stdout or '"model"' not in q.stdout:
+                problems.append("h5dump cannot read it")
+        if problems:
+            failures.append(f"{tag}: " + "; ".join(problems))
+            print(f"FAIL {tag}: " + "; ".join(problems), flush=True)
+
+
+def prefixcorrupt():
+    """The newest flushed file damaged (a bit flipped in its data, in its
+    metadata, truncated, garbage, or a foreign HDF5 file in its place): the
+    restart refuses it and takes the older one, never wrong data; both
+    damaged: a clear refusal."""
+    rng = random.Random(4321)
+    base, pfx = prefix_base("pfxcor")
+    env = prefix_env(base, pfx, "NONE", NP)
+    run("prefixcorrupt write at 2", ["write", "2", "row", "alloc", str(V)], env, np=WRITE_NP)
+    pristine = os.path.join(root, "pfx-pristine")
+    shutil.rmtree(pristine, ignore_errors=True)
+    shutil.copytree(pfx, pristine)
+    d = os.path.join(pfx, "gds.t", "model")
+    newest, older = os.path.join(d, f"v{V - 1}.h5"), os.path.join(d, f"v{V - 2}.h5")
+    try:
+        import h5py
+        with h5py.File(newest, "r") as f:
+            offset, size = f["data"].id.get_offset(), f["data"].id.get_storage_size()
+    except Exception as e:  # noqa: BLE001
+        failures.append(f"prefixcorrupt: cannot locate the data with h5py: {e}")
+        return
+    renv = dict(env, GDS_RESTART="1")
+    cases = [("data bit", "flip-data", str(V - 2)), ("metadata bit", "flip-meta", f"{V - 1}/{V - 2}"),
+             ("truncated", "truncate", str(V - 2)), ("garbage", "garbage", str(V - 2)),
+             ("foreign HDF5", "foreign", str(V - 2)), ("both", "both", "GDS_STATUS_UNRECOVERABLE")]
+    for what, how, expect in cases:
+        shutil.rmtree(pfx)
+        shutil.copytree(pristine, pfx)
+        data = bytearray(open(newest, "rb").read())
+        if how == "flip-data":
+            at = offset + rng.randrange(size)
+            data[at] ^= 1 << rng.randrange(8)
+        elif how == "flip-meta":
+            at = rng.randrange(offset)  # HDF5's own metadata (checksummed) or unused space
+            data[at] ^= 1 << rng.randrange(8)
+        elif how == "truncate":
+            data = data[: offset + size // 2]
+        elif how in ("garbage", "both"):
+            data = bytearray(rng.randbytes(len(data)))
+        if how == "foreign":
+            import h5py
+            import numpy
+            os.remove(newest)
+            with h5py.File(newest, "w") as f:
+                f["data"] = numpy.zeros((17, 29), dtype=numpy.int64)
+        else:
+            open(newest, "wb").write(bytes(data))
+        if how == "both":
+            open(older, "wb").write(b"not HDF5")
+        argv = ["check", "2", "row", "alloc", str(V)]
+        if "/" in expect:  # either, but exact
+            p = run(f"prefixcorrupt {what}", argv + ["any"], renv)
+            got = p.stdout.split("restarted from version ")[1].split()[0] if p and "restarted from" in p.stdout else None
+            if got not in expect.split("/"):
+                failures.append(f"prefixcorrupt {what}: restarted from {got}, expected one of {expect}")
+        else:
+            p = run(f"prefixcorrupt {what}: expect {expect}", argv + [expect], renv)
+            if how == "flip-data" and p is not None and "does not match its checksum" not in p.stderr:
+                failures.append(f"prefixcorrupt {what}: the damaged stripe was not reported")
+
+
+PREFIX_KILL_POINTS = ["flush.create", "flush.checksum", "flush.finish", "flush.rename", "flush.index", "commit",
+                      "cache.write", "persist"]
+
+
+def prefixkill():
+    """kill -9 of one process or of the whole job at the flush's stages (and
+    elsewhere in GDS_version_inc), then the whole job's cache lost: the
+    restart takes the newest complete flush, exact; no incomplete file is
+    ever taken (the app checks every element of every navigable version)."""
+    seed = (args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)) + 1
+    print(f"prefixkill suite: seed {seed} (--seed {seed - 1} replays it), {args.kill_seconds / 2} s", flush=True)
+    rng = random.Random(seed)
+    end = time.monotonic() + args.kill_seconds / 2
+    rounds = killed = 0
+    started = {}
+    while time.monotonic() < end or rounds < 3:
+        rounds += 1
+        point = rng.choice(PREFIX_KILL_POINTS)
+        nth = rng.randrange(1, 4)
+        victim = rng.choice([None, 0, 1])
+        shape = rng.choice(shapes())
+        copy = rng.choice(["NONE", "SINGLE"])
+        base, pfx = prefix_base("pfxkill")
+        env = prefix_env(base, pfx, copy, WRITE_NP)
+        what = (f"prefixkill round {rounds}: {copy} {'/'.join(shape)} at {point}:{nth} of "
+                f"{'every process' if victim is None else 'rank ' + str(victim)}")
+        p = run(what + " (write)", ["write", *shape, str(V)], env, expect_ok=False, kill_env=f"{point}:{nth}",
+                victim=victim, np=WRITE_NP)
+        if p is None:
+            continue
+        killed += p.returncode != 0
+        drop_caches(base)
+        leftovers = [n for n in flushed(pfx) if n.endswith(".tmp")]
+        q = run(what + f" (restart at {NP})", ["check", *shape, str(V), "any", "1"],
+                dict(prefix_env(base, pfx, copy, NP), GDS_RESTART="1"))
+        if q is not None:
+            got = q.stdout.split("restarted from version ")[1].split()[0] if "restarted from" in q.stdout else "fresh"
+            started[got] = started.get(got, 0) + 1
+            if q.returncode == 0 and any(n.endswith(".tmp") for n in flushed(pfx)):
+                failures.append(f"{what}: {leftovers} left in the prefix after the restart")
+    print(f"prefixkill suite: {rounds} rounds, {killed} jobs killed; restarted from: "
+          + ", ".join(f"{k}: {v}" for k, v in sorted(started.items())), flush=True)
+    if killed == 0:
+        failures.append("prefixkill suite: no job was killed")
 
 
 try:

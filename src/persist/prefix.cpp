@@ -622,7 +622,16 @@ GDS_status_t recover(const char *func, Array &a) {
     const std::string path = flushed_path(f.dir, n);
     h5::Meta m;
     std::string why = h5::read_meta(path, &m);
-    if (why.empty()) why = matches(a, m);
+    // A sound flush of another array of this name: refused, as the cache does.
+    const std::string other = why.empty() ? matches(a, m) : std::string();
+    int foreign = !other.empty(), any_foreign = 0;
+    rc = MPI_Allreduce(&foreign, &any_foreign, 1, MPI_INT, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
+    if (any_foreign)
+      return core::fail(GDS_STATUS_INVALID, func,
+                        "the flushed array %s (%s) %s; give this array another %s or start a new job",
+                        s.name.c_str(), path.c_str(), other.empty() ? "differs on another process" : other.c_str(),
+                        GDS_NAME_KEY);
     if (why.empty() && m.version != n) why = "says it is version " + std::to_string(m.version);
     const GDS_status_t mine = why.empty() ? GDS_STATUS_OK : GDS_STATUS_CORRUPT;
     if (!why.empty()) {
