@@ -7,8 +7,8 @@ every process has a failure group and a cache directory of its own.
 
 Suites: roundtrip, lost, corrupt, kill, config, scr, gvr, and for the prefix
 (HDF5 flushes to a global directory) prefix, prefixread, prefixcorrupt,
-prefixkill (default: all; gvr needs --gvr-app, an unchanged GVR 1.0 program
-configured by SCR_* alone). The prefix suites write with 2 processes and
+prefixkill, tool (default: all; gvr needs --gvr-app, an unchanged GVR 1.0
+program configured by SCR_* alone; tool needs --tool, gds-index). The prefix suites write with 2 processes and
 restart with <np> (and back). Every job is bounded by a timeout; the kill
 suites run random kill points for --kill-seconds and print their seed (--seed
 replays it)."""
@@ -29,11 +29,12 @@ ap.add_argument("--np", type=int, required=True)
 ap.add_argument("--kill-seconds", type=float, default=40)
 ap.add_argument("--seed", type=int, default=None)
 ap.add_argument("--gvr-app", default=None)
+ap.add_argument("--tool", default=None)
 ap.add_argument("suites", nargs="*")
 args = ap.parse_args()
 NP = args.np
 SUITES = args.suites or (["roundtrip", "lost", "corrupt", "kill", "config", "scr"] + (["gvr"] if args.gvr_app else [])
-                         + ["prefix", "prefixread", "prefixcorrupt", "prefixkill"])
+                         + ["prefix", "prefixread", "prefixcorrupt", "prefixkill"] + (["tool"] if args.tool else []))
 failures = []
 runs = 0
 root = tempfile.mkdtemp(prefix="gds-persist-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
@@ -536,6 +537,69 @@ def prefixkill():
           + ", ".join(f"{k}: {v}" for k, v in sorted(started.items())), flush=True)
     if killed == 0:
         failures.append("prefixkill suite: no job was killed")
+
+
+def tool():
+    """gds-index on a job's cache and prefix: list, verify (and find a flipped
+    bit), export (a standalone file h5py reads as the array), remove."""
+    base, pfx = prefix_base("tool")
+    copy = "XOR" if WRITE_NP >= 2 else "SINGLE"
+    run("tool: write", ["write", "2", "row", "alloc", str(V)], prefix_env(base, pfx, copy, WRITE_NP), np=WRITE_NP)
+
+    def gi(*argv, expect=0):
+        global runs
+        runs += 1
+        q = subprocess.run([args.tool, *argv], capture_output=True, text=True, timeout=60)
+        if q.returncode != expect:
+            failures.append(f"tool: gds-index {' '.join(argv)} exited {q.returncode}, not {expect}")
+            print(f"FAIL gds-index {' '.join(argv)}: {q.stdout}{q.stderr}", flush=True)
+        return q
+
+    listed = gi("list", base).stdout + gi("list", pfx).stdout
+    for level, n in (("cache", V - 1), ("cache", V - 2), ("prefix", V - 1), ("prefix", V - 2)):
+        line = [l for l in listed.splitlines() if l.split()[1:4] == [level, "model", str(n)]]
+        if not line or "complete" not in line[0] or f'"L{n}"' not in line[0]:
+            failures.append(f"tool: list does not show {level} version {n} complete with its label: {listed}")
+    if "0 damaged" not in gi("verify", base).stdout or "0 damaged" not in gi("verify", pfx).stdout:
+        failures.append("tool: verify finds damage in sound files")
+    out = os.path.join(root, "export.h5")
+    gi("export", pfx, "model", str(V - 1), out)
+    try:
+        import h5py
+        with h5py.File(out, "r") as f:
+            if f["data"].shape != (7 * WRITE_NP + 3, 29) or f["data"].attrs["gds_version"] != V - 1:
+                failures.append("tool: the exported file is not the array's version")
+    except Exception as e:  # noqa: BLE001
+        failures.append(f"tool: the exported file cannot be read: {e}")
+    gi("export", pfx, "model", str(V - 1), out, expect=1)  # never over an existing file
+    gi("export", base, "model", str(V - 1), os.path.join(root, "x.h5"), expect=1)  # the cache has no global layout
+    # A flipped bit in the data and in a cache file: found.
+    path = os.path.join(pfx, "gds.t", "model", f"v{V - 1}.h5")
+    import h5py
+    with h5py.File(path, "r") as f:
+        offset = f["data"].id.get_offset()
+    data = bytearray(open(path, "rb").read())
+    data[offset + 100] ^= 4
+    open(path, "wb").write(bytes(data))
+    q = gi("verify", pfx, expect=1)
+    if "BAD" not in q.stdout or "does not match its checksum" not in q.stdout:
+        failures.append(f"tool: verify did not find the flipped bit: {q.stdout}")
+    cfile = os.path.join(node_dir(base, 0), "model", "r0", f"v{V - 1}.gdsv")
+    data = bytearray(open(cfile, "rb").read())
+    data[-1] ^= 1
+    open(cfile, "wb").write(bytes(data))
+    if "BAD" not in gi("verify", base, "model", str(V - 1), expect=1).stdout:
+        failures.append("tool: verify did not find the flipped bit in the cache")
+    gi("remove", pfx, "model", str(V - 1))
+    gi("remove", base, "model", str(V - 1))
+    listed = gi("list", base).stdout + gi("list", pfx).stdout
+    if any(l.split()[3:4] == [str(V - 1)] for l in listed.splitlines()[1:]):
+        failures.append(f"tool: version {V - 1} still listed after remove: {listed}")
+    index = open(os.path.join(pfx, "gds.t", "index")).read()
+    if f"model {V - 1} " in index or f"model {V - 2} " not in index:
+        failures.append(f"tool: the index after remove: {index}")
+    gi("list", "/proc/no-such-dir", expect=2)
+    gi("frobnicate", pfx, expect=2)
 
 
 try:

@@ -270,4 +270,16 @@ std::vector<std::string> list_dir(const std::string &path) {
 
 bool writable_dir(const std::string &path) { return ::access(path.c_str(), W_OK | X_OK) == 0; }
 
+bool pread_all(int fd, std::byte *p, std::uint64_t n, std::uint64_t at) {
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, p, std::min<std::uint64_t>(n, std::uint64_t{1} << 30), static_cast<off_t>(at));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<std::uint64_t>(r);
+    at += static_cast<std::uint64_t>(r);
+  }
+  return true;
+}
+
 }  // namespace gds::persist

@@ -54,6 +54,7 @@
 #include "gds_config.h"
 #include "persist/files.hpp"
 #include "persist/h5.hpp"
+#include "persist/prefix_files.hpp"
 #include "persist/state.hpp"
 #include "rma/state.hpp"
 #include "versions/level.hpp"
@@ -93,18 +94,6 @@ struct Flight {
 };
 
 std::string errno_text() { return std::strerror(errno); }
-
-bool pread_all(int fd, std::byte *p, std::uint64_t n, std::uint64_t at) {
-  while (n > 0) {
-    const ssize_t r = ::pread(fd, p, std::min<std::uint64_t>(n, std::uint64_t{1} << 30), static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<std::uint64_t>(r);
-    at += static_cast<std::uint64_t>(r);
-  }
-  return true;
-}
 
 bool pwritev_all(int fd, std::vector<iovec> &iov, std::uint64_t at) {
   std::size_t i = 0;
@@ -231,23 +220,6 @@ namespace {
 
 Flusher &flusher(Array &a) { return *state(a).flusher; }
 
-std::string flushed_path(const std::string &dir, std::uint64_t n) { return dir + "/v" + std::to_string(n) + ".h5"; }
-
-// The version number of a flushed file's name (v<n>.h5), or kNone.
-std::uint64_t flushed_number(const std::string &name) {
-  if (name.size() < 5 || name[0] != 'v' || name.compare(name.size() - 3, 3, ".h5") != 0) return kNone;
-  return core::parse_unsigned(name.substr(1, name.size() - 4).c_str()).value_or(kNone);
-}
-
-// Complete flushed versions in the directory, newest first.
-std::vector<std::uint64_t> flushed_versions(const std::string &dir) {
-  std::vector<std::uint64_t> v;
-  for (const std::string &name : list_dir(dir))
-    if (const std::uint64_t n = flushed_number(name); n != kNone) v.push_back(n);
-  std::sort(v.rbegin(), v.rend());
-  return v;
-}
-
 // This process's elements in the global data, as runs.
 GDS_status_t compute_runs(const char *func, Array &a, std::vector<Run> *out) {
   const core::Layout &l = *a.layout;
@@ -373,71 +345,6 @@ std::string matches(Array &a, const h5::Meta &m) {
   return "";
 }
 
-// Index: one line per complete flushed version of every array of the job,
-// then a line with the CRC32C of the lines before it:
-//   gds-prefix-index 1
-//   <array> <version> <data bytes> <time> <processes> <label, hex>
-//   crc32c <8 hex digits>
-std::string hex(const std::string &bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (const char c : bytes) {
-    out.push_back(digits[(static_cast<unsigned char>(c) >> 4) & 15]);
-    out.push_back(digits[static_cast<unsigned char>(c) & 15]);
-  }
-  return out.empty() ? "-" : out;
-}
-
-// Rewrites the array's lines of the job's index from the files in its
-// directory (rank 0 of the array; the index is locked meanwhile).
-void update_index(const char *func, const Flusher &f, const std::string &array) {
-  const std::string path = f.job_dir + "/index", lock = f.job_dir + "/index.lock";
-  File lock_file(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (!lock_file.is_open() || ::flock(lock_file.get(), LOCK_EX) != 0) {
-    core::log(core::Level::warning, func, "%s cannot be locked (%s); the index is not updated", lock.c_str(),
-              errno_text().c_str());
-    return;
-  }
-  std::vector<std::string> kept;
-  std::vector<std::byte> old;
-  if (read_file(path, &old)) {
-    const std::string text(reinterpret_cast<const char *>(old.data()), old.size());
-    const std::size_t tail = text.rfind("crc32c ");
-    char want[16] = {};
-    if (tail != std::string::npos && tail > 0) {
-      std::snprintf(want, sizeof want, "%08x", core::crc32c(text.data(), tail));
-      if (text.compare(tail + 7, 8, want) == 0) {
-        std::size_t at = 0;
-        while (at < tail) {
-          const std::size_t end = text.find('\n', at);
-          const std::string line = text.substr(at, end - at);
-          at = end + 1;
-          if (line.rfind("gds-prefix-index", 0) == 0 || line.empty()) continue;
-          if (line.substr(0, line.find(' ')) != array) kept.push_back(line);
-        }
-      } else {
-        core::log(core::Level::warning, func, "%s fails its checksum; rebuilding it from array %s's files only",
-                  path.c_str(), array.c_str());
-      }
-    }
-  }
-  for (const std::uint64_t n : flushed_versions(f.dir)) {
-    h5::Meta m;
-    if (!h5::read_meta(flushed_path(f.dir, n), &m).empty()) continue;
-    kept.push_back(array + " " + std::to_string(n) + " " + std::to_string(m.data_bytes) + " " +
-                   std::to_string(m.time) + " " + std::to_string(m.nprocs) + " " + hex(m.label));
-  }
-  std::sort(kept.begin(), kept.end());
-  std::string text = "gds-prefix-index 1\n";
-  for (const std::string &line : kept) text += line + "\n";
-  char tail[32];
-  std::snprintf(tail, sizeof tail, "crc32c %08x\n", core::crc32c(text.data(), text.size()));
-  text += tail;
-  if (write_file_atomically(func, path, {{text.data(), text.size()}}) != GDS_STATUS_OK ||
-      sync_dir(func, f.job_dir) != GDS_STATUS_OK)
-    core::log(core::Level::warning, func, "the index %s cannot be written: %s", path.c_str(), last_io_error().c_str());
-}
-
 // A failed flush: raised through Open Resilience on the process that found it.
 void raise(const char *func, Array &a, std::uint64_t number, GDS_status_t status, const std::string &what) {
   core::fail(status, func, "array %s: the flush of version %llu to the prefix failed: %s", state(a).name.c_str(),
@@ -470,7 +377,7 @@ GDS_status_t finish(const char *func, Array &a, Flight &fl, const std::vector<st
   for (std::size_t i = static_cast<std::size_t>(s.prefix_size); i < all.size(); ++i)
     remove_file(flushed_path(f.dir, all[i]));
   core::kill_point("flush.index");
-  update_index(func, f, s.name);
+  update_index(func, f.job_dir, s.name);
   return GDS_STATUS_OK;
 }
 
@@ -735,7 +642,7 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
       ++removed;
     }
     if (removed > 0) {
-      update_index(func, *f, s.name);
+      update_index(func, f->job_dir, s.name);
       core::log(core::Level::info, func,
                 "array %s: removed %zu flushed version(s) an earlier run left in %s (restart was not asked for: "
                 "%s=1 or GDS_RESTART=1)",

@@ -1,0 +1,114 @@
+#include "persist/prefix_files.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "core/crc32c.hpp"
+#include "core/log.hpp"
+#include "core/mpi_args.hpp"
+#include "persist/files.hpp"
+#include "persist/format.hpp"
+
+namespace gds::persist {
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+std::string hex(const std::string &bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : bytes) {
+    out.push_back(digits[(static_cast<unsigned char>(c) >> 4) & 15]);
+    out.push_back(digits[static_cast<unsigned char>(c) & 15]);
+  }
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+void update_index(const char *func, const std::string &job_dir, const std::string &array) {
+  const std::string path = job_dir + "/index", lock = job_dir + "/index.lock", dir = job_dir + "/" + array;
+  File lock_file(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!lock_file.is_open() || ::flock(lock_file.get(), LOCK_EX) != 0) {
+    core::log(core::Level::warning, func, "%s cannot be locked (%s); the index is not updated", lock.c_str(),
+              errno_text().c_str());
+    return;
+  }
+  std::vector<std::string> kept;
+  std::vector<std::byte> old;
+  if (read_file(path, &old)) {
+    const std::string text(reinterpret_cast<const char *>(old.data()), old.size());
+    const std::size_t tail = text.rfind("crc32c ");
+    char want[16] = {};
+    if (tail != std::string::npos && tail > 0) {
+      std::snprintf(want, sizeof want, "%08x", core::crc32c(text.data(), tail));
+      if (text.compare(tail + 7, 8, want) == 0) {
+        std::size_t at = 0;
+        while (at < tail) {
+          const std::size_t end = text.find('\n', at);
+          const std::string line = text.substr(at, end - at);
+          at = end + 1;
+          if (line.rfind("gds-prefix-index", 0) == 0 || line.empty()) continue;
+          if (line.substr(0, line.find(' ')) != array) kept.push_back(line);
+        }
+      } else {
+        core::log(core::Level::warning, func, "%s fails its checksum; rebuilding it from array %s's files only",
+                  path.c_str(), array.c_str());
+      }
+    }
+  }
+  for (const std::uint64_t n : flushed_versions(dir)) {
+    h5::Meta m;
+    if (!h5::read_meta(flushed_path(dir, n), &m).empty()) continue;
+    kept.push_back(array + " " + std::to_string(n) + " " + std::to_string(m.data_bytes) + " " +
+                   std::to_string(m.time) + " " + std::to_string(m.nprocs) + " " + hex(m.label));
+  }
+  std::sort(kept.begin(), kept.end());
+  std::string text = "gds-prefix-index 1\n";
+  for (const std::string &line : kept) text += line + "\n";
+  char tail[32];
+  std::snprintf(tail, sizeof tail, "crc32c %08x\n", core::crc32c(text.data(), text.size()));
+  text += tail;
+  if (write_file_atomically(func, path, {{text.data(), text.size()}}) != GDS_STATUS_OK ||
+      sync_dir(func, job_dir) != GDS_STATUS_OK)
+    core::log(core::Level::warning, func, "the index %s cannot be written: %s", path.c_str(), last_io_error().c_str());
+}
+
+std::string flushed_path(const std::string &dir, std::uint64_t n) { return dir + "/v" + std::to_string(n) + ".h5"; }
+
+std::uint64_t flushed_number(const std::string &name) {
+  if (name.size() < 5 || name[0] != 'v' || name.compare(name.size() - 3, 3, ".h5") != 0) return kNone;
+  return core::parse_unsigned(name.substr(1, name.size() - 4).c_str()).value_or(kNone);
+}
+
+std::vector<std::uint64_t> flushed_versions(const std::string &dir) {
+  std::vector<std::uint64_t> v;
+  for (const std::string &name : list_dir(dir))
+    if (const std::uint64_t n = flushed_number(name); n != kNone) v.push_back(n);
+  std::sort(v.rbegin(), v.rend());
+  return v;
+}
+
+
+std::string verify_flushed_data(const std::string &path, const h5::Meta &m) {
+  File file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!file.is_open()) return "cannot be opened: " + errno_text();
+  std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(m.stripe_bytes, std::max<std::uint64_t>(m.data_bytes, 1))));
+  for (std::size_t s = 0; s < m.crcs.size(); ++s) {
+    const std::uint64_t at = s * m.stripe_bytes, n = std::min(m.stripe_bytes, m.data_bytes - std::min(m.data_bytes, at));
+    if (!pread_all(file.get(), buffer.data(), n, m.data_offset + at)) return "cannot be read: " + errno_text();
+    if (core::crc32c(buffer.data(), n) != m.crcs[s])
+      return "stripe " + std::to_string(s) + " (data bytes " + std::to_string(at) + "-" + std::to_string(at + n - 1) +
+             ") does not match its checksum";
+  }
+  return "";
+}
+
+}  // namespace gds::persist

@@ -1,0 +1,378 @@
+// gds-index: what GDS persisted, without GDS running (as SCR's scr_index).
+//
+//   gds-index list   <dir> [array]                 arrays and versions, level, size, label, time, state
+//   gds-index verify <dir> [array [version]]       every checksum; exit 1 if anything is damaged
+//   gds-index export <dir> <array> <version> <out.h5>   a flushed version as a standalone HDF5 file
+//   gds-index remove <dir> <array> <version>       a version's files (cache and prefix)
+//
+// <dir> is a cache base (GDS_CACHE_BASE), a prefix (GDS_PREFIX), or one job's
+// directory in either (gds.<job>); --job <id> picks one job of several.
+// Exit status: 0 done, 1 damage found (verify) or the operation failed, 2 bad usage.
+#include <hdf5.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/crc32c.hpp"
+#include "core/mpi_args.hpp"
+#include "persist/files.hpp"
+#include "persist/format.hpp"
+#include "persist/h5.hpp"
+#include "persist/prefix_files.hpp"
+
+namespace {
+
+using namespace gds::persist;
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: gds-index list   <dir> [array] [--job ID]\n"
+               "       gds-index verify <dir> [array [version]] [--job ID]\n"
+               "       gds-index export <dir> <array> <version> <out.h5> [--job ID]\n"
+               "       gds-index remove <dir> <array> <version> [--job ID]\n"
+               "<dir>: a cache base, a prefix, or a gds.<job> directory in one\n");
+  return 2;
+}
+
+bool is_dir(const std::string &p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string base_name(const std::string &p) {
+  const std::size_t slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+std::string when(std::uint64_t t) {
+  char text[32];
+  const std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string mtime(const std::string &p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 ? when(static_cast<std::uint64_t>(st.st_mtime)) : "-";
+}
+
+std::string quoted(const std::string &label) {
+  std::string out = "\"";
+  for (const char c : label) {
+    if (c >= 32 && c < 127 && c != '"' && c != '\\') {
+      out.push_back(c);
+    } else {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\x%02x", static_cast<unsigned char>(c));
+      out += esc;
+    }
+  }
+  return out + "\"";
+}
+
+// The job directories under <dir> (or <dir> itself).
+std::vector<std::string> jobs(const std::string &dir, const std::string &job) {
+  std::vector<std::string> out;
+  if (base_name(dir).rfind("gds.", 0) == 0) return {dir};
+  for (const std::string &name : list_dir(dir))
+    if (name.rfind("gds.", 0) == 0 && is_dir(dir + "/" + name) && (job.empty() || name == "gds." + job))
+      out.push_back(dir + "/" + name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// --- the cache: <job>/node<g>/<array>/r<rank>/ -------------------------------
+
+struct CacheVersion {
+  std::uint64_t number = 0, nprocs = 0, bytes = 0;
+  bool recorded = false;
+  std::string label, record;  // a record's path (for its time)
+  std::map<std::uint64_t, std::string> files;  // rank -> its own version file
+  std::vector<std::string> all;                // every file of the version (data, copies, parity, records)
+};
+
+// Every version of `array` in the job's cache, by number.
+std::map<std::uint64_t, CacheVersion> cache_versions(const std::string &job_dir, const std::string &array) {
+  std::map<std::uint64_t, CacheVersion> out;
+  for (const std::string &node : list_dir(job_dir)) {
+    if (node.rfind("node", 0) != 0) continue;
+    const std::string adir = job_dir + "/" + node + "/" + array;
+    if (!is_dir(adir)) continue;
+    for (const std::string &rdir : list_dir(adir)) {
+      if (rdir.empty() || rdir[0] != 'r') continue;
+      const std::optional<std::uint64_t> rank = gds::core::parse_unsigned(rdir.substr(1).c_str());
+      if (!rank) continue;
+      const std::string d = adir + "/" + rdir;
+      for (const std::string &name : list_dir(d)) {
+        if (name.find(".tmp") != std::string::npos || name.rfind("spare", 0) == 0) continue;
+        const std::string path = d + "/" + name;
+        std::uint64_t n = kNone;
+        const std::size_t dot = name.find('.');
+        if ((name[0] == 'v' || name[0] == 'x') && dot != std::string::npos)
+          n = gds::core::parse_unsigned(name.substr(1, dot - 1).c_str()).value_or(kNone);
+        else if (name[0] == 'p' && name.find(".v") != std::string::npos) {
+          const std::size_t at = name.find(".v") + 2, end = name.find('.', at);
+          if (end != std::string::npos) n = gds::core::parse_unsigned(name.substr(at, end - at).c_str()).value_or(kNone);
+        }
+        if (n == kNone) continue;
+        CacheVersion &v = out[n];
+        v.number = n;
+        v.all.push_back(path);
+        if (name == "v" + std::to_string(n) + ".done") {
+          std::vector<std::byte> bytes;
+          Record r;
+          if (read_file(path, &bytes) && parse_record(bytes, &r).empty()) {
+            v.recorded = true;
+            v.nprocs = r.nprocs;
+            v.record = path;
+          }
+        } else if (name == "v" + std::to_string(n) + ".gdsv") {
+          v.files[*rank] = path;
+          std::vector<std::byte> bytes;
+          VersionFile f;
+          if (read_file(path, &bytes) && parse_version(bytes, &f, false).empty()) {
+            v.label = f.label;
+            std::uint64_t held = 0;
+            for (const std::uint32_t b : f.blocks) held += block_length(f.h.part_bytes, f.h.shift, b);
+            v.bytes += held;
+            if (v.nprocs == 0) v.nprocs = f.h.nprocs;
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::set<std::string> cache_arrays(const std::string &job_dir) {
+  std::set<std::string> out;
+  for (const std::string &node : list_dir(job_dir))
+    if (node.rfind("node", 0) == 0 && is_dir(job_dir + "/" + node))
+      for (const std::string &a : list_dir(job_dir + "/" + node))
+        if (is_dir(job_dir + "/" + node + "/" + a)) out.insert(a);
+  return out;
+}
+
+std::string cache_state(const CacheVersion &v) {
+  if (!v.recorded) return "incomplete (no commit record)";
+  std::uint64_t missing = 0;
+  for (std::uint64_t r = 0; r < v.nprocs; ++r) missing += v.files.count(r) == 0;
+  if (missing == 0) return "complete (" + std::to_string(v.nprocs) + " processes)";
+  return "complete, " + std::to_string(missing) + " of " + std::to_string(v.nprocs) +
+         " process files lost (restart rebuilds them if the copy type can)";
+}
+
+// --- the prefix: <job>/<array>/v<n>.h5 -----------------------------------------
+
+std::set<std::string> prefix_arrays(const std::string &job_dir) {
+  std::set<std::string> out;
+  for (const std::string &a : list_dir(job_dir))
+    if (a.rfind("node", 0) != 0 && is_dir(job_dir + "/" + a)) out.insert(a);
+  return out;
+}
+
+int list(const std::string &dir, const std::string &only, const std::string &job) {
+  std::printf("%-12s %-6s %-16s %8s %12s %-20s %-12s %s\n", "JOB", "LEVEL", "ARRAY", "VERSION", "BYTES", "TIME (UTC)",
+              "LABEL", "STATE");
+  for (const std::string &jd : jobs(dir, job)) {
+    const std::string jname = base_name(jd).substr(4);
+    for (const std::string &a : cache_arrays(jd)) {
+      if (!only.empty() && a != only) continue;
+      for (const auto &[n, v] : cache_versions(jd, a))
+        std::printf("%-12s %-6s %-16s %8llu %12llu %-20s %-12s %s\n", jname.c_str(), "cache", a.c_str(),
+                    static_cast<unsigned long long>(n), static_cast<unsigned long long>(v.bytes),
+                    v.recorded ? mtime(v.record).c_str() : "-", quoted(v.label).c_str(), cache_state(v).c_str());
+    }
+    for (const std::string &a : prefix_arrays(jd)) {
+      if (!only.empty() && a != only) continue;
+      const std::string ad = jd + "/" + a;
+      for (const std::string &name : list_dir(ad)) {
+        const bool tmp = name.size() > 7 && name.compare(name.size() - 7, 7, ".h5.tmp") == 0;
+        const std::uint64_t n = flushed_number(tmp ? name.substr(0, name.size() - 4) : name);
+        if (n == kNone) continue;
+        h5::Meta m;
+        const std::string why = tmp ? "" : h5::read_meta(ad + "/" + name, &m);
+        const std::string state = tmp ? "incomplete (being written, or cut short)"
+                                      : why.empty() ? "complete (flushed by " + std::to_string(m.nprocs) + " processes)"
+                                                    : "damaged: " + why;
+        std::printf("%-12s %-6s %-16s %8llu %12llu %-20s %-12s %s\n", jname.c_str(), "prefix", a.c_str(),
+                    static_cast<unsigned long long>(n), static_cast<unsigned long long>(m.data_bytes),
+                    m.time != 0 ? when(m.time).c_str() : "-", quoted(m.label).c_str(), state.c_str());
+      }
+    }
+  }
+  return 0;
+}
+
+int verify(const std::string &dir, const std::string &only, std::uint64_t version, const std::string &job) {
+  int bad = 0, checked = 0;
+  const auto report = [&](const std::string &path, const std::string &why) {
+    ++checked;
+    if (why.empty()) {
+      std::printf("ok   %s\n", path.c_str());
+    } else {
+      ++bad;
+      std::printf("BAD  %s: %s\n", path.c_str(), why.c_str());
+    }
+  };
+  for (const std::string &jd : jobs(dir, job)) {
+    for (const std::string &a : cache_arrays(jd)) {
+      if (!only.empty() && a != only) continue;
+      for (const auto &[n, v] : cache_versions(jd, a)) {
+        if (version != kNone && n != version) continue;
+        for (const std::string &path : v.all) {
+          std::vector<std::byte> bytes;
+          bool missing = false;
+          if (!read_file(path, &bytes, &missing)) {
+            report(path, "cannot be read");
+            continue;
+          }
+          const std::string name = base_name(path);
+          std::string why;
+          if (name.size() > 5 && name.compare(name.size() - 5, 5, ".done") == 0) {
+            Record r;
+            why = parse_record(bytes, &r);
+          } else if (name.size() > 5 && name.compare(name.size() - 5, 5, ".gdsx") == 0) {
+            ParityHeader h;
+            std::uint64_t at = 0;
+            why = parse_parity(bytes, &h, &at);
+          } else {
+            VersionFile f;
+            why = parse_version(bytes, &f, true);
+          }
+          report(path, why);
+        }
+      }
+    }
+    for (const std::string &a : prefix_arrays(jd)) {
+      if (!only.empty() && a != only) continue;
+      const std::string ad = jd + "/" + a;
+      for (const std::uint64_t n : flushed_versions(ad)) {
+        if (version != kNone && n != version) continue;
+        const std::string path = flushed_path(ad, n);
+        h5::Meta m;
+        std::string why = h5::read_meta(path, &m);
+        if (why.empty()) why = verify_flushed_data(path, m);
+        report(path, why);
+      }
+    }
+  }
+  std::printf("%d file(s) checked, %d damaged\n", checked, bad);
+  return bad > 0 ? 1 : 0;
+}
+
+int export_version(const std::string &dir, const std::string &array, std::uint64_t version, const std::string &out,
+                   const std::string &job) {
+  for (const std::string &jd : jobs(dir, job)) {
+    const std::string path = flushed_path(jd + "/" + array, version);
+    if (::access(path.c_str(), F_OK) != 0) continue;
+    h5::Meta m;
+    std::string why = h5::read_meta(path, &m);
+    if (why.empty()) why = verify_flushed_data(path, m);
+    if (!why.empty()) {
+      std::fprintf(stderr, "gds-index: %s %s; not exported\n", path.c_str(), why.c_str());
+      return 1;
+    }
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    const hid_t src = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t dst = H5Fcreate(out.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    bool ok = src >= 0 && dst >= 0 && H5Ocopy(src, "data", dst, "data", H5P_DEFAULT, H5P_DEFAULT) >= 0;
+    if (src >= 0) H5Fclose(src);
+    if (dst >= 0) ok = H5Fclose(dst) >= 0 && ok;
+    if (!ok) {
+      std::fprintf(stderr, "gds-index: cannot write %s (does it exist already?)\n", out.c_str());
+      if (dst >= 0) std::remove(out.c_str());
+      return 1;
+    }
+    std::printf("exported version %llu of array %s (%llu bytes, checked) to %s\n",
+                static_cast<unsigned long long>(version), array.c_str(), static_cast<unsigned long long>(m.data_bytes),
+                out.c_str());
+    return 0;
+  }
+  for (const std::string &jd : jobs(dir, job))
+    if (cache_versions(jd, array).count(version) != 0) {
+      std::fprintf(stderr,
+                   "gds-index: version %llu of array %s is in the cache only, whose files hold each process's part "
+                   "without the array's global layout; export reads flushed versions (GDS_PREFIX)\n",
+                   static_cast<unsigned long long>(version), array.c_str());
+      return 1;
+    }
+  std::fprintf(stderr, "gds-index: no flushed version %llu of array %s under %s\n",
+               static_cast<unsigned long long>(version), array.c_str(), dir.c_str());
+  return 1;
+}
+
+int remove_version(const std::string &dir, const std::string &array, std::uint64_t version, const std::string &job) {
+  std::size_t removed = 0;
+  for (const std::string &jd : jobs(dir, job)) {
+    const auto cached = cache_versions(jd, array);
+    if (auto it = cached.find(version); it != cached.end()) {
+      // Records first: a version without its record is not restarted from.
+      std::vector<std::string> files = it->second.all;
+      std::stable_partition(files.begin(), files.end(),
+                            [](const std::string &p) { return p.size() > 5 && p.compare(p.size() - 5, 5, ".done") == 0; });
+      for (const std::string &p : files)
+        if (std::remove(p.c_str()) == 0) ++removed;
+    }
+    const std::string path = flushed_path(jd + "/" + array, version);
+    if (std::remove(path.c_str()) == 0) {
+      ++removed;
+      update_index("gds-index", jd, array);
+    }
+  }
+  if (removed == 0) {
+    std::fprintf(stderr, "gds-index: no files of version %llu of array %s under %s\n",
+                 static_cast<unsigned long long>(version), array.c_str(), dir.c_str());
+    return 1;
+  }
+  std::printf("removed %zu file(s) of version %llu of array %s\n", removed, static_cast<unsigned long long>(version),
+              array.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> a;
+  std::string job;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--job") == 0 && i + 1 < argc) {
+      job = argv[++i];
+    } else if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+      return usage();
+    } else {
+      a.emplace_back(argv[i]);
+    }
+  }
+  if (a.size() < 2) return usage();
+  const std::string &cmd = a[0], &dir = a[1];
+  if (!is_dir(dir)) {
+    std::fprintf(stderr, "gds-index: %s is not a directory\n", dir.c_str());
+    return 2;
+  }
+  const auto number = [&](std::size_t i, std::uint64_t *out) {
+    const std::optional<std::uint64_t> n = gds::core::parse_unsigned(a[i].c_str());
+    if (!n) std::fprintf(stderr, "gds-index: \"%s\" is not a version number\n", a[i].c_str());
+    *out = n.value_or(kNone);
+    return n.has_value();
+  };
+  std::uint64_t version = kNone;
+  if (cmd == "list" && a.size() <= 3) return list(dir, a.size() > 2 ? a[2] : "", job);
+  if (cmd == "verify" && a.size() <= 4) {
+    if (a.size() == 4 && !number(3, &version)) return 2;
+    return verify(dir, a.size() > 2 ? a[2] : "", version, job);
+  }
+  if (cmd == "export" && a.size() == 5) return number(3, &version) ? export_version(dir, a[2], version, a[4], job) : 2;
+  if (cmd == "remove" && a.size() == 4) return number(3, &version) ? remove_version(dir, a[2], version, job) : 2;
+  return usage();
+}
