@@ -16,7 +16,7 @@ MODULE GDS_C_INTERFACES
   ! GDS_restart_info_t (gds_version.h), re-exported by MODULE GDS.
   TYPE, BIND(C) :: GDS_RESTART_INFO_T
     INTEGER(C_INT) :: restarted          ! 1 if the array started from persisted versions
-    INTEGER(C_INT) :: level              ! GDS_LEVEL_CACHE when restarted, else GDS_LEVEL_NONE
+    INTEGER(C_INT) :: level              ! GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX when restarted, else GDS_LEVEL_NONE
     INTEGER(C_INT64_T) :: version        ! the newest complete version: the current content equals it
     INTEGER(C_INT64_T) :: versions       ! persisted versions made navigable again
     INTEGER(C_INT) :: rebuilt_processes  ! processes whose files were rebuilt from PARTNER or XOR
@@ -217,6 +217,10 @@ MODULE GDS_C_INTERFACES
       TYPE(C_PTR), VALUE :: gds
       TYPE(GDS_RESTART_INFO_T), INTENT(OUT) :: info
     END FUNCTION
+    INTEGER(C_INT) FUNCTION c_flush_wait(gds) BIND(C, NAME="GDS_flush_wait")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+    END FUNCTION
     INTEGER(C_INT) FUNCTION c_define_error_attr_key(name, name_size, value_type, new_key) &
         BIND(C, NAME="GDS_define_error_attr_key")
       IMPORT :: C_INT, C_INT64_T, C_CHAR
@@ -398,7 +402,7 @@ MODULE GDS
   INTEGER, PARAMETER :: GDS_FAULT_NONE = 0, GDS_FAULT_RMA = 1, GDS_FAULT_VERSION_MEMORY = 2, &
     GDS_FAULT_VERSION_PHASE = 3, GDS_FAULT_MEMORY_SYNC = 4, &
     GDS_FAULT_VERSION_CORRUPT = 5
-  INTEGER, PARAMETER :: GDS_LEVEL_NONE = 0, GDS_LEVEL_CACHE = 1
+  INTEGER, PARAMETER :: GDS_LEVEL_NONE = 0, GDS_LEVEL_CACHE = 1, GDS_LEVEL_PREFIX = 2
   TYPE(C_PTR), PARAMETER :: GDS_ERROR_NULL = C_NULL_PTR, GDS_ERROR_PRED_NULL = C_NULL_PTR, &
     GDS_ERROR_PRED_TERM_NULL = C_NULL_PTR
 
@@ -433,7 +437,8 @@ MODULE GDS
     c_get_access_buffer_type, c_get_access_buffer_ld, c_release, c_distribution, c_locate, &
     c_status_string, c_last_error_message, c_strlen, c_version_inc, c_get_version_number, &
     c_get_version_label, c_move_to_newest, c_move_to_next, c_move_to_prev, c_version_dec, c_descriptor_clone, &
-    c_version_restore, c_version_verify, c_get_restart_info, c_define_error_attr_key, c_create_error_descriptor, &
+    c_version_restore, c_version_verify, c_get_restart_info, c_flush_wait, c_define_error_attr_key, &
+    c_create_error_descriptor, &
     c_free_error_descriptor, &
     c_add_error_attr, c_get_error_attr, c_get_error_attr_len, c_create_error_pred, c_free_error_pred, &
     c_create_error_pred_term, c_free_error_pred_term, c_add_error_pred_term, c_register_handler, &
@@ -728,6 +733,14 @@ CONTAINS
     TYPE(GDS_RESTART_INFO_T), INTENT(OUT) :: info
     INTEGER, INTENT(OUT) :: status
     status = c_get_restart_info(gds, info)
+  END SUBROUTINE
+
+  ! GDS extension: waits for the array's flushes to the prefix (collective);
+  ! GDS_STATUS_IO_ERROR if one of them failed (it was raised when it did).
+  SUBROUTINE GDS_FLUSH_WAIT(gds, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: status
+    status = c_flush_wait(gds)
   END SUBROUTINE
 
   ! ---- Open Resilience (GVR 1.0, 6.4.2) -------------------------------------------------

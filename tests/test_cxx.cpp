@@ -4,6 +4,7 @@
 #include <gds.hpp>
 
 #include <complex>
+#include <filesystem>
 #include <cstddef>
 #include <numeric>
 
@@ -308,6 +309,47 @@ TEST_F(Cxx, VerifyAndRestartInfo) {
   EXPECT_EQ(info.restarted, 0);
   EXPECT_EQ(info.level, GDS_LEVEL_NONE);
   a.fence();
+}
+
+// Versions flushed to a prefix (info keys through the options), waited for,
+// and an array of the same name restarted from them.
+TEST_F(Cxx, FlushToPrefixAndRestart) {
+  char dir[] = "/tmp/gds-cxx-prefix-XXXXXX";
+  if (rank == 0) ASSERT_NE(mkdtemp(dir), nullptr);
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  const index_t n = 5 * static_cast<index_t>(nprocs) + 3;
+  gds::options opt;
+  opt.storage = gds::order::col_major;
+  opt.info = {{GDS_NAME_KEY, "cxxflush"}, {GDS_PREFIX_KEY, dir}, {GDS_COPY_TYPE_KEY, "NONE"}, {GDS_RESTART_KEY, "0"}};
+  {
+    auto a = gds::array<double>::alloc({n, 3}, opt);
+    std::vector<double> v(n * 3);
+    for (int k = 0; k < 3; ++k) {
+      std::iota(v.begin(), v.end(), 100.0 * k);
+      if (rank == 0) a.put(v, box({0, 0}, {n - 1, 2}));
+      a.fence();
+      a.version_inc();
+    }
+    a.flush_wait();
+    const std::string job = std::string(dir) + "/gds.default/cxxflush/";
+    EXPECT_TRUE(std::filesystem::exists(job + "v2.h5"));
+    EXPECT_TRUE(std::filesystem::exists(job + "v1.h5"));
+    EXPECT_FALSE(std::filesystem::exists(job + "v0.h5"));  // the prefix keeps 2
+    a.fence();
+  }
+  opt.info.back().second = "1";
+  auto b = gds::array<double>::alloc({n, 3}, opt);
+  const GDS_restart_info_t info = b.restart_info();
+  EXPECT_EQ(info.restarted, 1);
+  EXPECT_EQ(info.level, GDS_LEVEL_PREFIX);
+  EXPECT_EQ(info.version, 2u);
+  EXPECT_EQ(info.versions, 2u);
+  std::vector<double> got(n * 3, -1);
+  b.get(got, box({0, 0}, {n - 1, 2}));
+  b.wait();
+  for (index_t i = 0; i < n * 3; ++i) EXPECT_EQ(got[i], 200.0 + static_cast<double>(i)) << i;
+  b.fence();
+  if (rank == 0) std::filesystem::remove_all(dir);
 }
 
 // Open Resilience with capturing lambdas: descriptors and predicates typed by

@@ -85,13 +85,14 @@ GDS_API GDS_status_t GDS_get_restart_info(GDS_gds_t gds, GDS_restart_info_t *inf
  * GDS_version_inc() hands a version to the flush and returns; the flush
  * writes it in the background. A flush that failed was raised through Open
  * Resilience when it ended (the cache still holds the version); this call
- * returns GDS_STATUS_IO_ERROR if one of the flushes it waited for failed.
+ * returns the status of the first flush that failed since the last call
+ * (GDS_STATUS_IO_ERROR for a write), GDS_STATUS_OK if none did.
  * GDS_free() and GDS_finalize() wait too.
  *
  * Completion: collective over the array's processes.
  *
  * \param[in] gds the array (any handle)
- * \return GDS_STATUS_OK, GDS_STATUS_IO_ERROR, GDS_STATUS_CORRUPT, handle statuses
+ * \return GDS_STATUS_OK, GDS_STATUS_IO_ERROR, GDS_STATUS_NOMEM, GDS_STATUS_MPI_ERROR, handle statuses
  */
 GDS_API GDS_status_t GDS_flush_wait(GDS_gds_t gds);
 

@@ -240,6 +240,9 @@ Id file_access() {
   Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   // Object headers and the superblock of the 1.8 format on carry checksums.
   if (fapl.ok()) H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+  // No flock: the prefix's file system may not have it (Lustre, NFS), and
+  // GDS names files so that no two writers share one.
+  if (fapl.ok()) H5Pset_file_locking(fapl.get(), false, true);
   return fapl;
 }
 
@@ -329,6 +332,9 @@ std::string read_meta(const std::string &path, Meta *out) {
   Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
   if (!file.ok()) return "HDF5 cannot open it (damaged metadata)";
   if (H5Lexists(file.get(), "data", H5P_DEFAULT) <= 0) return "has no dataset /data";
+  H5L_info_t link{};
+  if (H5Lget_info(file.get(), "data", &link, H5P_DEFAULT) < 0 || link.type != H5L_TYPE_HARD)
+    return "has /data as a link to elsewhere, not a dataset of its own";
   Id data(H5Dopen2(file.get(), "data", H5P_DEFAULT), H5Dclose);
   if (!data.ok()) return "HDF5 cannot open /data (damaged metadata)";
   Meta m;

@@ -136,7 +136,10 @@ class Persist final : public core::Module {
 
   GDS_status_t detach(const char *func, core::Array &a) override {
     ArrayState &s = state(a);
-    if (s.flusher) (void)flush_wait(func, a);
+    // The flushes in flight end first (their failures were raised).
+    if (s.flusher && flush_wait(func, a) != GDS_STATUS_OK)
+      core::log(core::Level::warning, func, "array %s: a flush to the prefix failed before the array was freed",
+                s.name.c_str());
     if (s.scheme) s.scheme->release();
     if (s.spares) s.spares->clear();
     return GDS_STATUS_OK;

@@ -26,7 +26,6 @@
 // the version it reads.
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -147,7 +146,6 @@ void write_part(const std::string &path, std::uint64_t offset, std::uint64_t dat
   const std::uint64_t block = std::uint64_t{1} << part.shift;
   std::unique_ptr<std::byte, decltype(&std::free)> zeros(static_cast<std::byte *>(std::calloc(1, block)), &std::free);
   if (!zeros) return failed("no memory for a block of zeros");
-  const long page = ::sysconf(_SC_PAGESIZE);
   for (const Run &run : runs) {
     if (run.stride == 1) {
       std::vector<iovec> iov;
@@ -158,22 +156,20 @@ void write_part(const std::string &path, std::uint64_t offset, std::uint64_t dat
       continue;
     }
     // Elements interleaved with other processes' (a GDS_create mapping):
-    // through a shared mapping of the file, whose pages they share.
-    const std::uint64_t first = offset + run.global * esize;
-    const std::uint64_t end = offset + (run.global + (run.count - 1) * run.stride + 1) * esize;
-    const std::uint64_t start = first / static_cast<std::uint64_t>(page) * static_cast<std::uint64_t>(page);
-    void *m = ::mmap(nullptr, end - start, PROT_READ | PROT_WRITE, MAP_SHARED, file.get(), static_cast<off_t>(start));
-    if (m == MAP_FAILED) return failed("cannot be mapped: " + errno_text());
-    auto *base = static_cast<std::byte *>(m) + (first - start);
+    // one write each (byte ranges, which a network file system keeps apart
+    // where a shared mapping would write whole pages back).
+    std::vector<std::byte> element(static_cast<std::size_t>(esize));
     for (std::uint64_t j = 0; j < run.count; ++j) {
-      std::byte *dst = base + j * run.stride * esize;
+      std::byte *dst = element.data();
       part.pieces((run.local + j) * esize, esize, [&](const std::byte *p, std::uint64_t n) {
         if (p != nullptr) std::memcpy(dst, p, n);
         else std::memset(dst, 0, n);
         dst += n;
       });
+      std::vector<iovec> one{{element.data(), esize}};
+      if (!pwritev_all(file.get(), one, offset + (run.global + j * run.stride) * esize))
+        return failed("write failed: " + errno_text());
     }
-    ::munmap(m, end - start);
   }
   if (::fsync(file.get()) != 0) return failed("fsync failed: " + errno_text());
 }
@@ -213,7 +209,10 @@ class Flusher {
   std::uint64_t esize = 0, data_bytes = 0;
   std::uint64_t since = 0;  // versions made since the last flush
   std::deque<Flight> flights;
-  bool failed_since_wait = false;
+  GDS_status_t failed_since_wait = GDS_STATUS_OK;  // the first failure since the last GDS_flush_wait
+  // An agreement failed (MPI): the processes may no longer agree on the
+  // flushes' stages, so this array makes no more prefix collectives.
+  bool broken = false;
 };
 
 namespace {
@@ -345,7 +344,14 @@ std::string matches(Array &a, const h5::Meta &m) {
   return "";
 }
 
-// A failed flush: raised through Open Resilience on the process that found it.
+// A failed flush, raised through Open Resilience on the process that found
+// it once the collective part of the call is over (a handler may call GDS).
+struct Failure {
+  std::uint64_t number = 0;
+  GDS_status_t status = GDS_STATUS_OK;
+  std::string what;
+};
+
 void raise(const char *func, Array &a, std::uint64_t number, GDS_status_t status, const std::string &what) {
   core::fail(status, func, "array %s: the flush of version %llu to the prefix failed: %s", state(a).name.c_str(),
              ull(number), what.c_str());
@@ -367,11 +373,14 @@ GDS_status_t finish(const char *func, Array &a, Flight &fl, const std::vector<st
   core::kill_point("flush.rename");
   if (st == GDS_STATUS_OK && ::rename(fl.tmp.c_str(), fl.path.c_str()) != 0)
     st = core::fail(GDS_STATUS_IO_ERROR, func, "cannot rename %s: %s", fl.tmp.c_str(), errno_text().c_str());
-  if (st == GDS_STATUS_OK) st = sync_dir(func, f.dir);
   if (st != GDS_STATUS_OK) {
     *what = std::string(GDS_last_error_message());
     return st;
   }
+  // Renamed: the flush is there; a directory that cannot be synced is a
+  // warning (the name may not survive a crash of the file server).
+  if (sync_dir(func, f.dir) != GDS_STATUS_OK)
+    core::log(core::Level::warning, func, "%s: %s", f.dir.c_str(), GDS_last_error_message());
   // The prefix keeps the newest prefix_size flushed versions.
   const std::vector<std::uint64_t> all = flushed_versions(f.dir);
   for (std::size_t i = static_cast<std::size_t>(s.prefix_size); i < all.size(); ++i)
@@ -384,7 +393,7 @@ GDS_status_t finish(const char *func, Array &a, Flight &fl, const std::vector<st
 // Moves the oldest flush in flight on by one stage if every process is
 // ready for it (blocking: waits until this process is). False if it could
 // not (another process is still busy).
-bool progress_one(const char *func, Array &a, bool blocking) {
+bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
   Flusher &f = flusher(a);
   Flight &fl = f.flights.front();
   const Background::Ticket ticket = fl.checksumming ? fl.crc : fl.write;
@@ -392,22 +401,28 @@ bool progress_one(const char *func, Array &a, bool blocking) {
   const bool done = Background::finished(ticket, Lane::flush);
   const bool failed_here = done && fl.result->status != GDS_STATUS_OK;
   int mine[2] = {!done, failed_here}, any[2] = {0, 0};
-  if (MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, a.communicator()) != MPI_SUCCESS) {
-    // Without agreement no stage can move on; the flush is abandoned here.
-    Background::wait(ticket, Lane::flush);
-    raise(func, a, fl.number, GDS_STATUS_MPI_ERROR, "MPI_Allreduce failed");
-    f.failed_since_wait = true;
+  const auto drop = [&](GDS_status_t status, const std::string &what, bool mine_to_raise) {
+    if (mine_to_raise) *failure = Failure{fl.number, status, what};
+    if (a.rank == 0) remove_file(fl.tmp);
+    if (f.failed_since_wait == GDS_STATUS_OK) f.failed_since_wait = status;
     f.flights.pop_front();
     return true;
+  };
+  if (MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, a.communicator()) != MPI_SUCCESS) {
+    // Without agreement the stages cannot go on together: this array's
+    // flushes end here (their files removed), and it starts no more.
+    f.broken = true;
+    for (const Flight &other : f.flights) {
+      Background::wait(other.checksumming ? other.crc : other.write, Lane::flush);
+      if (a.rank == 0) remove_file(other.tmp);
+    }
+    *failure = Failure{fl.number, GDS_STATUS_MPI_ERROR, "MPI_Allreduce failed; no more flushes of this array"};
+    f.failed_since_wait = GDS_STATUS_MPI_ERROR;
+    f.flights.clear();
+    return false;
   }
   if (any[0]) return false;
-  if (any[1]) {
-    if (failed_here) raise(func, a, fl.number, fl.result->status, fl.result->what);
-    if (a.rank == 0) remove_file(fl.tmp);
-    f.failed_since_wait = true;
-    f.flights.pop_front();
-    return true;
-  }
+  if (any[1]) return drop(failed_here ? fl.result->status : GDS_STATUS_REMOTE_ERROR, fl.result->what, failed_here);
   if (!fl.checksumming) {
     core::kill_point("flush.checksum");
     std::uint64_t first = 0, last = 0;
@@ -415,7 +430,14 @@ bool progress_one(const char *func, Array &a, bool blocking) {
     fl.result = std::make_shared<Result>();
     fl.crc = Background::submit(
         [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, stripe = fl.stripe, first, last,
-         r = fl.result](const std::atomic<bool> &) { checksum_share(path, offset, bytes, stripe, first, last, r.get()); },
+         r = fl.result](const std::atomic<bool> &) {
+          try {
+            checksum_share(path, offset, bytes, stripe, first, last, r.get());
+          } catch (...) {
+            r->status = GDS_STATUS_NOMEM;
+            r->what = path + ": no memory to checksum it";
+          }
+        },
         Lane::flush);
     fl.checksumming = true;
     return true;
@@ -440,19 +462,23 @@ bool progress_one(const char *func, Array &a, bool blocking) {
     st = finish(func, a, fl, crcs, &what);
   }
   const GDS_status_t agreed = core::agree(func, a.communicator(), st);
-  if (st != GDS_STATUS_OK) raise(func, a, fl.number, st, what);
-  if (agreed != GDS_STATUS_OK) {
-    if (a.rank == 0) remove_file(fl.tmp);
-    f.failed_since_wait = true;
-  }
+  if (agreed != GDS_STATUS_OK) return drop(st != GDS_STATUS_OK ? st : agreed, what, st != GDS_STATUS_OK);
   f.flights.pop_front();
   return true;
 }
 
-void progress(const char *func, Array &a, bool blocking) {
+// Moves the flushes in flight on (blocking: until none is left), then
+// raises what failed.
+void progress(const char *func, Array &a, bool blocking, std::size_t keep = 0) {
   Flusher &f = flusher(a);
-  while (!f.flights.empty())
-    if (!progress_one(func, a, blocking)) return;
+  std::vector<Failure> failures;
+  while (!f.broken && f.flights.size() > (blocking ? keep : 0)) {
+    Failure failure;
+    const bool moved = progress_one(func, a, blocking, &failure);
+    if (failure.status != GDS_STATUS_OK) failures.push_back(std::move(failure));
+    if (!moved) break;
+  }
+  for (const Failure &x : failures) raise(func, a, x.number, x.status, x.what);
 }
 
 // Starts the flush of committed version `number` (collective).
@@ -486,10 +512,19 @@ void start(const char *func, Array &a, std::uint64_t number) {
     m.nprocs = static_cast<std::uint64_t>(a.nprocs);
     m.time = static_cast<std::uint64_t>(std::time(nullptr));
     made[0] = static_cast<std::uint64_t>(h5::create(func, fl.tmp, m, *a.type, &made[1]));
-    if (made[0] != GDS_STATUS_OK) raise(func, a, number, static_cast<GDS_status_t>(made[0]), std::string(GDS_last_error_message()));
+    if (made[0] != GDS_STATUS_OK) remove_file(fl.tmp);
   }
-  if (MPI_Bcast(made, 2, MPI_UINT64_T, 0, a.communicator()) != MPI_SUCCESS || made[0] != GDS_STATUS_OK) {
-    f.failed_since_wait = true;
+  const std::string why = a.rank == 0 && made[0] != GDS_STATUS_OK ? GDS_last_error_message() : "";
+  if (MPI_Bcast(made, 2, MPI_UINT64_T, 0, a.communicator()) != MPI_SUCCESS) {
+    f.broken = true;
+    if (a.rank == 0) remove_file(fl.tmp);
+    f.failed_since_wait = GDS_STATUS_MPI_ERROR;
+    raise(func, a, number, GDS_STATUS_MPI_ERROR, "MPI_Bcast failed; no more flushes of this array");
+    return;
+  }
+  if (made[0] != GDS_STATUS_OK) {
+    if (f.failed_since_wait == GDS_STATUS_OK) f.failed_since_wait = static_cast<GDS_status_t>(made[0]);
+    if (a.rank == 0) raise(func, a, number, static_cast<GDS_status_t>(made[0]), why);
     return;
   }
   fl.offset = made[1];
@@ -499,7 +534,14 @@ void start(const char *func, Array &a, std::uint64_t number) {
   part.bytes = vs.store->local_bytes();
   fl.write = Background::submit(
       [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, esize = f.esize, part = std::move(part), runs = f.runs,
-       r = fl.result](const std::atomic<bool> &) { write_part(path, offset, bytes, esize, part, *runs, r.get()); },
+       r = fl.result](const std::atomic<bool> &) {
+        try {
+          write_part(path, offset, bytes, esize, part, *runs, r.get());
+        } catch (...) {
+          r->status = GDS_STATUS_NOMEM;
+          r->what = path + ": no memory to write it";
+        }
+      },
       Lane::flush);
   f.flights.push_back(std::move(fl));
 }
@@ -608,6 +650,10 @@ GDS_status_t recover(const char *func, Array &a) {
 GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
   ArrayState &s = state(a);
   MPI_Comm comm = a.communicator();
+  if (a.ndims() > 32)
+    return core::fail(GDS_STATUS_INVALID_INFO, func,
+                      "array %s has %zu dimensions; HDF5 datasets (the prefix's files) have at most 32", s.name.c_str(),
+                      a.ndims());
   auto f = std::make_shared<Flusher>();
   f->job_dir = s.prefix + "/gds." + g_settings.job;
   f->dir = f->job_dir + "/" + s.name;
@@ -631,8 +677,27 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
   if (a.rank == 0)
     for (const std::string &name : list_dir(f->dir))
       if (name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0) remove_file(f->dir + "/" + name);
-  if (from_prefix) return recover(func, a);
-  if (s.restart) return GDS_STATUS_OK;  // restarted from the cache: the flushed versions stay
+  if (from_prefix) GDS_TRY(recover(func, a));
+  if (s.info.restarted) {
+    // Flushes newer than the restarted version belong to a timeline that is
+    // gone (the cache restarted from an older version, or they are damaged):
+    // removed, so that no later restart takes them.
+    std::size_t stale = 0;
+    if (a.rank == 0) {
+      for (const std::uint64_t n : flushed_versions(f->dir))
+        if (n > s.info.version) {
+          remove_file(flushed_path(f->dir, n));
+          ++stale;
+        }
+      if (stale > 0) {
+        update_index(func, f->job_dir, s.name);
+        core::log(core::Level::info, func, "array %s: removed %zu flushed version(s) newer than version %llu, "
+                  "which it restarted from", s.name.c_str(), stale, ull(s.info.version));
+      }
+    }
+    return GDS_STATUS_OK;
+  }
+  if (s.restart) return GDS_STATUS_OK;  // nothing to restart from
   // A fresh start: an earlier run's flushes of this array are removed, so
   // that no later restart mixes them with this run's.
   std::size_t removed = 0;
@@ -654,13 +719,14 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
 
 void flush_committed(const char *func, Array &a, std::uint64_t number) {
   ArrayState &s = state(a);
-  if (!s.flushing() || !s.flusher) return;
+  if (!s.flushing() || !s.flusher || s.flusher->broken) return;
   Flusher &f = flusher(a);
   progress(func, a, false);
   if (++f.since < s.flush) return;
   f.since = 0;
-  while (f.flights.size() >= s.inflight) progress_one(func, a, true);
-  start(func, a, number);
+  // At most `inflight` flushes: waits for the oldest beyond.
+  if (f.flights.size() >= s.inflight) progress(func, a, true, static_cast<std::size_t>(s.inflight) - 1);
+  if (!f.broken) start(func, a, number);
 }
 
 void flush_dropping(Array &a, std::uint64_t number) {
@@ -674,12 +740,13 @@ GDS_status_t flush_wait(const char *func, Array &a) {
   ArrayState &s = state(a);
   if (!s.flusher) return GDS_STATUS_OK;
   Flusher &f = *s.flusher;
-  while (!f.flights.empty()) progress_one(func, a, true);
-  const bool failed = f.failed_since_wait;
-  f.failed_since_wait = false;
-  return failed ? core::fail(GDS_STATUS_IO_ERROR, func, "array %s: a flush to the prefix failed (raised when it did)",
-                             s.name.c_str())
-                : GDS_STATUS_OK;
+  progress(func, a, true);
+  const GDS_status_t failed = f.failed_since_wait;
+  f.failed_since_wait = GDS_STATUS_OK;
+  return failed != GDS_STATUS_OK
+             ? core::fail(failed == GDS_STATUS_REMOTE_ERROR ? GDS_STATUS_IO_ERROR : failed, func,
+                          "array %s: a flush to the prefix failed (raised when it did)", s.name.c_str())
+             : GDS_STATUS_OK;
 }
 
 }  // namespace gds::persist

@@ -43,7 +43,7 @@ void update_index(const char *func, const std::string &job_dir, const std::strin
   }
   std::vector<std::string> kept;
   std::vector<std::byte> old;
-  if (read_file(path, &old)) {
+  if (read_file(path, &old) && old.size() <= (std::size_t{64} << 20)) {
     const std::string text(reinterpret_cast<const char *>(old.data()), old.size());
     const std::size_t tail = text.rfind("crc32c ");
     char want[16] = {};
@@ -53,6 +53,7 @@ void update_index(const char *func, const std::string &job_dir, const std::strin
         std::size_t at = 0;
         while (at < tail) {
           const std::size_t end = text.find('\n', at);
+          if (end == std::string::npos || end >= tail) break;
           const std::string line = text.substr(at, end - at);
           at = end + 1;
           if (line.rfind("gds-prefix-index", 0) == 0 || line.empty()) continue;

@@ -225,6 +225,9 @@ PROGRAM TEST_FORTRAN
   CALL GDS_GET_RESTART_INFO(g, restart, stat)
   CALL CHECK(stat == GDS_STATUS_OK .AND. restart%restarted == 0 .AND. restart%level == GDS_LEVEL_NONE, &
     "GDS_GET_RESTART_INFO of a fresh array")
+  CALL CHECK(restart%level /= GDS_LEVEL_PREFIX, "GDS_LEVEL_PREFIX is another level")
+  CALL GDS_FLUSH_WAIT(g, stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_FLUSH_WAIT without a prefix")
   put_buf = 77
   IF (rank == 0) CALL GDS_PUT(C_LOC(put_buf), [0_8], [0_8], [0_8], g, stat)
   CALL GDS_FENCE(g, stat)

@@ -35,6 +35,8 @@ struct options {
   order storage = order::row_major;
   priority resilience = priority::high;
   GDS_comm_t comm = MPI_COMM_NULL;  ///< MPI_COMM_NULL = GDS_COMM_WORLD
+  /// More info keys and values, e.g. {GDS_NAME_KEY, "x"}, {GDS_PREFIX_KEY, "/scratch/run"}
+  std::vector<std::pair<std::string, std::string>> info{};
 };
 
 /// Where an element lives.
@@ -45,12 +47,13 @@ struct location {
 
 namespace detail {
 
-/// An MPI_Info carrying GDS_ORDER_KEY, freed on scope exit.
+/// An MPI_Info carrying GDS_ORDER_KEY and the options' info keys, freed on scope exit.
 class order_info {
  public:
-  explicit order_info(order o) {
+  explicit order_info(const options &opt) {
     MPI_Info_create(&info_);
-    MPI_Info_set(info_, GDS_ORDER_KEY, o == order::row_major ? GDS_ORDER_ROW_MAJOR : GDS_ORDER_COL_MAJOR);
+    MPI_Info_set(info_, GDS_ORDER_KEY, opt.storage == order::row_major ? GDS_ORDER_ROW_MAJOR : GDS_ORDER_COL_MAJOR);
+    for (const auto &[key, value] : opt.info) MPI_Info_set(info_, key.c_str(), value.c_str());
   }
   ~order_info() { MPI_Info_free(&info_); }
   order_info(const order_info &) = delete;
@@ -107,7 +110,7 @@ class array {
 
   /// GDS_alloc(): `count` elements along each dimension, block-distributed.
   [[nodiscard]] static array alloc(std::vector<index_t> count, const options &opt = {}) {
-    detail::order_info info(opt.storage);
+    detail::order_info info(opt);
     array a;
     a.order_ = opt.storage;
     detail::check(GDS_alloc(count.size(), count.data(), opt.min_chunks.empty() ? nullptr : opt.min_chunks.data(),
@@ -121,7 +124,7 @@ class array {
   template <class ToLocal, class ToGlobal>
   [[nodiscard]] static array create(std::vector<index_t> count, std::span<T> local, ToLocal to_local,
                                     ToGlobal to_global, const options &opt = {}) {
-    detail::order_info info(opt.storage);
+    detail::order_info info(opt);
     array a;
     a.order_ = opt.storage;
     a.mapping_ = std::make_unique<detail::mapping>(
@@ -285,6 +288,9 @@ class array {
     detail::check(GDS_get_restart_info(handle_, &info));
     return info;
   }
+  /// Waits for the array's flushes to the prefix (collective); throws the
+  /// status of the first that failed since the last call.
+  void flush_wait() { detail::check(GDS_flush_wait(handle_)); }
   /// What the versions hold on this process.
   [[nodiscard]] GDS_version_stats_t version_stats() const {
     GDS_version_stats_t s{};
