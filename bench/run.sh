@@ -13,3 +13,5 @@ echo
 mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_errors"
 echo
 mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_persist"
+echo
+mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_prefix"

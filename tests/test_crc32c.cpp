@@ -68,6 +68,26 @@ TEST(Crc32c, BlocksThreeAtATime) {
     }
 }
 
+TEST(Crc32c, CombinesPiecesChecksummedApart) {
+  std::vector<unsigned char> data(70000);
+  std::uint64_t x = 88172645463325252ULL;
+  for (auto &c : data) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    c = static_cast<unsigned char>(x);
+  }
+  const std::uint32_t whole = gds::core::crc32c(data.data(), data.size());
+  for (const std::size_t cut : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{4096}, std::size_t{65537},
+                                data.size()}) {
+    const std::uint32_t a = gds::core::crc32c(data.data(), cut);
+    const std::uint32_t b = gds::core::crc32c(data.data() + cut, data.size() - cut);
+    EXPECT_EQ(gds::core::crc32c_combine(a, b, data.size() - cut), whole) << cut;
+  }
+  // Three pieces, joined left to right.
+  const std::uint32_t p1 = gds::core::crc32c(data.data(), 100), p2 = gds::core::crc32c(data.data() + 100, 30000),
+                      p3 = gds::core::crc32c(data.data() + 30100, data.size() - 30100);
+  EXPECT_EQ(gds::core::crc32c_combine(gds::core::crc32c_combine(p1, p2, 30000), p3, data.size() - 30100), whole);
+}
+
 TEST(Crc32c, ContinuesAcrossPieces) {
   std::mt19937_64 rng(7);
   std::vector<unsigned char> data(10000);

@@ -327,7 +327,7 @@ int remove_version(const std::string &dir, const std::string &array, std::uint64
     const std::string path = flushed_path(jd + "/" + array, version);
     if (std::remove(path.c_str()) == 0) {
       ++removed;
-      update_index("gds-index", jd, array);
+      update_index("gds-index", jd, array, {}, true);
     }
   }
   if (removed == 0) {

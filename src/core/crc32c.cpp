@@ -144,4 +144,40 @@ std::uint32_t crc32c_portable(const void *data, std::size_t n, std::uint32_t crc
 
 bool crc32c_in_hardware() { return kHardware; }
 
+namespace {
+
+// GF(2) 32x32 matrices as 32 columns (zlib's crc32_combine, Castagnoli's polynomial).
+std::uint32_t times(const std::uint32_t *mat, std::uint32_t vec) {
+  std::uint32_t sum = 0;
+  for (; vec != 0; vec >>= 1, ++mat)
+    if (vec & 1u) sum ^= *mat;
+  return sum;
+}
+
+void square(std::uint32_t *out, const std::uint32_t *mat) {
+  for (int n = 0; n < 32; ++n) out[n] = times(mat, mat[n]);
+}
+
+}  // namespace
+
+std::uint32_t crc32c_combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint64_t len_b) {
+  if (len_b == 0) return crc_a;
+  std::uint32_t even[32], odd[32];
+  odd[0] = kPolynomial;  // the register advanced over one zero bit
+  for (int n = 1; n < 32; ++n) odd[n] = std::uint32_t{1} << (n - 1);
+  square(even, odd);  // two zero bits
+  square(odd, even);  // four
+  // Apply len_b zero bytes to crc_a, squaring the operator for each bit of the length.
+  do {
+    square(even, odd);
+    if (len_b & 1u) crc_a = times(even, crc_a);
+    len_b >>= 1;
+    if (len_b == 0) break;
+    square(odd, even);
+    if (len_b & 1u) crc_a = times(odd, crc_a);
+    len_b >>= 1;
+  } while (len_b != 0);
+  return crc_a ^ crc_b;
+}
+
 }  // namespace gds::core

@@ -17,6 +17,10 @@ std::uint32_t crc32c(const void *data, std::size_t n, std::uint32_t crc = 0);
 // time, as three chains, where the instruction is there.
 void crc32c_blocks(const void *data, std::size_t n, std::size_t block, std::uint32_t *out);
 
+// The CRC32C of a ++ b from those of a and of b (len_b bytes), in
+// O(log len_b): pieces checksummed apart (by different processes) joined.
+std::uint32_t crc32c_combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint64_t len_b);
+
 // The table version, whatever the processor (tests compare the two).
 std::uint32_t crc32c_portable(const void *data, std::size_t n, std::uint32_t crc = 0);
 

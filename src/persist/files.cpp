@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <algorithm>
 #include <cstring>
 
 #include "core/log.hpp"
@@ -278,6 +280,24 @@ bool pread_all(int fd, std::byte *p, std::uint64_t n, std::uint64_t at) {
     p += r;
     n -= static_cast<std::uint64_t>(r);
     at += static_cast<std::uint64_t>(r);
+  }
+  return true;
+}
+
+bool pwritev_all(int fd, std::vector<iovec> &iov, std::uint64_t at) {
+  std::size_t i = 0;
+  while (i < iov.size()) {
+    const int count = static_cast<int>(std::min<std::size_t>(iov.size() - i, IOV_MAX));
+    const ssize_t w = ::pwritev(fd, iov.data() + i, count, static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    at += static_cast<std::uint64_t>(w);
+    std::uint64_t left = static_cast<std::uint64_t>(w);
+    while (i < iov.size() && left >= iov[i].iov_len) left -= iov[i++].iov_len;
+    if (left > 0) {
+      iov[i].iov_base = static_cast<char *>(iov[i].iov_base) + left;
+      iov[i].iov_len -= left;
+    }
   }
   return true;
 }

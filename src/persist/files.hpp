@@ -43,6 +43,8 @@ GDS_status_t write_file(const char *func, const std::string &path, const std::ve
 GDS_status_t write_file_atomically(const char *func, const std::string &path, const std::vector<iovec> &pieces);
 // fsyncs a directory (its entries: files created, renamed or removed in it).
 GDS_status_t sync_dir(const char *func, const std::string &path);
+// Writes the pieces at `at` (retrying short writes; the iovecs are used up); false on an error.
+bool pwritev_all(int fd, std::vector<iovec> &iov, std::uint64_t at);
 // Reads n bytes at `at` (retrying short reads); false on an error or end of file.
 bool pread_all(int fd, std::byte *p, std::uint64_t n, std::uint64_t at);
 // Reads a whole file; false (and *missing if it does not exist) when it cannot be read.

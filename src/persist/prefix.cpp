@@ -21,9 +21,9 @@
 //             versions beyond the prefix size
 // The agreements are made in GDS_version_inc, GDS_flush_wait, GDS_free and
 // GDS_finalize, which are collective anyway; a bounded number of flushes
-// per array is in flight (GDS_FLUSH_INFLIGHT), GDS_version_inc waits for
-// the oldest beyond it. Retention waits for a flush's write before it drops
-// the version it reads.
+// per array is writing (GDS_FLUSH_INFLIGHT; twice as many may wait for
+// their checksums), GDS_version_inc waits for the oldest beyond it.
+// Retention waits for a flush's write before it drops the version it reads.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -75,42 +75,38 @@ struct Run {
   std::uint64_t local, global, count, stride;
 };
 
+// The CRC32C of `len` bytes of stripe `stripe` from byte `at` of it, which
+// one process wrote: the pieces of a stripe, joined in order, make its CRC.
+struct Piece {
+  std::uint64_t stripe, at, len;
+  std::uint64_t crc;
+};
+
 // What a flush thread's job found; read by the application's thread once
 // the job has finished.
 struct Result {
   GDS_status_t status = GDS_STATUS_OK;
   std::string what;
-  std::vector<std::uint32_t> crcs;
+  std::vector<std::uint32_t> crcs;  // the checksum stage's: its share of the stripes
+  std::vector<Piece> pieces;        // the write's (when every run is contiguous)
 };
+
+// A flush's stages: write (every process), checksum (every process, only
+// when some elements interleave: the stripes are read back), publish (rank
+// 0: fsync, rename, index).
+enum class Stage { write, checksum, publish };
 
 struct Flight {
   std::uint64_t number = 0;
   std::string tmp, path;
   std::uint64_t offset = 0, bytes = 0, stripe = 0;
-  bool checksumming = false;
-  Background::Ticket write = 0, crc = 0;
+  Stage stage = Stage::write;
+  Background::Ticket ticket = 0;  // this stage's job on this process (0: none here)
   std::shared_ptr<Result> result = std::make_shared<Result>();
+  IndexEntry entry;  // for the index, once published
 };
 
 std::string errno_text() { return std::strerror(errno); }
-
-bool pwritev_all(int fd, std::vector<iovec> &iov, std::uint64_t at) {
-  std::size_t i = 0;
-  while (i < iov.size()) {
-    const int count = static_cast<int>(std::min<std::size_t>(iov.size() - i, IOV_MAX));
-    const ssize_t w = ::pwritev(fd, iov.data() + i, count, static_cast<off_t>(at));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    at += static_cast<std::uint64_t>(w);
-    std::uint64_t left = static_cast<std::uint64_t>(w);
-    while (i < iov.size() && left >= iov[i].iov_len) left -= iov[i++].iov_len;
-    if (left > 0) {
-      iov[i].iov_base = static_cast<char *>(iov[i].iov_base) + left;
-      iov[i].iov_len -= left;
-    }
-  }
-  return true;
-}
 
 // This process's part as the version's blocks hold it.
 struct Part {
@@ -133,7 +129,7 @@ struct Part {
 
 // The flush thread's write: every run of elements to its place in the file.
 void write_part(const std::string &path, std::uint64_t offset, std::uint64_t data_bytes, std::uint64_t esize,
-                const Part &part, const std::vector<Run> &runs, Result *r) {
+                std::uint64_t stripe, bool checksum, const Part &part, const std::vector<Run> &runs, Result *r) {
   const auto failed = [&](const std::string &what) {
     r->status = GDS_STATUS_IO_ERROR;
     r->what = path + ": " + what;
@@ -152,6 +148,25 @@ void write_part(const std::string &path, std::uint64_t offset, std::uint64_t dat
       part.pieces(run.local * esize, run.count * esize, [&](const std::byte *p, std::uint64_t n) {
         iov.push_back(iovec{const_cast<std::byte *>(p != nullptr ? p : zeros.get()), n});
       });
+      if (checksum) {
+        // The CRC32C of each piece of a stripe, from the same bytes.
+        std::uint64_t at = run.global * esize, left = run.count * esize;
+        std::size_t i = 0, used = 0;  // in iov
+        while (left > 0) {
+          const std::uint64_t s = at / stripe, len = std::min(left, (s + 1) * stripe - at);
+          std::uint32_t crc = 0;
+          for (std::uint64_t need = len; need > 0;) {
+            const std::uint64_t take = std::min<std::uint64_t>(need, iov[i].iov_len - used);
+            crc = core::crc32c(static_cast<const std::byte *>(iov[i].iov_base) + used, take, crc);
+            need -= take;
+            used += take;
+            if (used == iov[i].iov_len) ++i, used = 0;
+          }
+          r->pieces.push_back(Piece{s, at - s * stripe, len, crc});
+          at += len;
+          left -= len;
+        }
+      }
       if (!pwritev_all(file.get(), iov, offset + run.global * esize)) return failed("write failed: " + errno_text());
       continue;
     }
@@ -208,7 +223,12 @@ class Flusher {
   std::shared_ptr<const std::vector<Run>> runs;
   std::uint64_t esize = 0, data_bytes = 0;
   std::uint64_t since = 0;  // versions made since the last flush
+  std::uint64_t prefix_size = 2;
+  // Every process's runs are contiguous (no interleaved elements): the
+  // stripes' checksums are made while writing, not read back (agreed).
+  bool contiguous = true;
   std::deque<Flight> flights;
+  Background::Ticket pruning = 0;  // rank 0's latest removal of old flushes (GDS_flush_wait waits for it)
   GDS_status_t failed_since_wait = GDS_STATUS_OK;  // the first failure since the last GDS_flush_wait
   // An agreement failed (MPI): the processes may no longer agree on the
   // flushes' stages, so this array makes no more prefix collectives.
@@ -306,10 +326,27 @@ std::string read_part(const std::string &path, const h5::Meta &m, const std::vec
     loaded = s;
     return true;
   };
-  // Global bytes [at, at + n) to `dst`.
+  // Global bytes [at, at + n) to `dst`: whole stripes read where they go
+  // and checked there, the others through the buffer.
   const auto copy = [&](std::uint64_t at, std::uint64_t n, std::byte *dst) {
     while (n > 0) {
       const std::uint64_t s = at / m.stripe_bytes;
+      const std::uint64_t whole = std::min(m.stripe_bytes, m.data_bytes - s * m.stripe_bytes);
+      if (at == s * m.stripe_bytes && n >= whole && s != loaded) {
+        if (!pread_all(file.get(), dst, whole, m.data_offset + at)) {
+          why = "cannot be read: " + errno_text();
+          return false;
+        }
+        if (core::crc32c(dst, whole) != m.crcs[s]) {
+          why = "stripe " + std::to_string(s) + " (data bytes " + std::to_string(at) + "-" +
+                std::to_string(at + whole - 1) + ") does not match its checksum";
+          return false;
+        }
+        at += whole;
+        dst += whole;
+        n -= whole;
+        continue;
+      }
       if (!load(s)) return false;
       const std::uint64_t off = at - s * m.stripe_bytes, take = std::min(n, loaded_bytes - off);
       std::memcpy(dst, buffer.data() + off, take);
@@ -359,46 +396,78 @@ void raise(const char *func, Array &a, std::uint64_t number, GDS_status_t status
                                                   what.c_str()});
 }
 
-// Rank 0, once every process has its checksums in: the file completed.
-GDS_status_t finish(const char *func, Array &a, Flight &fl, const std::vector<std::uint32_t> &crcs, std::string *what) {
-  ArrayState &s = state(a);
-  Flusher &f = flusher(a);
-  core::kill_point("flush.finish");
-  GDS_status_t st = h5::finish(func, fl.tmp, fl.stripe, crcs);
-  if (st == GDS_STATUS_OK) {
-    File file(::open(fl.tmp.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!file.is_open() || ::fsync(file.get()) != 0)
-      st = core::fail(GDS_STATUS_IO_ERROR, func, "%s: fsync failed: %s", fl.tmp.c_str(), errno_text().c_str());
+// The stripes' checksums from the pieces every process wrote (rank 0):
+// each stripe's pieces, in order, must cover it exactly.
+bool join_pieces(std::vector<Piece> pieces, std::uint64_t bytes, std::uint64_t stripe,
+                 std::vector<std::uint32_t> *crcs, std::string *what) {
+  std::sort(pieces.begin(), pieces.end(),
+            [](const Piece &x, const Piece &y) { return x.stripe != y.stripe ? x.stripe < y.stripe : x.at < y.at; });
+  const std::uint64_t nstripes = std::max<std::uint64_t>(1, h5::stripes(bytes, stripe));
+  crcs->assign(nstripes, 0);
+  std::size_t i = 0;
+  for (std::uint64_t s = 0; s < nstripes; ++s) {
+    const std::uint64_t len = std::min(stripe, bytes - std::min(bytes, s * stripe));
+    std::uint64_t at = 0;
+    std::uint32_t crc = 0;
+    for (; i < pieces.size() && pieces[i].stripe == s; ++i) {
+      if (pieces[i].at != at) break;
+      crc = core::crc32c_combine(crc, static_cast<std::uint32_t>(pieces[i].crc), pieces[i].len);
+      at += pieces[i].len;
+    }
+    if (at != len) {
+      *what = "the processes' elements do not cover stripe " + std::to_string(s) + " of the data exactly";
+      return false;
+    }
+    (*crcs)[s] = crc;
+  }
+  return true;
+}
+
+// Rank 0's publish job: the file made durable under its final name, the
+// index updated (no HDF5, no MPI, no error recording: the flush thread).
+void publish(const std::string &tmp, const std::string &path, const std::string &dir, const std::string &job_dir,
+             const std::string &array, const IndexEntry &entry, Result *r) {
+  File file(::open(tmp.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!file.is_open() || ::fsync(file.get()) != 0) {
+    r->status = GDS_STATUS_IO_ERROR;
+    r->what = tmp + ": fsync failed: " + errno_text();
+    return;
   }
   core::kill_point("flush.rename");
-  if (st == GDS_STATUS_OK && ::rename(fl.tmp.c_str(), fl.path.c_str()) != 0)
-    st = core::fail(GDS_STATUS_IO_ERROR, func, "cannot rename %s: %s", fl.tmp.c_str(), errno_text().c_str());
-  if (st != GDS_STATUS_OK) {
-    *what = std::string(GDS_last_error_message());
-    return st;
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    r->status = GDS_STATUS_IO_ERROR;
+    r->what = "cannot rename " + tmp + ": " + errno_text();
+    return;
   }
-  // Renamed: the flush is there; a directory that cannot be synced is a
+  // Renamed: the flush is there. A directory that cannot be synced is a
   // warning (the name may not survive a crash of the file server).
-  if (sync_dir(func, f.dir) != GDS_STATUS_OK)
-    core::log(core::Level::warning, func, "%s: %s", f.dir.c_str(), GDS_last_error_message());
-  // The prefix keeps the newest prefix_size flushed versions.
-  const std::vector<std::uint64_t> all = flushed_versions(f.dir);
-  for (std::size_t i = static_cast<std::size_t>(s.prefix_size); i < all.size(); ++i)
-    remove_file(flushed_path(f.dir, all[i]));
+  File d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!d.is_open() || ::fsync(d.get()) != 0)
+    core::log(core::Level::warning, "GDS_version_inc", "%s cannot be synced: %s", dir.c_str(), errno_text().c_str());
   core::kill_point("flush.index");
-  update_index(func, f.job_dir, s.name);
-  return GDS_STATUS_OK;
+  update_index("GDS_version_inc", job_dir, array, {entry}, false);
+}
+
+// Rank 0: the flushed versions beyond the newest `keep` removed (a job of
+// its own: removing a large file is slow on some file systems, and no
+// flush waits for it).
+void prune(const std::string &dir, const std::string &job_dir, const std::string &array, std::uint64_t keep) {
+  const std::vector<std::uint64_t> all = flushed_versions(dir);
+  if (all.size() <= keep) return;
+  for (std::size_t i = static_cast<std::size_t>(keep); i < all.size(); ++i)
+    ::unlink(flushed_path(dir, all[i]).c_str());
+  update_index("GDS_version_inc", job_dir, array, {}, false);
 }
 
 // Moves the oldest flush in flight on by one stage if every process is
 // ready for it (blocking: waits until this process is). False if it could
-// not (another process is still busy).
+// not (another process is still busy, or an agreement failed).
 bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
+  ArrayState &s = state(a);
   Flusher &f = flusher(a);
   Flight &fl = f.flights.front();
-  const Background::Ticket ticket = fl.checksumming ? fl.crc : fl.write;
-  if (blocking) Background::wait(ticket, Lane::flush);
-  const bool done = Background::finished(ticket, Lane::flush);
+  if (blocking) Background::wait(fl.ticket, Lane::flush);
+  const bool done = Background::finished(fl.ticket, Lane::flush);
   const bool failed_here = done && fl.result->status != GDS_STATUS_OK;
   int mine[2] = {!done, failed_here}, any[2] = {0, 0};
   const auto drop = [&](GDS_status_t status, const std::string &what, bool mine_to_raise) {
@@ -413,7 +482,7 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
     // flushes end here (their files removed), and it starts no more.
     f.broken = true;
     for (const Flight &other : f.flights) {
-      Background::wait(other.checksumming ? other.crc : other.write, Lane::flush);
+      Background::wait(other.ticket, Lane::flush);
       if (a.rank == 0) remove_file(other.tmp);
     }
     *failure = Failure{fl.number, GDS_STATUS_MPI_ERROR, "MPI_Allreduce failed; no more flushes of this array"};
@@ -423,12 +492,17 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
   }
   if (any[0]) return false;
   if (any[1]) return drop(failed_here ? fl.result->status : GDS_STATUS_REMOTE_ERROR, fl.result->what, failed_here);
-  if (!fl.checksumming) {
+  if (fl.stage == Stage::publish) {  // published (rank 0): done
+    f.flights.pop_front();
+    return true;
+  }
+  if (fl.stage == Stage::write && !f.contiguous) {
+    // Interleaved elements: the stripes are read back and checksummed.
     core::kill_point("flush.checksum");
     std::uint64_t first = 0, last = 0;
     stripe_share(std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe)), a.rank, a.nprocs, &first, &last);
     fl.result = std::make_shared<Result>();
-    fl.crc = Background::submit(
+    fl.ticket = Background::submit(
         [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, stripe = fl.stripe, first, last,
          r = fl.result](const std::atomic<bool> &) {
           try {
@@ -439,40 +513,94 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
           }
         },
         Lane::flush);
-    fl.checksumming = true;
+    fl.stage = Stage::checksum;
     return true;
   }
-  // finish: rank 0 gathers every process's checksums.
-  const std::uint64_t nstripes = std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe));
-  std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
-  for (int r = 0; r < a.nprocs; ++r) {
-    std::uint64_t first = 0, last = 0;
-    stripe_share(nstripes, r, a.nprocs, &first, &last);
-    counts[static_cast<std::size_t>(r)] = static_cast<int>(last - first);
-    displs[static_cast<std::size_t>(r)] = static_cast<int>(first);
-  }
-  std::vector<std::uint32_t> crcs(a.rank == 0 ? nstripes : 0);
+  // Seal: rank 0 gathers the checksums (the pieces written, or the stripes
+  // read back), adds them to the file and hands it to its publish job.
   GDS_status_t st = GDS_STATUS_OK;
   std::string what;
-  if (MPI_Gatherv(fl.result->crcs.data(), static_cast<int>(fl.result->crcs.size()), MPI_UINT32_T, crcs.data(),
-                  counts.data(), displs.data(), MPI_UINT32_T, 0, a.communicator()) != MPI_SUCCESS) {
-    st = GDS_STATUS_MPI_ERROR;
-    what = "MPI_Gatherv failed";
-  } else if (a.rank == 0) {
-    st = finish(func, a, fl, crcs, &what);
+  std::vector<std::uint32_t> crcs;
+  int rc = MPI_SUCCESS;
+  if (fl.stage == Stage::write) {
+    const int mine_bytes = static_cast<int>(fl.result->pieces.size() * sizeof(Piece));
+    std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
+    rc = MPI_Gather(&mine_bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, a.communicator());
+    std::vector<Piece> all;
+    if (rc == MPI_SUCCESS && a.rank == 0) {
+      std::size_t total = 0;
+      for (int r = 0; r < a.nprocs; ++r) {
+        displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
+        total += static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
+      }
+      all.resize(total / sizeof(Piece));
+    }
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Gatherv(fl.result->pieces.data(), mine_bytes, MPI_BYTE, all.data(), counts.data(), displs.data(),
+                       MPI_BYTE, 0, a.communicator());
+    if (rc == MPI_SUCCESS && a.rank == 0 && !join_pieces(std::move(all), fl.bytes, fl.stripe, &crcs, &what))
+      st = GDS_STATUS_INTERNAL;
+  } else {
+    const std::uint64_t nstripes = std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe));
+    std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
+    for (int r = 0; r < a.nprocs; ++r) {
+      std::uint64_t first = 0, last = 0;
+      stripe_share(nstripes, r, a.nprocs, &first, &last);
+      counts[static_cast<std::size_t>(r)] = static_cast<int>(last - first);
+      displs[static_cast<std::size_t>(r)] = static_cast<int>(first);
+    }
+    crcs.resize(a.rank == 0 ? nstripes : 0);
+    rc = MPI_Gatherv(fl.result->crcs.data(), static_cast<int>(fl.result->crcs.size()), MPI_UINT32_T, crcs.data(),
+                     counts.data(), displs.data(), MPI_UINT32_T, 0, a.communicator());
   }
-  const GDS_status_t agreed = core::agree(func, a.communicator(), st);
-  if (agreed != GDS_STATUS_OK) return drop(st != GDS_STATUS_OK ? st : agreed, what, st != GDS_STATUS_OK);
-  f.flights.pop_front();
+  if (rc != MPI_SUCCESS) {
+    st = GDS_STATUS_MPI_ERROR;
+    what = "MPI_Gather of the checksums failed";
+  }
+  fl.result = std::make_shared<Result>();
+  fl.ticket = 0;
+  if (st == GDS_STATUS_OK && a.rank == 0) {
+    core::kill_point("flush.finish");
+    st = h5::finish(func, fl.tmp, fl.stripe, crcs);
+    if (st != GDS_STATUS_OK) {
+      what = GDS_last_error_message();
+    } else {
+      fl.ticket = Background::submit(
+          [tmp = fl.tmp, path = fl.path, dir = f.dir, job_dir = f.job_dir, array = s.name, entry = fl.entry,
+           r = fl.result](const std::atomic<bool> &) {
+            try {
+              publish(tmp, path, dir, job_dir, array, entry, r.get());
+            } catch (...) {
+              r->status = GDS_STATUS_NOMEM;
+              r->what = tmp + ": no memory to publish it";
+            }
+          },
+          Lane::flush);
+      f.pruning = Background::submit([dir = f.dir, job_dir = f.job_dir, array = s.name, keep = f.prefix_size](
+                             const std::atomic<bool> &) {
+        try {
+          prune(dir, job_dir, array, keep);
+        } catch (...) {
+        }
+      },
+                         Lane::flush);
+    }
+  }
+  if (st != GDS_STATUS_OK) {
+    // Agreed at the next step (as a failed job's would be).
+    fl.result->status = st;
+    fl.result->what = what;
+  }
+  fl.stage = Stage::publish;
   return true;
 }
 
 // Moves the flushes in flight on (blocking: until none is left), then
 // raises what failed.
-void progress(const char *func, Array &a, bool blocking, std::size_t keep = 0) {
+void progress(const char *func, Array &a, bool blocking) {
   Flusher &f = flusher(a);
   std::vector<Failure> failures;
-  while (!f.broken && f.flights.size() > (blocking ? keep : 0)) {
+  while (!f.broken && !f.flights.empty()) {
     Failure failure;
     const bool moved = progress_one(func, a, blocking, &failure);
     if (failure.status != GDS_STATUS_OK) failures.push_back(std::move(failure));
@@ -511,6 +639,7 @@ void start(const char *func, Array &a, std::uint64_t number) {
     m.library = std::string("GDS ") + GDS_VERSION_STRING;
     m.nprocs = static_cast<std::uint64_t>(a.nprocs);
     m.time = static_cast<std::uint64_t>(std::time(nullptr));
+    fl.entry = IndexEntry{number, fl.bytes, m.time, m.nprocs, m.label};
     made[0] = static_cast<std::uint64_t>(h5::create(func, fl.tmp, m, *a.type, &made[1]));
     if (made[0] != GDS_STATUS_OK) remove_file(fl.tmp);
   }
@@ -532,11 +661,11 @@ void start(const char *func, Array &a, std::uint64_t number) {
   part.blocks = versions::version_blocks(a, number);
   part.shift = vs.store->shift();
   part.bytes = vs.store->local_bytes();
-  fl.write = Background::submit(
-      [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, esize = f.esize, part = std::move(part), runs = f.runs,
-       r = fl.result](const std::atomic<bool> &) {
+  fl.ticket = Background::submit(
+      [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, esize = f.esize, stripe = fl.stripe,
+       checksum = f.contiguous, part = std::move(part), runs = f.runs, r = fl.result](const std::atomic<bool> &) {
         try {
-          write_part(path, offset, bytes, esize, part, *runs, r.get());
+          write_part(path, offset, bytes, esize, stripe, checksum, part, *runs, r.get());
         } catch (...) {
           r->status = GDS_STATUS_NOMEM;
           r->what = path + ": no memory to write it";
@@ -673,6 +802,17 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
   auto runs = std::make_shared<std::vector<Run>>();
   GDS_TRY(core::agree(func, comm, compute_runs(func, a, runs.get())));
   f->runs = runs;
+  f->prefix_size = s.prefix_size;
+  // Checksums made while writing need every run contiguous, and not too
+  // many pieces to gather (a piece per run and stripe).
+  std::uint64_t pieces = 0;
+  const std::uint64_t stripe = h5::stripe_bytes_for(f->data_bytes);
+  for (const Run &r : *runs) pieces += r.stride == 1 ? 2 + r.count * f->esize / stripe : std::uint64_t{1} << 40;
+  int contiguous = pieces <= (std::uint64_t{1} << 20);
+  int all_contiguous = 0;
+  const int rc = MPI_Allreduce(&contiguous, &all_contiguous, 1, MPI_INT, MPI_MIN, comm);
+  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
+  f->contiguous = all_contiguous != 0;
   // Flushes a crash cut short are not versions.
   if (a.rank == 0)
     for (const std::string &name : list_dir(f->dir))
@@ -690,7 +830,7 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
           ++stale;
         }
       if (stale > 0) {
-        update_index(func, f->job_dir, s.name);
+        update_index(func, f->job_dir, s.name, {}, true);
         core::log(core::Level::info, func, "array %s: removed %zu flushed version(s) newer than version %llu, "
                   "which it restarted from", s.name.c_str(), stale, ull(s.info.version));
       }
@@ -707,7 +847,7 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
       ++removed;
     }
     if (removed > 0) {
-      update_index(func, f->job_dir, s.name);
+      update_index(func, f->job_dir, s.name, {}, true);
       core::log(core::Level::info, func,
                 "array %s: removed %zu flushed version(s) an earlier run left in %s (restart was not asked for: "
                 "%s=1 or GDS_RESTART=1)",
@@ -724,8 +864,20 @@ void flush_committed(const char *func, Array &a, std::uint64_t number) {
   progress(func, a, false);
   if (++f.since < s.flush) return;
   f.since = 0;
-  // At most `inflight` flushes: waits for the oldest beyond.
-  if (f.flights.size() >= s.inflight) progress(func, a, true, static_cast<std::size_t>(s.inflight) - 1);
+  // At most `inflight` flushes writing (each reads a memory version, which
+  // retention cannot drop until it is written), and not many more waiting
+  // for their checksums: waits for the oldest beyond.
+  const auto writing = [&] {
+    return static_cast<std::uint64_t>(
+        std::count_if(f.flights.begin(), f.flights.end(), [](const Flight &fl) { return fl.stage == Stage::write; }));
+  };
+  std::vector<Failure> failures;
+  while (!f.broken && !f.flights.empty() && (writing() >= s.inflight || f.flights.size() > 2 * s.inflight)) {
+    Failure failure;
+    progress_one(func, a, true, &failure);
+    if (failure.status != GDS_STATUS_OK) failures.push_back(std::move(failure));
+  }
+  for (const Failure &x : failures) raise(func, a, x.number, x.status, x.what);
   if (!f.broken) start(func, a, number);
 }
 
@@ -733,7 +885,7 @@ void flush_dropping(Array &a, std::uint64_t number) {
   ArrayState &s = state(a);
   if (!s.flusher) return;
   for (const Flight &fl : s.flusher->flights)
-    if (fl.number == number && !fl.checksumming) Background::wait(fl.write, Lane::flush);
+    if (fl.number == number && fl.stage == Stage::write) Background::wait(fl.ticket, Lane::flush);
 }
 
 GDS_status_t flush_wait(const char *func, Array &a) {
@@ -741,6 +893,7 @@ GDS_status_t flush_wait(const char *func, Array &a) {
   if (!s.flusher) return GDS_STATUS_OK;
   Flusher &f = *s.flusher;
   progress(func, a, true);
+  Background::wait(f.pruning, Lane::flush);
   const GDS_status_t failed = f.failed_since_wait;
   f.failed_since_wait = GDS_STATUS_OK;
   return failed != GDS_STATUS_OK

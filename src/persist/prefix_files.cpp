@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <optional>
 
 #include "core/crc32c.hpp"
 #include "core/log.hpp"
@@ -21,6 +23,11 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
+bool fsync_dir(const std::string &dir) {
+  File d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  return d.is_open() && ::fsync(d.get()) == 0;
+}
+
 std::string hex(const std::string &bytes) {
   static const char digits[] = "0123456789abcdef";
   std::string out;
@@ -33,7 +40,8 @@ std::string hex(const std::string &bytes) {
 
 }  // namespace
 
-void update_index(const char *func, const std::string &job_dir, const std::string &array) {
+void update_index(const char *func, const std::string &job_dir, const std::string &array,
+                  const std::vector<IndexEntry> &add, bool read_files) {
   const std::string path = job_dir + "/index", lock = job_dir + "/index.lock", dir = job_dir + "/" + array;
   File lock_file(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (!lock_file.is_open() || ::flock(lock_file.get(), LOCK_EX) != 0) {
@@ -42,6 +50,7 @@ void update_index(const char *func, const std::string &job_dir, const std::strin
     return;
   }
   std::vector<std::string> kept;
+  std::map<std::uint64_t, std::string> mine;  // this array's lines by version
   std::vector<std::byte> old;
   if (read_file(path, &old) && old.size() <= (std::size_t{64} << 20)) {
     const std::string text(reinterpret_cast<const char *>(old.data()), old.size());
@@ -57,19 +66,34 @@ void update_index(const char *func, const std::string &job_dir, const std::strin
           const std::string line = text.substr(at, end - at);
           at = end + 1;
           if (line.rfind("gds-prefix-index", 0) == 0 || line.empty()) continue;
-          if (line.substr(0, line.find(' ')) != array) kept.push_back(line);
+          const std::size_t sp = line.find(' ');
+          if (line.substr(0, sp) != array) {
+            kept.push_back(line);
+          } else if (sp != std::string::npos) {
+            const std::size_t sp2 = line.find(' ', sp + 1);
+            const std::optional<std::uint64_t> n = core::parse_unsigned(line.substr(sp + 1, sp2 - sp - 1).c_str());
+            if (n) mine[*n] = line;
+          }
         }
       } else {
-        core::log(core::Level::warning, func, "%s fails its checksum; rebuilding it from array %s's files only",
+        core::log(core::Level::warning, func, "%s fails its checksum; rebuilding array %s's lines only",
                   path.c_str(), array.c_str());
       }
     }
   }
+  const auto line_of = [&](const IndexEntry &e) {
+    return array + " " + std::to_string(e.version) + " " + std::to_string(e.bytes) + " " + std::to_string(e.time) +
+           " " + std::to_string(e.nprocs) + " " + hex(e.label);
+  };
+  for (const IndexEntry &e : add) mine[e.version] = line_of(e);
   for (const std::uint64_t n : flushed_versions(dir)) {
+    if (auto it = mine.find(n); it != mine.end()) {
+      kept.push_back(it->second);
+      continue;
+    }
     h5::Meta m;
-    if (!h5::read_meta(flushed_path(dir, n), &m).empty()) continue;
-    kept.push_back(array + " " + std::to_string(n) + " " + std::to_string(m.data_bytes) + " " +
-                   std::to_string(m.time) + " " + std::to_string(m.nprocs) + " " + hex(m.label));
+    if (!read_files || !h5::read_meta(flushed_path(dir, n), &m).empty()) continue;
+    kept.push_back(line_of(IndexEntry{n, m.data_bytes, m.time, m.nprocs, m.label}));
   }
   std::sort(kept.begin(), kept.end());
   std::string text = "gds-prefix-index 1\n";
@@ -77,9 +101,20 @@ void update_index(const char *func, const std::string &job_dir, const std::strin
   char tail[32];
   std::snprintf(tail, sizeof tail, "crc32c %08x\n", core::crc32c(text.data(), text.size()));
   text += tail;
-  if (write_file_atomically(func, path, {{text.data(), text.size()}}) != GDS_STATUS_OK ||
-      sync_dir(func, job_dir) != GDS_STATUS_OK)
-    core::log(core::Level::warning, func, "the index %s cannot be written: %s", path.c_str(), last_io_error().c_str());
+  // Plain system calls (no error recording: this may run on the flush thread).
+  const std::string tmp = path + ".tmp";
+  std::string why;
+  {
+    File out(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    std::vector<iovec> all{{text.data(), text.size()}};
+    if (!out.is_open() || !pwritev_all(out.get(), all, 0) || ::fsync(out.get()) != 0) why = errno_text();
+  }
+  if (why.empty() && ::rename(tmp.c_str(), path.c_str()) != 0) why = errno_text();
+  if (why.empty() && !fsync_dir(job_dir)) why = errno_text();
+  if (!why.empty()) {
+    ::unlink(tmp.c_str());
+    core::log(core::Level::warning, func, "the index %s cannot be written: %s", path.c_str(), why.c_str());
+  }
 }
 
 std::string flushed_path(const std::string &dir, std::uint64_t n) { return dir + "/v" + std::to_string(n) + ".h5"; }

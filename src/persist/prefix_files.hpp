@@ -23,13 +23,21 @@ std::uint64_t flushed_number(const std::string &name);
 std::vector<std::uint64_t> flushed_versions(const std::string &dir);
 // Reads every stripe of a flushed file's data and checks it: "" or why not.
 std::string verify_flushed_data(const std::string &path, const h5::Meta &m);
+// A line of the index.
+struct IndexEntry {
+  std::uint64_t version = 0, bytes = 0, time = 0, nprocs = 0;
+  std::string label;
+};
 // Rewrites the job's index lines of `array` (whose directory is
-// <job_dir>/<array>) from its files, under the index's lock. The index: a
-// header line, one line per complete flushed version of every array of
-// the job, then the CRC32C of the lines before it:
+// <job_dir>/<array>), under the index's lock: the entries it had for
+// versions whose files are there, and `add`. With `read_files` (HDF5: the
+// application's thread only), versions without an entry get one from their
+// file. The index: a header line, one line per complete flushed version of
+// every array of the job, then the CRC32C of the lines before it:
 //   gds-prefix-index 1
 //   <array> <version> <data bytes> <time> <processes> <label, hex or ->
 //   crc32c <8 hex digits>
-void update_index(const char *func, const std::string &job_dir, const std::string &array);
+void update_index(const char *func, const std::string &job_dir, const std::string &array,
+                  const std::vector<IndexEntry> &add, bool read_files);
 
 }  // namespace gds::persist
