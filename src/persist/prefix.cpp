@@ -459,6 +459,19 @@ void prune(const std::string &dir, const std::string &job_dir, const std::string
   update_index("GDS_version_inc", job_dir, array, {}, false);
 }
 
+// An agreement failed (MPI): every flush in flight ends here (its jobs
+// waited for, its file removed), and the array starts no more.
+void abandon_all(Array &a) {
+  Flusher &f = flusher(a);
+  f.broken = true;
+  for (const Flight &other : f.flights) {
+    Background::wait(other.ticket, Lane::flush);
+    if (a.rank == 0) remove_file(other.tmp);
+  }
+  f.flights.clear();
+  f.failed_since_wait = GDS_STATUS_MPI_ERROR;
+}
+
 // Moves the oldest flush in flight on by one stage if every process is
 // ready for it (blocking: waits until this process is). False if it could
 // not (another process is still busy, or an agreement failed).
@@ -478,16 +491,9 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
     return true;
   };
   if (MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, a.communicator()) != MPI_SUCCESS) {
-    // Without agreement the stages cannot go on together: this array's
-    // flushes end here (their files removed), and it starts no more.
-    f.broken = true;
-    for (const Flight &other : f.flights) {
-      Background::wait(other.ticket, Lane::flush);
-      if (a.rank == 0) remove_file(other.tmp);
-    }
+    // Without agreement the stages cannot go on together.
     *failure = Failure{fl.number, GDS_STATUS_MPI_ERROR, "MPI_Allreduce failed; no more flushes of this array"};
-    f.failed_since_wait = GDS_STATUS_MPI_ERROR;
-    f.flights.clear();
+    abandon_all(a);
     return false;
   }
   if (any[0]) return false;
@@ -526,8 +532,9 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
     const int mine_bytes = static_cast<int>(fl.result->pieces.size() * sizeof(Piece));
     std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
     rc = MPI_Gather(&mine_bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, a.communicator());
+    if (rc != MPI_SUCCESS) std::fill(counts.begin(), counts.end(), 0);  // the Gatherv is made anyway (same calls)
     std::vector<Piece> all;
-    if (rc == MPI_SUCCESS && a.rank == 0) {
+    if (a.rank == 0) {
       std::size_t total = 0;
       for (int r = 0; r < a.nprocs; ++r) {
         displs[static_cast<std::size_t>(r)] = static_cast<int>(total);
@@ -535,9 +542,9 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
       }
       all.resize(total / sizeof(Piece));
     }
-    if (rc == MPI_SUCCESS)
-      rc = MPI_Gatherv(fl.result->pieces.data(), mine_bytes, MPI_BYTE, all.data(), counts.data(), displs.data(),
-                       MPI_BYTE, 0, a.communicator());
+    const int rc2 = MPI_Gatherv(fl.result->pieces.data(), mine_bytes, MPI_BYTE, all.data(), counts.data(),
+                                displs.data(), MPI_BYTE, 0, a.communicator());
+    if (rc == MPI_SUCCESS) rc = rc2;
     if (rc == MPI_SUCCESS && a.rank == 0 && !join_pieces(std::move(all), fl.bytes, fl.stripe, &crcs, &what))
       st = GDS_STATUS_INTERNAL;
   } else {
@@ -595,22 +602,21 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
   return true;
 }
 
-// Moves the flushes in flight on (blocking: until none is left), then
-// raises what failed.
-void progress(const char *func, Array &a, bool blocking) {
+// Moves the flushes in flight on (blocking: until none is left); what
+// failed is added to `failures`, for the caller to raise once its
+// collective part is over.
+void progress(const char *func, Array &a, bool blocking, std::vector<Failure> *failures) {
   Flusher &f = flusher(a);
-  std::vector<Failure> failures;
   while (!f.broken && !f.flights.empty()) {
     Failure failure;
     const bool moved = progress_one(func, a, blocking, &failure);
-    if (failure.status != GDS_STATUS_OK) failures.push_back(std::move(failure));
+    if (failure.status != GDS_STATUS_OK) failures->push_back(std::move(failure));
     if (!moved) break;
   }
-  for (const Failure &x : failures) raise(func, a, x.number, x.status, x.what);
 }
 
 // Starts the flush of committed version `number` (collective).
-void start(const char *func, Array &a, std::uint64_t number) {
+void start(const char *func, Array &a, std::uint64_t number, std::vector<Failure> *failures) {
   ArrayState &s = state(a);
   Flusher &f = flusher(a);
   const versions::ArrayState &vs = versions::state(a);
@@ -645,15 +651,14 @@ void start(const char *func, Array &a, std::uint64_t number) {
   }
   const std::string why = a.rank == 0 && made[0] != GDS_STATUS_OK ? GDS_last_error_message() : "";
   if (MPI_Bcast(made, 2, MPI_UINT64_T, 0, a.communicator()) != MPI_SUCCESS) {
-    f.broken = true;
     if (a.rank == 0) remove_file(fl.tmp);
-    f.failed_since_wait = GDS_STATUS_MPI_ERROR;
-    raise(func, a, number, GDS_STATUS_MPI_ERROR, "MPI_Bcast failed; no more flushes of this array");
+    abandon_all(a);
+    failures->push_back(Failure{number, GDS_STATUS_MPI_ERROR, "MPI_Bcast failed; no more flushes of this array"});
     return;
   }
   if (made[0] != GDS_STATUS_OK) {
     if (f.failed_since_wait == GDS_STATUS_OK) f.failed_since_wait = static_cast<GDS_status_t>(made[0]);
-    if (a.rank == 0) raise(func, a, number, static_cast<GDS_status_t>(made[0]), why);
+    if (a.rank == 0) failures->push_back(Failure{number, static_cast<GDS_status_t>(made[0]), why});
     return;
   }
   fl.offset = made[1];
@@ -808,11 +813,11 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
   std::uint64_t pieces = 0;
   const std::uint64_t stripe = h5::stripe_bytes_for(f->data_bytes);
   for (const Run &r : *runs) pieces += r.stride == 1 ? 2 + r.count * f->esize / stripe : std::uint64_t{1} << 40;
-  int contiguous = pieces <= (std::uint64_t{1} << 20);
-  int all_contiguous = 0;
-  const int rc = MPI_Allreduce(&contiguous, &all_contiguous, 1, MPI_INT, MPI_MIN, comm);
+  // (All of them gathered on rank 0 must stay well inside int counts.)
+  std::uint64_t total = std::min<std::uint64_t>(pieces, std::uint64_t{1} << 40);
+  const int rc = MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
-  f->contiguous = all_contiguous != 0;
+  f->contiguous = total * sizeof(Piece) <= (std::uint64_t{1} << 30);
   // Flushes a crash cut short are not versions.
   if (a.rank == 0)
     for (const std::string &name : list_dir(f->dir))
@@ -861,8 +866,12 @@ void flush_committed(const char *func, Array &a, std::uint64_t number) {
   ArrayState &s = state(a);
   if (!s.flushing() || !s.flusher || s.flusher->broken) return;
   Flusher &f = flusher(a);
-  progress(func, a, false);
-  if (++f.since < s.flush) return;
+  std::vector<Failure> failures;
+  const auto raise_all = [&] {
+    for (const Failure &x : failures) raise(func, a, x.number, x.status, x.what);
+  };
+  progress(func, a, false, &failures);
+  if (++f.since < s.flush) return raise_all();
   f.since = 0;
   // At most `inflight` flushes writing (each reads a memory version, which
   // retention cannot drop until it is written), and not many more waiting
@@ -871,14 +880,13 @@ void flush_committed(const char *func, Array &a, std::uint64_t number) {
     return static_cast<std::uint64_t>(
         std::count_if(f.flights.begin(), f.flights.end(), [](const Flight &fl) { return fl.stage == Stage::write; }));
   };
-  std::vector<Failure> failures;
   while (!f.broken && !f.flights.empty() && (writing() >= s.inflight || f.flights.size() > 2 * s.inflight)) {
     Failure failure;
     progress_one(func, a, true, &failure);
     if (failure.status != GDS_STATUS_OK) failures.push_back(std::move(failure));
   }
-  for (const Failure &x : failures) raise(func, a, x.number, x.status, x.what);
-  if (!f.broken) start(func, a, number);
+  if (!f.broken) start(func, a, number, &failures);
+  raise_all();  // once the collective part is over (a handler may call GDS)
 }
 
 void flush_dropping(Array &a, std::uint64_t number) {
@@ -892,8 +900,10 @@ GDS_status_t flush_wait(const char *func, Array &a) {
   ArrayState &s = state(a);
   if (!s.flusher) return GDS_STATUS_OK;
   Flusher &f = *s.flusher;
-  progress(func, a, true);
+  std::vector<Failure> failures;
+  progress(func, a, true, &failures);
   Background::wait(f.pruning, Lane::flush);
+  for (const Failure &x : failures) raise(func, a, x.number, x.status, x.what);
   const GDS_status_t failed = f.failed_since_wait;
   f.failed_since_wait = GDS_STATUS_OK;
   return failed != GDS_STATUS_OK
