@@ -188,11 +188,13 @@ GDS_status_t write_file_atomically(const char *func, const std::string &path, co
   return GDS_STATUS_OK;
 }
 
-GDS_status_t sync_dir(const char *func, const std::string &path) {
+bool fsync_dir(const std::string &path) {
   File d(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!d.is_open()) return io_fail(func, "cannot open", path, errno);
-  if (::fsync(d.get()) != 0) return io_fail(func, "cannot fsync", path, errno);
-  return GDS_STATUS_OK;
+  return d.is_open() && ::fsync(d.get()) == 0;
+}
+
+GDS_status_t sync_dir(const char *func, const std::string &path) {
+  return fsync_dir(path) ? GDS_STATUS_OK : io_fail(func, "cannot fsync", path, errno);
 }
 
 namespace {

@@ -41,6 +41,8 @@ GDS_status_t make_dirs(const char *func, const std::string &path);
 GDS_status_t write_file(const char *func, const std::string &path, const std::vector<iovec> &pieces);
 // As write_file, under `path`.tmp renamed to `path` once durable (readers see the old file or the whole new one).
 GDS_status_t write_file_atomically(const char *func, const std::string &path, const std::vector<iovec> &pieces);
+// fsyncs a directory, recording nothing (for the flush thread): false on failure, errno set.
+bool fsync_dir(const std::string &path);
 // fsyncs a directory (its entries: files created, renamed or removed in it).
 GDS_status_t sync_dir(const char *func, const std::string &path);
 // Writes the pieces at `at` (retrying short writes; the iovecs are used up); false on an error.

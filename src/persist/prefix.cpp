@@ -441,8 +441,7 @@ void publish(const std::string &tmp, const std::string &path, const std::string 
   }
   // Renamed: the flush is there. A directory that cannot be synced is a
   // warning (the name may not survive a crash of the file server).
-  File d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!d.is_open() || ::fsync(d.get()) != 0)
+  if (!fsync_dir(dir))
     core::log(core::Level::warning, "GDS_version_inc", "%s cannot be synced: %s", dir.c_str(), errno_text().c_str());
   core::kill_point("flush.index");
   update_index("GDS_version_inc", job_dir, array, {entry}, false);
@@ -457,6 +456,22 @@ void prune(const std::string &dir, const std::string &job_dir, const std::string
   for (std::size_t i = static_cast<std::size_t>(keep); i < all.size(); ++i)
     ::unlink(flushed_path(dir, all[i]).c_str());
   update_index("GDS_version_inc", job_dir, array, {}, false);
+}
+
+// Queues `work` (which fills the result) on the flush lane; memory running
+// out inside it is its failure, reported as `nomem`.
+template <class F>
+Background::Ticket submit_flush(std::shared_ptr<Result> r, std::string nomem, F work) {
+  return Background::submit(
+      [r = std::move(r), nomem = std::move(nomem), work = std::move(work)](const std::atomic<bool> &) {
+        try {
+          work(r.get());
+        } catch (...) {
+          r->status = GDS_STATUS_NOMEM;
+          r->what = nomem;
+        }
+      },
+      Lane::flush);
 }
 
 // An agreement failed (MPI): every flush in flight ends here (its jobs
@@ -508,17 +523,9 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
     std::uint64_t first = 0, last = 0;
     stripe_share(std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe)), a.rank, a.nprocs, &first, &last);
     fl.result = std::make_shared<Result>();
-    fl.ticket = Background::submit(
-        [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, stripe = fl.stripe, first, last,
-         r = fl.result](const std::atomic<bool> &) {
-          try {
-            checksum_share(path, offset, bytes, stripe, first, last, r.get());
-          } catch (...) {
-            r->status = GDS_STATUS_NOMEM;
-            r->what = path + ": no memory to checksum it";
-          }
-        },
-        Lane::flush);
+    fl.ticket = submit_flush(fl.result, fl.tmp + ": no memory to checksum it",
+                             [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, stripe = fl.stripe, first,
+                              last](Result *r) { checksum_share(path, offset, bytes, stripe, first, last, r); });
     fl.stage = Stage::checksum;
     return true;
   }
@@ -572,25 +579,13 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
     if (st != GDS_STATUS_OK) {
       what = GDS_last_error_message();
     } else {
-      fl.ticket = Background::submit(
-          [tmp = fl.tmp, path = fl.path, dir = f.dir, job_dir = f.job_dir, array = s.name, entry = fl.entry,
-           r = fl.result](const std::atomic<bool> &) {
-            try {
-              publish(tmp, path, dir, job_dir, array, entry, r.get());
-            } catch (...) {
-              r->status = GDS_STATUS_NOMEM;
-              r->what = tmp + ": no memory to publish it";
-            }
-          },
-          Lane::flush);
-      f.pruning = Background::submit([dir = f.dir, job_dir = f.job_dir, array = s.name, keep = f.prefix_size](
-                             const std::atomic<bool> &) {
-        try {
-          prune(dir, job_dir, array, keep);
-        } catch (...) {
-        }
-      },
-                         Lane::flush);
+      fl.ticket = submit_flush(fl.result, fl.tmp + ": no memory to publish it",
+                               [tmp = fl.tmp, path = fl.path, dir = f.dir, job_dir = f.job_dir, array = s.name,
+                                entry = fl.entry](Result *r) { publish(tmp, path, dir, job_dir, array, entry, r); });
+      f.pruning = submit_flush(std::make_shared<Result>(), "", [dir = f.dir, job_dir = f.job_dir, array = s.name,
+                                                               keep = f.prefix_size](Result *) {
+        prune(dir, job_dir, array, keep);
+      });
     }
   }
   if (st != GDS_STATUS_OK) {
@@ -666,17 +661,11 @@ void start(const char *func, Array &a, std::uint64_t number, std::vector<Failure
   part.blocks = versions::version_blocks(a, number);
   part.shift = vs.store->shift();
   part.bytes = vs.store->local_bytes();
-  fl.ticket = Background::submit(
-      [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, esize = f.esize, stripe = fl.stripe,
-       checksum = f.contiguous, part = std::move(part), runs = f.runs, r = fl.result](const std::atomic<bool> &) {
-        try {
-          write_part(path, offset, bytes, esize, stripe, checksum, part, *runs, r.get());
-        } catch (...) {
-          r->status = GDS_STATUS_NOMEM;
-          r->what = path + ": no memory to write it";
-        }
-      },
-      Lane::flush);
+  fl.ticket = submit_flush(fl.result, fl.tmp + ": no memory to write it",
+                           [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, esize = f.esize, stripe = fl.stripe,
+                            checksum = f.contiguous, part = std::move(part), runs = f.runs](Result *r) {
+                             write_part(path, offset, bytes, esize, stripe, checksum, part, *runs, r);
+                           });
   f.flights.push_back(std::move(fl));
 }
 

@@ -23,10 +23,6 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
-bool fsync_dir(const std::string &dir) {
-  File d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  return d.is_open() && ::fsync(d.get()) == 0;
-}
 
 std::string hex(const std::string &bytes) {
   static const char digits[] = "0123456789abcdef";
