@@ -262,6 +262,13 @@ def config():
     run("config: PARTNER on one node", app + ["GDS_STATUS_INVALID_INFO"],
         env_for(base, "PARTNER", {"GDS_RANKS_PER_NODE": str(NP)}))
     run("config: bad cache size", app + ["GDS_STATUS_INVALID"], env_for(base, "SINGLE", {"GDS_CACHE_SIZE": "0"}))
+    run("config: relative prefix", app + ["GDS_STATUS_INVALID"], env_for(base, "NONE", {"GDS_PREFIX": "rel/dir"}))
+    run("config: flush every 0", app + ["GDS_STATUS_INVALID"],
+        env_for(base, "NONE", {"GDS_PREFIX": base, "GDS_FLUSH": "0"}))
+    run("config: bad SCR_FLUSH", app + ["GDS_STATUS_INVALID"],
+        env_for(base, "NONE", {"SCR_PREFIX": base, "SCR_FLUSH": "often"}))
+    run("config: prefix not writable", app + ["GDS_STATUS_IO_ERROR"],
+        env_for(base, "NONE", {"GDS_PREFIX": "/proc/gds-no-such-dir"}))
 
 
 def scr():

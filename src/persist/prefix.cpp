@@ -789,8 +789,9 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
     f->data_bytes *= c;
   }
   s.flusher = f;
-  GDS_status_t st = a.rank == 0 ? make_dirs(func, f->dir) : GDS_STATUS_OK;
-  if (st == GDS_STATUS_OK && a.rank == 0 && ::access(f->dir.c_str(), W_OK | X_OK) != 0)
+  // Every process: the prefix is global, and each should say what is wrong with it.
+  GDS_status_t st = make_dirs(func, f->dir);
+  if (st == GDS_STATUS_OK && ::access(f->dir.c_str(), W_OK | X_OK) != 0)
     st = core::fail(GDS_STATUS_IO_ERROR, func, "the prefix directory %s is not writable", f->dir.c_str());
   GDS_TRY(core::agree(func, comm, st));
   auto runs = std::make_shared<std::vector<Run>>();
