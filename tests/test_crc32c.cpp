@@ -88,6 +88,34 @@ TEST(Crc32c, CombinesPiecesChecksummedApart) {
   EXPECT_EQ(gds::core::crc32c_combine(gds::core::crc32c_combine(p1, p2, 30000), p3, data.size() - 30100), whole);
 }
 
+TEST(Crc32c, JoinsBlocksOfOneLengthAsCombineDoes) {
+  std::mt19937_64 rng(11);
+  std::vector<unsigned char> data(5 * 4096 + 123);
+  for (auto &c : data) c = static_cast<unsigned char>(rng());
+  for (const std::size_t len : {std::size_t{1}, std::size_t{64}, std::size_t{4096}}) {
+    const gds::core::Crc32cJoin join(len);
+    // Block CRCs joined left to right give the whole's, as crc32c_combine does.
+    const std::size_t blocks = std::min<std::size_t>(data.size() / len, 40);
+    std::uint32_t joined = gds::core::crc32c(data.data(), len);
+    for (std::size_t b = 1; b < blocks; ++b) {
+      const std::uint32_t next = gds::core::crc32c(data.data() + b * len, len);
+      EXPECT_EQ(join.join(joined, next), gds::core::crc32c_combine(joined, next, len)) << len << " " << b;
+      joined = join.join(joined, next);
+    }
+    EXPECT_EQ(joined, gds::core::crc32c(data.data(), blocks * len)) << len;
+    // A flipped bit changes the join, which still equals the whole's.
+    const std::uint32_t before = gds::core::crc32c(data.data(), 2 * len);
+    data[len / 2] ^= 4;
+    const std::uint32_t after = join.join(gds::core::crc32c(data.data(), len), gds::core::crc32c(data.data() + len, len));
+    EXPECT_EQ(after, gds::core::crc32c(data.data(), 2 * len)) << len;
+    EXPECT_NE(after, before) << len;
+    data[len / 2] ^= 4;
+  }
+  // Larger lengths too (the version store joins blocks of 16 KiB and more).
+  const gds::core::Crc32cJoin big(std::uint64_t{1} << 20);
+  EXPECT_EQ(big.join(0x12345678u, 0x9abcdef0u), gds::core::crc32c_combine(0x12345678u, 0x9abcdef0u, 1u << 20));
+}
+
 TEST(Crc32c, ContinuesAcrossPieces) {
   std::mt19937_64 rng(7);
   std::vector<unsigned char> data(10000);

@@ -180,4 +180,16 @@ std::uint32_t crc32c_combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint
   return crc_a ^ crc_b;
 }
 
+Crc32cJoin::Crc32cJoin(std::uint64_t len_b) {
+  std::uint32_t basis[32];  // the operator's columns
+  for (int i = 0; i < 32; ++i) basis[i] = crc32c_combine(std::uint32_t{1} << i, 0, len_b);
+  for (int j = 0; j < 4; ++j)
+    for (std::uint32_t b = 0; b < 256; ++b) {
+      std::uint32_t v = 0;
+      for (int i = 0; i < 8; ++i)
+        if ((b >> i) & 1u) v ^= basis[8 * j + i];
+      table_[j][b] = v;
+    }
+}
+
 }  // namespace gds::core

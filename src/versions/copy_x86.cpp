@@ -310,29 +310,11 @@ StreamCrc g_stream_crc = !kSse42                             ? nullptr
                                                              : stream_crc_sse;
 
 // Joining page CRCs: the raw CRC register after a page P, starting from
-// state s, is raw(P, 0) ^ Z(s), where Z (the register's advance over 4096
-// zero bytes) is linear over GF(2); kZ holds it bytewise.
-using ZTable = std::array<std::array<std::uint32_t, 256>, 4>;
-ZTable make_z() {
-  static const unsigned char zeros[kPage] = {};
-  std::uint32_t basis[32];
-  // crc32c(d, n, c) = ~raw(d, ~c), so raw(zeros, e) = ~crc32c(zeros, n, ~e).
-  for (int i = 0; i < 32; ++i) basis[i] = ~core::crc32c(zeros, kPage, ~(std::uint32_t{1} << i));
-  ZTable z{};
-  for (int j = 0; j < 4; ++j)
-    for (std::uint32_t b = 0; b < 256; ++b) {
-      std::uint32_t v = 0;
-      for (int i = 0; i < 8; ++i)
-        if ((b >> i) & 1u) v ^= basis[8 * j + i];
-      z[static_cast<std::size_t>(j)][b] = v;
-    }
-  return z;
-}
-const ZTable kZ = make_z();
+// state s, is raw(P, 0) ^ Z(s), where Z is the register's advance over 4096
+// zero bytes (linear over GF(2)).
+const core::Crc32cJoin kZ(kPage);
 
-std::uint32_t advance_page(std::uint32_t s) {
-  return kZ[0][s & 0xFF] ^ kZ[1][(s >> 8) & 0xFF] ^ kZ[2][(s >> 16) & 0xFF] ^ kZ[3][s >> 24];
-}
+std::uint32_t advance_page(std::uint32_t s) { return kZ.advance(s); }
 
 }  // namespace
 
