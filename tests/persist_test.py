@@ -442,8 +442,10 @@ def prefixread():
 def prefixcorrupt():
     """The newest flushed file damaged (a bit flipped in its data, in its
     metadata, truncated, garbage, or a foreign HDF5 file in its place): the
-    restart refuses it and takes the older one, never wrong data; both
-    damaged: a clear refusal."""
+    restart refuses it and takes the older one, never wrong data; a bit
+    flipped in the older one's data (read straight into version memory):
+    the newest restarts, the older is not navigable; both damaged: a clear
+    refusal."""
     rng = random.Random(4321)
     base, pfx = prefix_base("pfxcor")
     env = prefix_env(base, pfx, "NONE", NP)
@@ -463,12 +465,14 @@ def prefixcorrupt():
     renv = dict(env, GDS_RESTART="1")
     cases = [("data bit", "flip-data", str(V - 2)), ("metadata bit", "flip-meta", f"{V - 1}/{V - 2}"),
              ("truncated", "truncate", str(V - 2)), ("garbage", "garbage", str(V - 2)),
-             ("foreign HDF5", "foreign", str(V - 2)), ("both", "both", "GDS_STATUS_UNRECOVERABLE")]
+             ("foreign HDF5", "foreign", str(V - 2)), ("older data bit", "flip-older", str(V - 1)),
+             ("both", "both", "GDS_STATUS_UNRECOVERABLE")]
     for what, how, expect in cases:
         shutil.rmtree(pfx)
         shutil.copytree(pristine, pfx)
-        data = bytearray(open(newest, "rb").read())
-        if how == "flip-data":
+        target = older if how == "flip-older" else newest
+        data = bytearray(open(target, "rb").read())
+        if how in ("flip-data", "flip-older"):
             at = offset + rng.randrange(size)
             data[at] ^= 1 << rng.randrange(8)
         elif how == "flip-meta":
@@ -485,7 +489,7 @@ def prefixcorrupt():
             with h5py.File(newest, "w") as f:
                 f["data"] = numpy.zeros((17, 29), dtype=numpy.int64)
         else:
-            open(newest, "wb").write(bytes(data))
+            open(target, "wb").write(bytes(data))
         if how == "both":
             open(older, "wb").write(b"not HDF5")
         argv = ["check", "2", "row", "alloc", str(V)]
@@ -496,8 +500,10 @@ def prefixcorrupt():
                 failures.append(f"prefixcorrupt {what}: restarted from {got}, expected one of {expect}")
         else:
             p = run(f"prefixcorrupt {what}: expect {expect}", argv + [expect], renv)
-            if how == "flip-data" and p is not None and "does not match its checksum" not in p.stderr:
+            if how in ("flip-data", "flip-older") and p is not None and "does not match its checksum" not in p.stderr:
                 failures.append(f"prefixcorrupt {what}: the damaged stripe was not reported")
+            if how == "flip-older" and p is not None and "(1 navigable" not in p.stdout:
+                failures.append(f"prefixcorrupt {what}: the damaged older version is navigable: {p.stdout.strip()}")
 
 
 PREFIX_KILL_POINTS = ["flush.create", "flush.checksum", "flush.finish", "flush.rename", "flush.index", "commit",

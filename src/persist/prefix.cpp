@@ -300,10 +300,27 @@ GDS_status_t compute_runs(const char *func, Array &a, std::vector<Run> *out) {
   return GDS_STATUS_OK;
 }
 
-// Reads this process's elements of a flushed version into `memory`, every
-// stripe checked against its checksum before use: "" or why not.
+// A whole stripe read straight into the array's memory at `local`, whose
+// check waits for the CRC32Cs of the version store's blocks of it.
+struct Deferred {
+  std::uint64_t stripe, local, bytes;
+};
+
+// Where the version store's blocks tile a stripe read into memory, its
+// check can wait for their CRC32Cs (taken as the version is frozen) instead
+// of a pass of its own.
+struct Blocks {
+  unsigned shift;            // log2 of the block size
+  std::uint64_t part_bytes;  // of this process's part (its last block may be short)
+  std::vector<Deferred> *deferred;
+};
+
+// Reads bytes [lo, hi) of this process's part of a flushed version (its
+// elements in local order) to `out`, every stripe checked against its
+// checksum before use (or, with `blocks`, its check deferred where the
+// version's blocks will tile it): "" or why not.
 std::string read_part(const std::string &path, const h5::Meta &m, const std::vector<Run> &runs, std::uint64_t esize,
-                      std::byte *memory) {
+                      std::byte *out, std::uint64_t lo, std::uint64_t hi, const Blocks *blocks = nullptr) {
   File file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!file.is_open()) return "cannot be opened: " + errno_text();
   std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(m.stripe_bytes, std::max<std::uint64_t>(m.data_bytes, 1))));
@@ -337,7 +354,11 @@ std::string read_part(const std::string &path, const h5::Meta &m, const std::vec
           why = "cannot be read: " + errno_text();
           return false;
         }
-        if (core::crc32c(dst, whole) != m.crcs[s]) {
+        const std::uint64_t local = lo + static_cast<std::uint64_t>(dst - out);
+        const std::uint64_t block = blocks == nullptr ? 0 : std::uint64_t{1} << blocks->shift;
+        if (blocks != nullptr && local % block == 0 && (whole % block == 0 || local + whole == blocks->part_bytes))
+          blocks->deferred->push_back(Deferred{s, local, whole});
+        else if (core::crc32c(dst, whole) != m.crcs[s]) {
           why = "stripe " + std::to_string(s) + " (data bytes " + std::to_string(at) + "-" +
                 std::to_string(at + whole - 1) + ") does not match its checksum";
           return false;
@@ -356,13 +377,41 @@ std::string read_part(const std::string &path, const h5::Meta &m, const std::vec
     }
     return true;
   };
+  // Each run's (or element's) local bytes [l0, l1) clipped to [lo, hi).
+  const auto clipped = [&](std::uint64_t l0, std::uint64_t l1, std::uint64_t global_at) {
+    const std::uint64_t from = std::max(l0, lo), to = std::min(l1, hi);
+    return from >= to || copy(global_at + (from - l0), to - from, out + (from - lo));
+  };
   for (const Run &run : runs) {
+    const std::uint64_t l0 = run.local * esize, l1 = l0 + run.count * esize;
+    if (l1 <= lo || l0 >= hi) continue;
     if (run.stride == 1) {
-      if (!copy(run.global * esize, run.count * esize, memory + run.local * esize)) return why;
+      if (!clipped(l0, l1, run.global * esize)) return why;
       continue;
     }
-    for (std::uint64_t j = 0; j < run.count; ++j)
-      if (!copy((run.global + j * run.stride) * esize, esize, memory + (run.local + j) * esize)) return why;
+    const std::uint64_t j1 = std::min(run.count, (hi - l0 + esize - 1) / esize);
+    for (std::uint64_t j = lo > l0 ? (lo - l0) / esize : 0; j < j1; ++j)
+      if (!clipped(l0 + j * esize, l0 + (j + 1) * esize, (run.global + j * run.stride) * esize)) return why;
+  }
+  return "";
+}
+
+// The deferred stripes' checks, from the CRC32Cs of the blocks of the
+// frozen version `v` (`join` joins whole blocks): "" or why not.
+std::string check_deferred(const std::vector<Deferred> &deferred, const h5::Meta &m, const versions::Frozen &v,
+                           const core::Crc32cJoin &join) {
+  const std::uint64_t block = std::uint64_t{1} << v.shift;
+  for (const Deferred &d : deferred) {
+    std::size_t b = static_cast<std::size_t>(d.local >> v.shift);
+    std::uint32_t crc = v.crcs[b];
+    for (std::uint64_t done = std::min(block, d.bytes); done < d.bytes; done += block) {
+      const std::uint64_t len = std::min(block, d.bytes - done);
+      ++b;
+      crc = len == block ? join.join(crc, v.crcs[b]) : core::crc32c_combine(crc, v.crcs[b], len);
+    }
+    if (crc != m.crcs[d.stripe])
+      return "stripe " + std::to_string(d.stripe) + " (data bytes " + std::to_string(d.stripe * m.stripe_bytes) +
+             "-" + std::to_string(d.stripe * m.stripe_bytes + d.bytes - 1) + ") does not match its checksum";
   }
   return "";
 }
@@ -718,27 +767,54 @@ GDS_status_t recover(const char *func, Array &a) {
   }
   std::reverse(usable.begin(), usable.end());  // oldest first
   std::byte *memory = rma::state(a).base;
+  const versions::Store &store = *versions::state(a).store;
   const versions::BlockRuns all_blocks =
-      versions::state(a).store->nblocks() == 0 ? versions::BlockRuns{}
-                                               : versions::BlockRuns{{0, versions::state(a).store->nblocks()}};
+      store.nblocks() == 0 ? versions::BlockRuns{} : versions::BlockRuns{{0, store.nblocks()}};
+  const core::Crc32cJoin join(store.block_bytes());
+  std::vector<Deferred> deferred;
+  const std::uint64_t part_bytes = store.local_bytes();
+  const Blocks blocks{store.shift(), part_bytes, &deferred};
   std::uint64_t navigable = 0;
   const std::pair<std::uint64_t, h5::Meta> *last = nullptr;
   bool dirty = false;  // memory holds part of a version that failed
   for (const auto &u : usable) {
     const std::string path = flushed_path(f.dir, u.first);
-    const std::string why = read_part(path, u.second, *f.runs, f.esize, memory);
-    if (!why.empty()) {
+    const auto refuse = [&](const std::string &why) {
       const std::string what = path + ": " + why;
       core::log(core::Level::warning, func, "array %s: %s", s.name.c_str(), what.c_str());
       core::fail(GDS_STATUS_CORRUPT, func, "%s", what.c_str());
       core::detected(func, &a, GDS_STATUS_CORRUPT,
                      core::Detected{nullptr, nullptr, static_cast<std::int64_t>(u.first), 0, a.rank, what.c_str()});
+      return GDS_STATUS_CORRUPT;
+    };
+    deferred.clear();
+    std::string why;
+    versions::ReplayOptions how;
+    if (&u != &usable.back()) {
+      // An older version: read straight into its version memory, the
+      // array's memory left for the newest.
+      how.fill = [&](std::uint64_t offset, std::uint64_t bytes, std::byte *dst) {
+        if (why.empty()) why = read_part(path, u.second, *f.runs, f.esize, dst, offset, offset + bytes, &blocks);
+      };
+    } else {
+      why = read_part(path, u.second, *f.runs, f.esize, memory, 0, part_bytes, &blocks);
+      if (core::agree(func, comm, why.empty() ? GDS_STATUS_OK : refuse(why)) != GDS_STATUS_OK) {
+        dirty = true;
+        continue;
+      }
     }
-    if (core::agree(func, comm, why.empty() ? GDS_STATUS_OK : GDS_STATUS_CORRUPT) != GDS_STATUS_OK) {
-      dirty = true;
+    // The stripes read in place are checked before the version is made of them.
+    how.check = [&](const versions::Frozen &v) {
+      if (why.empty()) why = check_deferred(deferred, u.second, v, join);
+      return why.empty() ? GDS_STATUS_OK : refuse(why);
+    };
+    bool refused = false;
+    GDS_TRY(versions::replay(func, a, u.first, u.second.label, u.second.next, u.second.next_label, all_blocks, how,
+                             &refused));
+    if (refused) {
+      dirty = dirty || !how.fill;
       continue;
     }
-    GDS_TRY(versions::replay(func, a, u.first, u.second.label, u.second.next, u.second.next_label, all_blocks));
     ++navigable;
     last = &u;
     dirty = false;
@@ -748,7 +824,8 @@ GDS_status_t recover(const char *func, Array &a) {
                       "array %s: none of the %zu flushed version(s) in %s can be read (see the warnings)",
                       s.name.c_str(), found.size(), f.dir.c_str());
   if (dirty) {  // a newer version failed half-read: the current content back to the last good one
-    const std::string why = read_part(flushed_path(f.dir, last->first), last->second, *f.runs, f.esize, memory);
+    const std::string why =
+        read_part(flushed_path(f.dir, last->first), last->second, *f.runs, f.esize, memory, 0, part_bytes);
     GDS_TRY(core::agree(func, comm,
                         why.empty() ? GDS_STATUS_OK
                                     : core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: version %llu: %s",

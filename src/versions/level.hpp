@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,11 +65,26 @@ std::vector<const std::byte *> version_blocks(core::Array &a, std::uint64_t numb
 Level *level();
 void set_level(Level *l);
 
+// How replay() makes a version other than from the array's memory.
+struct ReplayOptions {
+  // Where the content comes from instead (the memory is left alone):
+  // fill(offset, bytes, dst) writes bytes [offset, offset + bytes) of this
+  // process's part to dst. Its failures are for `check` to report.
+  std::function<void(std::uint64_t offset, std::uint64_t bytes, std::byte *dst)> fill;
+  // A look at the frozen version before it is committed: GDS_STATUS_OK or
+  // why it must not be (the check reports it). Local.
+  std::function<GDS_status_t(const Frozen &v)> check;
+};
+
 // Restart: makes version `number` (label `label`) from the array's current
 // memory, of which this process wrote the blocks `changed` since the last
-// replay; the current version is then `next` with `next_label`. Collective,
-// in ascending order of numbers, before the application uses the array.
+// replay (or from options.fill); the current version is then `next` with
+// `next_label`. Collective, in ascending order of numbers, before the
+// application uses the array. With a check, the version is made only if it
+// passes on every process; *refused (required then) says whether it did
+// not, and nothing was made.
 GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std::string label, std::uint64_t next,
-                    std::string next_label, const BlockRuns &changed);
+                    std::string next_label, const BlockRuns &changed, const ReplayOptions &options = {},
+                    bool *refused = nullptr);
 
 }  // namespace gds::versions

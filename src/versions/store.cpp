@@ -348,7 +348,7 @@ GDS_status_t Store::grow(const char *func, bool data_slab, std::uint64_t data, b
   return status;
 }
 
-GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *table_location) {
+GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *table_location, const Fill &fill) {
   // Room still being faulted in: done here rather than page by page while copying.
   core::Background::wait(prepared_);
   if (dirty_count_ > free_slots(false) || (nblocks_ > 0 && free_slots(true) == 0))
@@ -365,10 +365,15 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *t
         break;
       }
       populate(run);
-      // Each block's CRC32C is taken as it is copied.
-      copy_out_checksummed(slot_memory(run.first), memory + (std::uint64_t{first} << shift_),
-                           std::min(std::uint64_t{run.count} << shift_, local_bytes_ - (std::uint64_t{first} << shift_)),
-                           shift_, slabs_[slab_of(run.first)]->crc.data() + slot_of(run.first));
+      const std::uint64_t at = std::uint64_t{first} << shift_;
+      const std::uint64_t bytes = std::min(std::uint64_t{run.count} << shift_, local_bytes_ - at);
+      std::uint32_t *crcs = slabs_[slab_of(run.first)]->crc.data() + slot_of(run.first);
+      if (fill) {
+        fill(at, bytes, slot_memory(run.first));
+        core::crc32c_blocks(slot_memory(run.first), bytes, block_bytes(), crcs);
+      } else {  // each block's CRC32C taken as it is copied
+        copy_out_checksummed(slot_memory(run.first), memory + at, bytes, shift_, crcs);
+      }
       for (std::uint32_t i = 0; i < run.count; ++i) pending_table_[first + i] = run.first + i;
       pending_runs_.push_back(run);
       first += run.count;

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <deque>
 #include <memory>
 #include <string>
@@ -105,9 +106,12 @@ class Store {
   GDS_status_t grow(const char *func, bool data_slab, std::uint64_t data, bool table_slab, std::uint64_t tables);
   // Bytes the last failed grow() could not get (for the error GDS raises).
   [[nodiscard]] std::uint64_t failed_bytes() const { return failed_bytes_; }
-  // Copies the dirty blocks of `memory` into slots and writes the new table.
-  // Nothing becomes visible or owned until commit(); abandon() undoes it.
-  GDS_status_t freeze(const char *func, const std::byte *memory, SlotRef *table_location);
+  // Writes bytes [offset, offset + bytes) of this process's part to dst.
+  using Fill = std::function<void(std::uint64_t offset, std::uint64_t bytes, std::byte *dst)>;
+  // Copies the dirty blocks of `memory` (or has `fill` write them) into
+  // slots and writes the new table. Nothing becomes visible or owned until
+  // commit(); abandon() undoes it.
+  GDS_status_t freeze(const char *func, const std::byte *memory, SlotRef *table_location, const Fill &fill = nullptr);
   void commit(std::uint64_t number, std::string label, std::vector<SlotRef> tables);
   void abandon();
   // How many of the oldest versions retention wants gone here (never the

@@ -173,10 +173,11 @@ GDS_status_t reserve(const char *func, Array &a, GDS_status_t local) {
 
 // Phase freeze: every process copies its changed blocks and table; all
 // learn where every table is. On failure nothing was made.
-GDS_status_t freeze(const char *func, Array &a, GDS_status_t local, std::vector<SlotRef> *tables) {
+GDS_status_t freeze(const char *func, Array &a, GDS_status_t local, std::vector<SlotRef> *tables,
+                    const Store::Fill &fill = nullptr) {
   Store &store = *state(a).store;
   SlotRef table = kZero;
-  const GDS_status_t s = local != GDS_STATUS_OK ? local : store.freeze(func, rma::state(a).base, &table);
+  const GDS_status_t s = local != GDS_STATUS_OK ? local : store.freeze(func, rma::state(a).base, &table, fill);
   struct Done {
     std::uint64_t status;
     SlotRef table;
@@ -199,22 +200,28 @@ GDS_status_t freeze(const char *func, Array &a, GDS_status_t local, std::vector<
   return GDS_STATUS_OK;
 }
 
+// The version freeze() made (as `number`, then `next`), until commit or abandon.
+Frozen frozen(Array &a, std::uint64_t number, std::uint64_t next, const std::string &label,
+              const std::string &next_label) {
+  const Store &store = *state(a).store;
+  return Frozen{number,
+                next,
+                &label,
+                &next_label,
+                store.dirty_runs(),
+                store.pending_crcs(),
+                rma::state(a).base,
+                store.local_bytes(),
+                store.shift()};
+}
+
 // Phase persist: the level above memory makes the version durable, or the
 // frozen copies are abandoned. The level agrees on the outcome itself.
 GDS_status_t persist(const char *func, Array &a, GDS_status_t local, std::uint64_t increment,
                      const std::string &new_label) {
   ArrayState &s = state(a);
-  Frozen v;
-  v.number = s.current;
-  v.next = s.current + increment;
-  v.label = &s.label;
-  v.next_label = &new_label;
-  v.changed = s.store->dirty_runs();
-  v.crcs = s.store->pending_crcs();
-  v.memory = rma::state(a).base;
-  v.bytes = s.store->local_bytes();
-  v.shift = s.store->shift();
-  const GDS_status_t status = g_level->commit(func, a, v, local);
+  const GDS_status_t status =
+      g_level->commit(func, a, frozen(a, s.current, s.current + increment, s.label, new_label), local);
   if (status != GDS_STATUS_OK) s.store->abandon();
   return status;
 }
@@ -281,7 +288,7 @@ std::vector<const std::byte *> version_blocks(core::Array &a, std::uint64_t numb
 void set_level(Level *l) { g_level = l; }
 
 GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std::string label, std::uint64_t next,
-                    std::string next_label, const BlockRuns &changed) {
+                    std::string next_label, const BlockRuns &changed, const ReplayOptions &options, bool *refused) {
   ArrayState &s = state(a);
   std::vector<BlockRange> written;
   written.reserve(changed.size());
@@ -289,10 +296,22 @@ GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std:
   s.store->mark_dirty(written);
   GDS_TRY(reserve(func, a, GDS_STATUS_OK));
   std::vector<SlotRef> tables;
-  GDS_TRY(freeze(func, a, GDS_STATUS_OK, &tables));
+  GDS_TRY(freeze(func, a, GDS_STATUS_OK, &tables, options.fill));
+  if (options.check) {
+    int bad = options.check(frozen(a, number, next, label, next_label)) != GDS_STATUS_OK ? 1 : 0, any = 0;
+    const int rc = MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, a.communicator());
+    if (rc != MPI_SUCCESS || any != 0) s.store->abandon();
+    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
+    *refused = any != 0;
+    if (*refused) return GDS_STATUS_OK;
+  }
   s.current = number;
   s.label = std::move(label);
-  return commit(func, a, next - number, std::move(next_label), std::move(tables));
+  GDS_TRY(commit(func, a, next - number, std::move(next_label), std::move(tables)));
+  // Filled from elsewhere, the version is not what the memory holds: the
+  // next version copies every block.
+  if (options.fill) s.store->mark_dirty(written);
+  return GDS_STATUS_OK;
 }
 
 }  // namespace gds::versions
