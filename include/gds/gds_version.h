@@ -83,11 +83,13 @@ GDS_API GDS_status_t GDS_get_restart_info(GDS_gds_t gds, GDS_restart_info_t *inf
  * \brief Waits until every flush of the array to the prefix has finished (GDS extension).
  *
  * GDS_version_inc() hands a version to the flush and returns; the flush
- * writes it in the background. A flush that failed was raised through Open
+ * writes it in the background. On return every flush is durable, renamed
+ * and in the prefix's index. A flush that failed was raised through Open
  * Resilience when it ended (the cache still holds the version); this call
  * returns the status of the first flush that failed since the last call
  * (GDS_STATUS_IO_ERROR for a write), GDS_STATUS_OK if none did.
- * GDS_free() and GDS_finalize() wait too.
+ * GDS_free() and GDS_finalize() wait too, and also for the removal of
+ * flushes beyond the prefix size, which may still run after this call.
  *
  * Completion: collective over the array's processes.
  *

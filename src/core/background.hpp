@@ -1,6 +1,7 @@
 // Helper threads for work off the application's path that makes no MPI
 // call, so they are allowed whatever thread level MPI was given: one per
-// lane, so that a long flush never delays the memory the next version needs.
+// lane, so that a long flush never delays the memory the next version needs,
+// nor removing old files the next flush.
 // On a lane jobs run one at a time, in the order submitted; every wait is
 // explicit.
 #pragma once
@@ -12,10 +13,11 @@
 namespace gds::core {
 
 enum class Lane {
-  memory,  // faulting in memory for the next versions
-  flush,   // writing versions to the prefix (file I/O only)
+  memory,   // faulting in memory for the next versions
+  flush,    // writing versions to the prefix (file I/O only)
+  cleanup,  // removing old flushes (file I/O only; slow on some file systems)
 };
-inline constexpr int kLanes = 2;
+inline constexpr int kLanes = 3;
 
 class Background {
  public:

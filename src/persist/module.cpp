@@ -140,6 +140,7 @@ class Persist final : public core::Module {
     if (s.flusher && flush_wait(func, a) != GDS_STATUS_OK)
       core::log(core::Level::warning, func, "array %s: a flush to the prefix failed before the array was freed",
                 s.name.c_str());
+    prune_wait(a);
     if (s.scheme) s.scheme->release();
     if (s.spares) s.spares->clear();
     return GDS_STATUS_OK;

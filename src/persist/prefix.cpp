@@ -228,7 +228,7 @@ class Flusher {
   // stripes' checksums are made while writing, not read back (agreed).
   bool contiguous = true;
   std::deque<Flight> flights;
-  Background::Ticket pruning = 0;  // rank 0's latest removal of old flushes (GDS_flush_wait waits for it)
+  Background::Ticket pruning = 0;  // rank 0's latest removal of old flushes (on the cleanup lane)
   GDS_status_t failed_since_wait = GDS_STATUS_OK;  // the first failure since the last GDS_flush_wait
   // An agreement failed (MPI): the processes may no longer agree on the
   // flushes' stages, so this array makes no more prefix collectives.
@@ -507,10 +507,10 @@ void prune(const std::string &dir, const std::string &job_dir, const std::string
   update_index("GDS_version_inc", job_dir, array, {}, false);
 }
 
-// Queues `work` (which fills the result) on the flush lane; memory running
-// out inside it is its failure, reported as `nomem`.
+// Queues `work` (which fills the result) on the flush lane (or `lane`);
+// memory running out inside it is its failure, reported as `nomem`.
 template <class F>
-Background::Ticket submit_flush(std::shared_ptr<Result> r, std::string nomem, F work) {
+Background::Ticket submit_flush(std::shared_ptr<Result> r, std::string nomem, F work, Lane lane = Lane::flush) {
   return Background::submit(
       [r = std::move(r), nomem = std::move(nomem), work = std::move(work)](const std::atomic<bool> &) {
         try {
@@ -520,7 +520,7 @@ Background::Ticket submit_flush(std::shared_ptr<Result> r, std::string nomem, F 
           r->what = nomem;
         }
       },
-      Lane::flush);
+      lane);
 }
 
 // An agreement failed (MPI): every flush in flight ends here (its jobs
@@ -631,10 +631,15 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
       fl.ticket = submit_flush(fl.result, fl.tmp + ": no memory to publish it",
                                [tmp = fl.tmp, path = fl.path, dir = f.dir, job_dir = f.job_dir, array = s.name,
                                 entry = fl.entry](Result *r) { publish(tmp, path, dir, job_dir, array, entry, r); });
-      f.pruning = submit_flush(std::make_shared<Result>(), "", [dir = f.dir, job_dir = f.job_dir, array = s.name,
-                                                               keep = f.prefix_size](Result *) {
-        prune(dir, job_dir, array, keep);
-      });
+      // Removing what the prefix no longer keeps (once this flush is
+      // there) delays neither the next flush nor GDS_flush_wait.
+      f.pruning = submit_flush(
+          std::make_shared<Result>(), "",
+          [published = fl.ticket, dir = f.dir, job_dir = f.job_dir, array = s.name, keep = f.prefix_size](Result *) {
+            Background::wait(published, Lane::flush);
+            prune(dir, job_dir, array, keep);
+          },
+          Lane::cleanup);
     }
   }
   if (st != GDS_STATUS_OK) {
@@ -963,13 +968,16 @@ void flush_dropping(Array &a, std::uint64_t number) {
     if (fl.number == number && fl.stage == Stage::write) Background::wait(fl.ticket, Lane::flush);
 }
 
+void prune_wait(Array &a) {
+  if (state(a).flusher) Background::wait(state(a).flusher->pruning, Lane::cleanup);
+}
+
 GDS_status_t flush_wait(const char *func, Array &a) {
   ArrayState &s = state(a);
   if (!s.flusher) return GDS_STATUS_OK;
   Flusher &f = *s.flusher;
   std::vector<Failure> failures;
   progress(func, a, true, &failures);
-  Background::wait(f.pruning, Lane::flush);
   for (const Failure &x : failures) raise(func, a, x.number, x.status, x.what);
   const GDS_status_t failed = f.failed_since_wait;
   f.failed_since_wait = GDS_STATUS_OK;

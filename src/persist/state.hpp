@@ -103,7 +103,10 @@ GDS_status_t open_prefix(const char *func, core::Array &a, bool from_prefix);
 void flush_committed(const char *func, core::Array &a, std::uint64_t number);
 // Before retention drops version `number` here (local).
 void flush_dropping(core::Array &a, std::uint64_t number);
-// Waits for every flush of the array; GDS_STATUS_IO_ERROR if one failed since the last wait.
+// Waits for every flush of the array (durable, renamed, indexed);
+// GDS_STATUS_IO_ERROR if one failed since the last wait.
 GDS_status_t flush_wait(const char *func, core::Array &a);
+// Waits for the removal of flushes beyond the prefix size (rank 0; local).
+void prune_wait(core::Array &a);
 
 }  // namespace gds::persist
