@@ -315,7 +315,9 @@ TEST_F(Cxx, VerifyAndRestartInfo) {
 // and an array of the same name restarted from them.
 TEST_F(Cxx, FlushToPrefixAndRestart) {
   char dir[] = "/tmp/gds-cxx-prefix-XXXXXX";
-  if (rank == 0) ASSERT_NE(mkdtemp(dir), nullptr);
+  if (rank == 0) {
+    ASSERT_NE(mkdtemp(dir), nullptr);
+  }
   MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
   const index_t n = 5 * static_cast<index_t>(nprocs) + 3;
   gds::options opt;
@@ -330,13 +332,15 @@ TEST_F(Cxx, FlushToPrefixAndRestart) {
       a.fence();
       a.version_inc();
     }
-    a.flush_wait();
+    a.flush_wait();  // durable and indexed
     const std::string job = std::string(dir) + "/gds.default/cxxflush/";
     EXPECT_TRUE(std::filesystem::exists(job + "v2.h5"));
     EXPECT_TRUE(std::filesystem::exists(job + "v1.h5"));
-    EXPECT_FALSE(std::filesystem::exists(job + "v0.h5"));  // the prefix keeps 2
     a.fence();
   }
+  // Freeing waits for the removal of what the prefix no longer keeps.
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_FALSE(std::filesystem::exists(std::string(dir) + "/gds.default/cxxflush/v0.h5"));  // the prefix keeps 2
   opt.info.back().second = "1";
   auto b = gds::array<double>::alloc({n, 3}, opt);
   const GDS_restart_info_t info = b.restart_info();

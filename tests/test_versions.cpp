@@ -786,7 +786,9 @@ TEST_F(Versions, VerifyFollowsTheApplicationsMapping) {
   const Index first_block = 3 * p + static_cast<Index>(who), second_block = 20 * p + static_cast<Index>(who);
   EXPECT_GDS_OK(GDS_version_verify(g, 0, &first_block, &first_block));
   EXPECT_EQ(GDS_version_verify(g, 0, &second_block, &second_block), GDS_STATUS_CORRUPT);
-  if (rank == who) EXPECT_TRUE(message_names("GDS_version_verify", "block(s) 1-1 of process"));
+  if (rank == who) {
+    EXPECT_TRUE(message_names("GDS_version_verify", "block(s) 1-1 of process"));
+  }
   const Index lo = 0, hi = 15 * p + p - 1;  // local offsets 0-15 of every process: first blocks only
   EXPECT_GDS_OK(GDS_version_verify(g, 0, &lo, &hi));
   EXPECT_GDS_OK(GDS_free(&g));
