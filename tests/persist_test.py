@@ -455,10 +455,12 @@ def prefixcorrupt():
     shutil.copytree(pfx, pristine)
     d = os.path.join(pfx, "gds.t", "model")
     newest, older = os.path.join(d, f"v{V - 1}.h5"), os.path.join(d, f"v{V - 2}.h5")
+    data_at = {}  # each file's data: (offset, size)
     try:
         import h5py
-        with h5py.File(newest, "r") as f:
-            offset, size = f["data"].id.get_offset(), f["data"].id.get_storage_size()
+        for path in (newest, older):
+            with h5py.File(path, "r") as f:
+                data_at[path] = (f["data"].id.get_offset(), f["data"].id.get_storage_size())
     except Exception as e:  # noqa: BLE001
         failures.append(f"prefixcorrupt: cannot locate the data with h5py: {e}")
         return
@@ -471,6 +473,7 @@ def prefixcorrupt():
         shutil.rmtree(pfx)
         shutil.copytree(pristine, pfx)
         target = older if how == "flip-older" else newest
+        offset, size = data_at[target]
         data = bytearray(open(target, "rb").read())
         if how in ("flip-data", "flip-older"):
             at = offset + rng.randrange(size)

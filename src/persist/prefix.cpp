@@ -318,9 +318,10 @@ struct Blocks {
 // Reads bytes [lo, hi) of this process's part of a flushed version (its
 // elements in local order) to `out`, every stripe checked against its
 // checksum before use (or, with `blocks`, its check deferred where the
-// version's blocks will tile it): "" or why not.
+// version's blocks will tile it): "" or why not. Never throws (it runs
+// between collectives, and inside the version store's fill).
 std::string read_part(const std::string &path, const h5::Meta &m, const std::vector<Run> &runs, std::uint64_t esize,
-                      std::byte *out, std::uint64_t lo, std::uint64_t hi, const Blocks *blocks = nullptr) {
+                      std::byte *out, std::uint64_t lo, std::uint64_t hi, const Blocks *blocks = nullptr) try {
   File file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!file.is_open()) return "cannot be opened: " + errno_text();
   std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(m.stripe_bytes, std::max<std::uint64_t>(m.data_bytes, 1))));
@@ -394,6 +395,8 @@ std::string read_part(const std::string &path, const h5::Meta &m, const std::vec
       if (!clipped(l0 + j * esize, l0 + (j + 1) * esize, (run.global + j * run.stride) * esize)) return why;
   }
   return "";
+} catch (const std::bad_alloc &) {
+  return "no memory to read it";
 }
 
 // The deferred stripes' checks, from the CRC32Cs of the blocks of the
