@@ -9,6 +9,7 @@
 #include <string>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <random>
 
@@ -601,6 +602,66 @@ TEST_F(Atomics, GetThenPutToOneProcessCompleteAtWait) {
   }
   EXPECT_GDS_OK(GDS_fence(g));
   EXPECT_GDS_OK(GDS_free(&g));
+}
+
+// A put's buffer may be freed once GDS_fence (or GDS_wait) returns: every
+// process puts single elements from buffers of their own, completes them,
+// frees the buffers and reuses the memory, then all read the whole array.
+// The last process holds nearly all of a GDS_create array (the others two
+// elements each); a GDS_alloc array is spread evenly. MPICH 4.0.2 ch4:ucx,
+// at 3-4 processes on one host, returns from MPI_Win_flush_all before such
+// puts have read their buffers (tests/mpi_bugs/flush_all_small_put.c): the
+// freed memory's new content arrived instead, in 4 of 6 runs of this test
+// at 4 processes before GDS stopped calling it.
+TEST_F(Atomics, PutBuffersFreedAfterFenceOrWaitAreNotSentLater) {
+  const Index n = 2242;
+  static std::vector<Index> first;  // the mapping's: process r holds [first[r], first[r + 1])
+  first.assign(1, 0);
+  for (int r = 0; r < nprocs; ++r) first.push_back(r + 1 < nprocs ? first.back() + 2 : n);
+  std::vector<long> mine(first[static_cast<std::size_t>(rank) + 1] - first[static_cast<std::size_t>(rank)], 0);
+  for (const bool create : {true, false}) {
+    GDS_gds_t g = GDS_NULL;
+    if (create)
+      ASSERT_GDS_OK(GDS_create(
+          1, &n, MPI_LONG,
+          [](const GDS_size_t gi[], int *r, GDS_size_t *off) {
+            *r = static_cast<int>(std::upper_bound(first.begin(), first.end(), gi[0]) - first.begin()) - 1;
+            *off = gi[0] - first[static_cast<std::size_t>(*r)];
+            return GDS_STATUS_OK;
+          },
+          [](GDS_size_t off, GDS_size_t gi[]) {
+            int me = 0;
+            MPI_Comm_rank(MPI_COMM_WORLD, &me);
+            gi[0] = first[static_cast<std::size_t>(me)] + off;
+            return GDS_STATUS_OK;
+          },
+          mine.data(), mine.size(), GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+    else
+      ASSERT_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+    int stale = 0;
+    const int rounds = create && nprocs >= 3 ? 30 : 3;
+    for (int round = 0; round < rounds; ++round) {
+      const bool wait = round % 2 == 1;  // completed by GDS_wait, else by GDS_fence
+      std::vector<std::unique_ptr<long>> origins;
+      for (Index i = static_cast<Index>(rank); i < n; i += static_cast<Index>(nprocs)) {
+        origins.push_back(std::make_unique<long>(round * 1000000L + static_cast<long>(i)));
+        EXPECT_GDS_OK(GDS_put(origins.back().get(), nullptr, &i, &i, g));
+      }
+      EXPECT_GDS_OK(wait ? GDS_wait(g) : GDS_fence(g));
+      origins.clear();
+      std::vector<std::unique_ptr<long>> reuse;
+      for (int j = 0; j < 4096; ++j) reuse.push_back(std::make_unique<long>(-1));
+      EXPECT_GDS_OK(GDS_fence(g));
+      std::vector<long> all(n, 0);
+      const Index lo = 0, hi = n - 1;
+      EXPECT_GDS_OK(GDS_get(all.data(), nullptr, &lo, &hi, g));
+      EXPECT_GDS_OK(GDS_wait(g));
+      for (Index i = 0; i < n; ++i) stale += all[i] != round * 1000000L + static_cast<long>(i);
+      EXPECT_GDS_OK(GDS_fence(g));
+    }
+    EXPECT_EQ(stale, 0) << (create ? "GDS_create" : "GDS_alloc") << ": elements that did not get what was put";
+    EXPECT_GDS_OK(GDS_free(&g));
+  }
 }
 
 // More distinct strided shapes than the datatype cache holds (4096), origin

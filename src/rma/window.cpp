@@ -70,6 +70,10 @@ GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Ain
   disp_unit_ = disp_unit;
   core::InfoObject info;
   set_window_hints(info);
+  int nprocs = 0;
+  GDS_TRY(checked(func, "MPI_Comm_size", MPI_Comm_size(comm, &nprocs)));
+  local_.resize(nprocs);
+  remote_.resize(nprocs);
   GDS_TRY(checked(func, "MPI_Win_create", MPI_Win_create(base, bytes, disp_unit, info.get(), comm, &win_)));
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
   return checked(func, "MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
@@ -80,7 +84,8 @@ GDS_status_t Window::free(const char *func) {
   GDS_status_t s = checked(func, "MPI_Win_unlock_all", MPI_Win_unlock_all(win_));
   const GDS_status_t f = checked(func, "MPI_Win_free", MPI_Win_free(&win_));
   win_ = MPI_WIN_NULL;
-  forget_outstanding();
+  remote_.clear();
+  forget_local();
   return s != GDS_STATUS_OK ? s : f;
 }
 
@@ -144,11 +149,9 @@ GDS_status_t Window::compare_and_swap(const char *func, const void *origin, cons
 }
 
 GDS_status_t Window::noted_slow(const char *func, int target) {
-  const int n = ntargets_;
-  if (n <= kMaxTargets && std::find(targets_, targets_ + n, target) == targets_ + n) {
-    if (n < kMaxTargets) targets_[n] = target;
-    ntargets_ = n + 1;  // one past the array: every target
-  }
+  local_.add(target);
+  remote_.add(target);
+  last_ = target;
   const std::uint64_t max = g_settings.outstanding_ops_max;
   if (max == 0 || ++ops_ < max) return GDS_STATUS_OK;
   if (core::debug_level() >= 2)
@@ -157,33 +160,34 @@ GDS_status_t Window::noted_slow(const char *func, int target) {
   return complete_local(func);
 }
 
-void Window::forget_outstanding() {
-  ntargets_ = 0;
+void Window::forget_local() {
+  local_.clear();
+  last_ = -1;
   ops_ = 0;
   got_ = put_after_get_ = false;
 }
 
 GDS_status_t Window::flush_local_one(const char *func, int target) {
+  last_ = -1;  // the next operation is noted again
   return checked(func, "MPI_Win_flush_local", MPI_Win_flush_local(target, win_));
 }
 
 GDS_status_t Window::complete_local_slow(const char *func) {
   // The remote flushes of the MPICH workaround (put_after_get_) complete locally as well.
   GDS_status_t s = GDS_STATUS_OK;
-  if (ntargets_ > kMaxTargets && put_after_get_)
-    s = checked(func, "MPI_Win_flush_all", MPI_Win_flush_all(win_));
-  else if (ntargets_ > kMaxTargets)
-    s = checked(func, "MPI_Win_flush_local_all", MPI_Win_flush_local_all(win_));
-  else
-    for (int i = 0; i < ntargets_ && s == GDS_STATUS_OK; ++i)
-      s = put_after_get_ ? flush(func, targets_[i]) : flush_local_one(func, targets_[i]);
-  forget_outstanding();
+  for (const int t : local_.list())
+    if (s == GDS_STATUS_OK) s = put_after_get_ ? flush(func, t) : flush_local_one(func, t);
+  forget_local();
   return s;
 }
 
 GDS_status_t Window::complete_remote(const char *func) {
-  forget_outstanding();
-  return checked(func, "MPI_Win_flush_all", MPI_Win_flush_all(win_));
+  GDS_status_t s = GDS_STATUS_OK;
+  for (const int t : remote_.list())
+    if (s == GDS_STATUS_OK) s = flush(func, t);
+  remote_.clear();
+  forget_local();
+  return s;
 }
 
 GDS_status_t Window::flush(const char *func, int target) {

@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "gds_types.h"
 
@@ -41,8 +42,6 @@ class Window {
   // Collective: completes everything, ends the epoch and frees the window.
   GDS_status_t free(const char *func);
 
-  [[nodiscard]] bool valid() const { return win_ != MPI_WIN_NULL; }
-
   // Nonblocking operations; counts and displacements in the datatypes' units
   // (target displacement in disp_unit). Each is remembered for completion.
   GDS_status_t put(const char *func, const void *origin, int ocount, MPI_Datatype otype, int target,
@@ -58,16 +57,18 @@ class Window {
                                 void *result, MPI_Datatype type, int target, MPI_Aint disp);
 
   // Local completion of every operation issued since the last completion
-  // (GDS_wait): flushes only the processes they went to, all past a few.
+  // (GDS_wait): flushes only the processes they went to.
   GDS_status_t complete_local(const char *func) {
-    if (ntargets_ == 1 && ops_ == 0 && !put_after_get_) [[likely]] {
-      ntargets_ = 0;
+    if (local_.size() == 1 && ops_ == 0 && !put_after_get_) [[likely]] {
+      const int target = local_.only();
+      local_.clear();
       got_ = false;
-      return flush_local_one(func, targets_[0]);
+      return flush_local_one(func, target);
     }
     return complete_local_slow(func);
   }
-  // Completion at their targets of every operation issued (GDS_fence).
+  // Completion at their targets of every operation issued (GDS_fence):
+  // flushes the processes they went to since the last remote completion.
   GDS_status_t complete_remote(const char *func);
   // Completion at the target of the operations to `target`.
   GDS_status_t flush(const char *func, int target);
@@ -78,20 +79,13 @@ class Window {
   // Remembers an operation to `target`; past GDS_OUTSTANDING_RMA_OPS_MAX
   // operations, completes them all locally.
   GDS_status_t noted(const char *func, int target) {
-    if (g_settings.outstanding_ops_max == 0) [[likely]] {
-      if (ntargets_ == 0) {
-        targets_[0] = target;
-        ntargets_ = 1;
-        return GDS_STATUS_OK;
-      }
-      if (ntargets_ <= kMaxTargets && targets_[ntargets_ - 1] == target) return GDS_STATUS_OK;
-    }
+    if (g_settings.outstanding_ops_max == 0 && target == last_) [[likely]] return GDS_STATUS_OK;
     return noted_slow(func, target);
   }
   GDS_status_t noted_slow(const char *func, int target);
   GDS_status_t complete_local_slow(const char *func);
   GDS_status_t flush_local_one(const char *func, int target);
-  void forget_outstanding();
+  void forget_local();  // after a local completion
 
   // Accumulates of more than GDS_ACC_SEGMENT_SIZE bytes (count x one type) go
   // out as several operations of that many bytes: MPICH 4.0.2 applies one
@@ -117,14 +111,42 @@ class Window {
     return MPI_SUCCESS;
   }
 
+  // The processes operations went to since they were last completed, each
+  // once: a bit per process of the window, and their list.
+  class Targets {
+   public:
+    void resize(int nprocs) { seen_.assign(static_cast<std::size_t>(nprocs), false); }
+    void add(int target) {
+      if (seen_[static_cast<std::size_t>(target)]) return;
+      seen_[static_cast<std::size_t>(target)] = true;
+      list_.push_back(target);
+    }
+    void clear() {
+      for (const int t : list_) seen_[static_cast<std::size_t>(t)] = false;
+      list_.clear();
+    }
+    [[nodiscard]] std::size_t size() const { return list_.size(); }
+    [[nodiscard]] int only() const { return list_.front(); }
+    [[nodiscard]] const std::vector<int> &list() const { return list_; }
+
+   private:
+    std::vector<bool> seen_;
+    std::vector<int> list_;
+  };
+
   MPI_Win win_ = MPI_WIN_NULL;
   int disp_unit_ = 1;
-  // Targets of operations not yet completed; kMaxTargets + 1: all of them
-  // (MPI_Win_flush_local_all costs more than a few single flushes).
-  static constexpr int kMaxTargets = 4;
-  int targets_[kMaxTargets] = {};
-  int ntargets_ = 0;
-  std::uint64_t ops_ = 0;  // operations since the last completion, with GDS_OUTSTANDING_RMA_OPS_MAX
+  // MPICH 4.0.2 ch4:ucx, 3 or more processes on a host: MPI_Win_flush_all,
+  // MPI_Win_flush_local_all and MPI_Win_unlock_all return before small
+  // puts issued before them have read their origin buffers, so a buffer the
+  // application frees after GDS_fence or GDS_wait is sent in its new state;
+  // flushes of each target complete them (tests/mpi_bugs/flush_all_small_put.c).
+  // GDS flushes the processes operations went to, one by one, and never
+  // calls the *_all flushes.
+  Targets local_;   // since the last local completion
+  Targets remote_;  // since the last remote completion
+  int last_ = -1;   // the target of the last operation, in both sets (-1: none)
+  std::uint64_t ops_ = 0;  // operations since the last local completion, with GDS_OUTSTANDING_RMA_OPS_MAX
   // MPICH 4.0.2 ch4:ucx: a put issued after a get to the same target makes
   // MPI_Win_flush_local(_all) return before the get has landed (the put
   // overwrites the target's "needs a local flush" mark with "needs a
