@@ -81,11 +81,12 @@ GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Ain
 
 GDS_status_t Window::free(const char *func) {
   if (win_ == MPI_WIN_NULL) return GDS_STATUS_OK;
-  GDS_status_t s = checked(func, "MPI_Win_unlock_all", MPI_Win_unlock_all(win_));
+  // Flushed per target first: MPICH 4.0.2's MPI_Win_unlock_all can miss small puts (window.hpp).
+  GDS_status_t s = complete_remote(func);
+  const GDS_status_t u = checked(func, "MPI_Win_unlock_all", MPI_Win_unlock_all(win_));
+  if (s == GDS_STATUS_OK) s = u;
   const GDS_status_t f = checked(func, "MPI_Win_free", MPI_Win_free(&win_));
   win_ = MPI_WIN_NULL;
-  remote_.clear();
-  forget_local();
   return s != GDS_STATUS_OK ? s : f;
 }
 
