@@ -6,7 +6,8 @@
 // ending with an agreed status:
 //   decide      every process is ready; full or incremental (agreed)
 //   write       v<n>.gdsv: the blocks changed since the previous cached
-//               version (all of them for a full one), fsynced
+//               version (all of them for a full one), fsynced; the scheme
+//               learns every file length it will receive (prepare)
 //   redundancy  the scheme protects the file (PARTNER copy, XOR parity), fsynced
 //   record      v<n>.done, written only after every process has the version
 //               durable: restart takes version n if any process's record
@@ -204,6 +205,11 @@ class Cache final : public versions::Level {
       }
     }
     if (status == GDS_STATUS_OK) status = s.spares->write(func, version_path(s.dir, n), pieces);
+    // The scheme learns the lengths it will receive and reserves its
+    // buffers; agreed with the write, so redundancy starts only where every
+    // process can take part in all of it.
+    const GDS_status_t ready = s.scheme->prepare(func, n, head.size() + held);
+    if (status == GDS_STATUS_OK) status = ready;
     if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
       remove_version(s, n);
       return agreed;
@@ -464,6 +470,43 @@ GDS_status_t recover(const char *func, Array &a) {
 
 }  // namespace
 
+namespace {
+
+// The redundancy the failure groups allow, as SCR decides it: PARTNER and
+// XOR need two groups or more (SINGLE otherwise, with a warning when the
+// copy type was asked for); an XOR set has at most as many members as there
+// are groups (GDS_SET_SIZE is a maximum, as SCR_SET_SIZE is); XOR needs
+// every process in a set with processes of other groups (PARTNER
+// otherwise, with a warning). The same on every process: group_of is.
+void fit_to_groups(const char *func, Array &a, std::vector<std::vector<int>> *sets) {
+  ArrayState &s = state(a);
+  const auto ngroups = static_cast<std::uint64_t>(std::set<int>(s.group_of.begin(), s.group_of.end()).size());
+  const auto warn = [&](const char *what, Copy instead) {
+    if (a.rank == 0 && s.copy_given)
+      core::log(core::Level::warning, func, "array %s: copy type %s %s; using %s", s.name.c_str(), copy_name(s.copy),
+                what, copy_name(instead));
+    s.copy = instead;
+  };
+  if ((s.copy == Copy::partner || s.copy == Copy::xor_) && ngroups < 2)
+    warn("needs processes in 2 or more failure groups and this array's are all in one (GDS_NODE_ID or "
+         "GDS_RANKS_PER_NODE make one host act as several); no redundancy",
+         Copy::single);
+  if (s.copy != Copy::xor_) return;
+  if (s.set_size > ngroups) {
+    if (s.set_size_given)
+      GDS_DEBUG("array %s: XOR sets of at most %llu (the failure groups) instead of %llu", s.name.c_str(),
+                ull(ngroups), ull(s.set_size));
+    s.set_size = ngroups;
+  }
+  *sets = xor_sets(s.group_of, static_cast<int>(s.set_size));
+  if (sets->empty())
+    warn("cannot put every process in a set with processes of other failure groups (one group holds more than "
+         "half of them)",
+         Copy::partner);
+}
+
+}  // namespace
+
 void reset_cache(Array &a) {
   ArrayState &s = state(a);
   remove_others(s, {});
@@ -484,24 +527,11 @@ GDS_status_t open_cache(const char *func, Array &a) {
   int mine = core::failure_groups().mine;
   int rc = MPI_Allgather(&mine, 1, MPI_INT, s.group_of.data(), 1, MPI_INT, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
-  std::set<int> groups(s.group_of.begin(), s.group_of.end());
-  const auto ngroups = static_cast<std::uint64_t>(groups.size());
-  // A cache base alone asks for SCR's default, XOR, which one group cannot have: SINGLE then, as SCR does.
-  if (s.copy == Copy::xor_ && !g_settings.copy_given && ngroups == 1) s.copy = Copy::single;
-  if (s.copy == Copy::xor_ && !s.set_size_given) s.set_size = std::min<std::uint64_t>(s.set_size, ngroups);
-  GDS_status_t status = GDS_STATUS_OK;
-  if (s.copy == Copy::partner && ngroups < 2)
-    status = core::fail(GDS_STATUS_INVALID_INFO, func,
-                        "copy type PARTNER needs processes in 2 or more failure groups; this array's are all in one "
-                        "(GDS_NODE_ID or GDS_RANKS_PER_NODE make one host act as several)");
-  else if (s.copy == Copy::xor_ && (s.set_size > ngroups || s.set_size < 2))
-    status = core::fail(GDS_STATUS_INVALID_INFO, func,
-                        "XOR set size %llu is more than the %llu failure group(s) of this array's processes (or "
-                        "below 2)",
-                        ull(s.set_size), ull(ngroups));
+  std::vector<std::vector<int>> sets;
+  fit_to_groups(func, a, &sets);
   s.dir = group_dir(s, mine) + "/" + s.name + "/r" + std::to_string(a.rank);
   s.spares = std::make_shared<Spares>(s.dir, kSpares);
-  if (status == GDS_STATUS_OK) status = make_dirs(func, s.dir);
+  GDS_status_t status = make_dirs(func, s.dir);
   if (status == GDS_STATUS_OK && !writable_dir(s.dir))
     status = core::fail(GDS_STATUS_IO_ERROR, func, "the cache directory %s is not writable", s.dir.c_str());
   GDS_TRY(core::agree(func, comm, status));
@@ -512,7 +542,7 @@ GDS_status_t open_cache(const char *func, Array &a) {
   switch (s.copy) {
     case Copy::single: s.scheme = make_single(p); break;
     case Copy::partner: s.scheme = make_partner(p); break;
-    case Copy::xor_: GDS_TRY(make_xor(func, p, static_cast<int>(s.set_size), &s.scheme)); break;
+    case Copy::xor_: GDS_TRY(make_xor(func, p, sets, &s.scheme)); break;
     case Copy::none: break;
   }
   if (s.restart) return recover(func, a);

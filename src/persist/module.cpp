@@ -57,11 +57,13 @@ class Persist final : public core::Module {
     const Settings &g = g_settings;
     GDS_CHECK(g.error.empty(), GDS_STATUS_INVALID, "persistence configuration: %s", g.error.c_str());
     s->copy = g.copy;
+    s->copy_given = g.copy_given;
     if (auto v = core::info_value(info, GDS_COPY_TYPE_KEY)) {
       const std::optional<Copy> c = parse_copy(*v);
       GDS_CHECK(c.has_value(), GDS_STATUS_INVALID_INFO, "info: %s=%s is not NONE, SINGLE (or LOCAL), PARTNER or XOR",
                 GDS_COPY_TYPE_KEY, v->c_str());
       s->copy = *c;
+      s->copy_given = true;
     }
     std::optional<std::uint64_t> set_size, cache_size, every, restart, flush, prefix_size, inflight;
     GDS_TRY(core::info_unsigned(func, info, GDS_SET_SIZE_KEY, 1u << 30, &set_size));

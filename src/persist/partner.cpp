@@ -3,6 +3,7 @@
 // directory. One lost group is rebuilt from the copies, as long as the
 // group holding them survives (any two adjacent groups lost is beyond it).
 #include <algorithm>
+#include <new>
 
 #include "core/log.hpp"
 #include "persist/files.hpp"
@@ -13,21 +14,8 @@ namespace gds::persist {
 namespace {
 
 constexpr int kTagSize = 0x6d01, kTagData = 0x6d02, kTagRebuild = 0x6d03;
-constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
 
 unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
-
-// Nonblocking sends of a piece of any size, in messages of at most kPiece bytes.
-void post(std::vector<MPI_Request> *reqs, std::byte *data, std::uint64_t n, int peer, MPI_Comm comm) {
-  do {
-    const std::uint64_t k = std::min(n, kPiece);
-    MPI_Request r = MPI_REQUEST_NULL;
-    MPI_Isend(data, static_cast<int>(k), MPI_BYTE, peer, kTagData, comm, &r);
-    reqs->push_back(r);
-    data += k;
-    n -= k;
-  } while (n > 0);
-}
 
 class Partner final : public Scheme {
  public:
@@ -37,42 +25,40 @@ class Partner final : public Scheme {
     for (int q = 0; q < p_.nprocs; ++q)
       if (partner_[static_cast<std::size_t>(q)] == p_.rank) holders_.push_back(q);
     inbox_.resize(holders_.size());
+    sizes_.resize(holders_.size());
   }
 
-  GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) override {
-    std::vector<std::uint64_t> sizes(holders_.size());
-    std::uint64_t mine = file.size;
+  // The sizes of the files this process will keep, and room for them.
+  GDS_status_t prepare(const char *func, std::uint64_t, std::uint64_t length) override {
     std::vector<MPI_Request> reqs;
     for (std::size_t i = 0; i < holders_.size(); ++i) {
       reqs.emplace_back();
-      MPI_Irecv(&sizes[i], 1, MPI_UINT64_T, holders_[i], kTagSize, p_.comm, &reqs.back());
+      MPI_Irecv(&sizes_[i], 1, MPI_UINT64_T, holders_[i], kTagSize, p_.comm, &reqs.back());
     }
     reqs.emplace_back();
-    MPI_Isend(&mine, 1, MPI_UINT64_T, to_, kTagSize, p_.comm, &reqs.back());
-    int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    MPI_Isend(&length, 1, MPI_UINT64_T, to_, kTagSize, p_.comm, &reqs.back());
+    const int rc = wait_all(&reqs);
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", rc);
-    // The file goes as its pieces, each in messages of at most kPiece bytes;
-    // a holder receives them in order into one buffer (messages between two
-    // processes do not overtake), learning each one's size as it comes.
-    reqs.clear();
-    for (const iovec &piece : file.pieces)
-      if (piece.iov_len > 0) post(&reqs, static_cast<std::byte *>(piece.iov_base), piece.iov_len, to_, p_.comm);
-    for (std::size_t i = 0; i < holders_.size(); ++i) {
-      inbox_[i].resize(sizes[i]);
-      for (std::uint64_t got = 0; got < sizes[i];) {
-        MPI_Status st;
-        rc = MPI_Recv(inbox_[i].data() + got, static_cast<int>(std::min(kPiece, sizes[i] - got)), MPI_BYTE,
-                      holders_[i], kTagData, p_.comm, &st);
-        int count = 0;
-        if (rc == MPI_SUCCESS) rc = MPI_Get_count(&st, MPI_BYTE, &count);
-        if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
-        if (count <= 0)
-          return core::fail(GDS_STATUS_INTERNAL, func, "an empty PARTNER message from process %d", holders_[i]);
-        got += static_cast<std::uint64_t>(count);
-      }
+    try {
+      for (std::size_t i = 0; i < holders_.size(); ++i) inbox_[i].resize(sizes_[i]);
+    } catch (const std::bad_alloc &) {
+      return core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for the PARTNER copies of processes' files");
     }
-    rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", rc);
+    return GDS_STATUS_OK;
+  }
+
+  // The file goes to the partner as its pieces, where they are; each holder's
+  // file arrives whole (its size agreed in prepare) however it was cut.
+  GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) override {
+    std::vector<MPI_Request> reqs;
+    for (const iovec &piece : file.pieces)
+      post_bytes(&reqs, static_cast<const std::byte *>(piece.iov_base), piece.iov_len, to_, kTagData, p_.comm);
+    int rc = MPI_SUCCESS;
+    for (std::size_t i = 0; i < holders_.size() && rc == MPI_SUCCESS; ++i)
+      rc = recv_bytes(inbox_[i].data(), sizes_[i], holders_[i], kTagData, p_.comm);
+    const int sent = wait_all(&reqs);
+    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
+    if (sent != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", sent);
     for (std::size_t i = 0; i < holders_.size(); ++i)
       GDS_TRY(p_.spares->write(func, partner_path(p_.dir, holders_[i], n), {{inbox_[i].data(), inbox_[i].size()}}));
     return GDS_STATUS_OK;
@@ -135,6 +121,7 @@ class Partner final : public Scheme {
   std::vector<int> partner_;  // per rank
   int to_ = 0;
   std::vector<int> holders_;                  // the processes whose copies this one keeps
+  std::vector<std::uint64_t> sizes_;          // their files' sizes (prepare)
   std::vector<std::vector<std::byte>> inbox_;  // their files of the version being made
 };
 

@@ -39,6 +39,37 @@ void FileView::copy(std::uint64_t at, std::uint64_t n, std::byte *out) const {
   std::memset(out, 0, n);
 }
 
+namespace {
+constexpr std::uint64_t kMessage = std::uint64_t{1} << 30;  // bytes per message at most
+}  // namespace
+
+void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint64_t n, int peer, int tag,
+                MPI_Comm comm) {
+  for (std::uint64_t off = 0; off < n; off += kMessage) {
+    reqs->push_back(MPI_REQUEST_NULL);
+    MPI_Isend(data + off, static_cast<int>(std::min(kMessage, n - off)), MPI_BYTE, peer, tag, comm, &reqs->back());
+  }
+}
+
+int recv_bytes(std::byte *dst, std::uint64_t n, int peer, int tag, MPI_Comm comm) {
+  for (std::uint64_t got = 0; got < n;) {
+    MPI_Status st;
+    int rc = MPI_Recv(dst + got, static_cast<int>(std::min(kMessage, n - got)), MPI_BYTE, peer, tag, comm, &st);
+    int count = 0;
+    if (rc == MPI_SUCCESS) rc = MPI_Get_count(&st, MPI_BYTE, &count);
+    if (rc != MPI_SUCCESS) return rc;
+    if (count <= 0) return MPI_ERR_TRUNCATE;  // never sent: a protocol error, not a loop
+    got += static_cast<std::uint64_t>(count);
+  }
+  return MPI_SUCCESS;
+}
+
+int wait_all(std::vector<MPI_Request> *reqs) {
+  const int rc = MPI_Waitall(static_cast<int>(reqs->size()), reqs->data(), MPI_STATUSES_IGNORE);
+  reqs->clear();
+  return rc;
+}
+
 std::vector<int> positions_in_groups(const std::vector<int> &group_of) {
   std::map<int, int> seen;
   std::vector<int> position(group_of.size());

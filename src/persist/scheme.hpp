@@ -48,11 +48,23 @@ struct FileView {
   void copy(std::uint64_t at, std::uint64_t n, std::byte *out) const;
 };
 
+// A scheme's collective steps send messages whose number and sizes are
+// decided by agreed values only: prepare() tells every process the lengths
+// it will receive and reserves the memory encode() needs, and the caller
+// agrees on every process's outcome before encode() sends a byte. So no
+// process can wait for a message another has decided not to send (files of
+// different lengths, a process out of memory, a failed write).
 class Scheme {
  public:
   virtual ~Scheme() = default;
-  // Collective: protects version n's file of this process (written and
-  // durable already). Returns this process's status; the caller agrees.
+  // Collective: this process's file of version n will have `length` bytes.
+  // Exchanges lengths with the processes it sends to or receives from and
+  // reserves what encode() needs. Returns this process's status; the caller
+  // agrees on it (with the write's) before calling encode().
+  virtual GDS_status_t prepare(const char *func, std::uint64_t n, std::uint64_t length) = 0;
+  // Collective, after an agreed prepare(): protects version n's file of this
+  // process (written and durable already; `file.size` is the length given
+  // to prepare). Returns this process's status; the caller agrees.
   virtual GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) = 0;
   // Collective: lost[r] says whether process r lacks a good file of version
   // n. `own` is this process's file of version n, every block checked by the
@@ -72,8 +84,14 @@ class Scheme {
 
 std::unique_ptr<Scheme> make_single(const Places &p);
 std::unique_ptr<Scheme> make_partner(const Places &p);
-// Collective (splits the array's communicator into sets); `set_size` checked by the caller.
-GDS_status_t make_xor(const char *func, const Places &p, int set_size, std::unique_ptr<Scheme> *out);
+// XOR sets: every process of the array (its ranks, by failure group) in one
+// set of two or more processes of distinct failure groups, of at most
+// `set_size` where the groups allow; members in group order. Empty if there
+// are none such (one group holds more than half of the processes).
+std::vector<std::vector<int>> xor_sets(const std::vector<int> &group_of, int set_size);
+// Collective (splits the array's communicator into the sets from xor_sets, not empty).
+GDS_status_t make_xor(const char *func, const Places &p, const std::vector<std::vector<int>> &sets,
+                      std::unique_ptr<Scheme> *out);
 
 // Each rank's position among the ranks of its failure group (0 for the lowest).
 std::vector<int> positions_in_groups(const std::vector<int> &group_of);
@@ -84,5 +102,18 @@ std::vector<int> partners(const std::vector<int> &group_of);
 
 // Bytes per message of a rebuild (the receiver writes each as it arrives).
 constexpr std::uint64_t kRebuildPiece = std::uint64_t{8} << 20;
+
+// Messages of any size between two processes. The sender cuts its bytes as
+// it likes (pieces of a file where they lie in memory, each in messages of
+// at most 1 GiB); the receiver takes exactly the number of bytes both sides
+// agreed on, in however many messages they come, learning each one's size
+// as it arrives (messages between two processes on one communicator and tag
+// do not overtake). So the sender's cut is its own business.
+void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint64_t n, int peer, int tag,
+                MPI_Comm comm);
+// Receives exactly n bytes from `peer` into dst. MPI_SUCCESS or MPI's error code.
+int recv_bytes(std::byte *dst, std::uint64_t n, int peer, int tag, MPI_Comm comm);
+// Waits for posted sends (the vector is emptied). MPI_SUCCESS or MPI's error code.
+int wait_all(std::vector<MPI_Request> *reqs);
 
 }  // namespace gds::persist

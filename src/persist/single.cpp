@@ -10,6 +10,7 @@ namespace {
 class Single final : public Scheme {
  public:
   explicit Single(const Places &p) : p_(p) {}
+  GDS_status_t prepare(const char *, std::uint64_t, std::uint64_t) override { return GDS_STATUS_OK; }
   GDS_status_t encode(const char *, std::uint64_t, const FileView &) override { return GDS_STATUS_OK; }
   GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte>,
                        const std::string &) override {

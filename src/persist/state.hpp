@@ -56,6 +56,7 @@ struct ArrayState final : core::ArrayState {
   static constexpr core::Layer kLayer = core::Layer::persist;
   // From prepare (the same on every process).
   Copy copy = Copy::none;
+  bool copy_given = false;  // by an info key or a variable (not SCR's default for a cache base alone)
   std::uint64_t set_size = 0, cache_size = 0, every = 1;
   bool set_size_given = false;
   bool restart = false;

@@ -6,14 +6,18 @@
 // One lost member per set is rebuilt (every survivor streams it its share of
 // each chunk's XOR, in pieces); two are beyond it.
 //
-// Sets: the processes at the same position within their failure groups form
-// a row (in group order); a row is cut into sets of GDS_SET_SIZE, and a
-// shorter rest joins the last set.
+// Sets (xor_sets): the processes at the same position within their failure
+// groups form a row (in group order); a row is cut into sets of
+// GDS_SET_SIZE, and a shorter rest joins the last set. Where groups differ
+// in size, a process alone in its row joins or pairs with processes of
+// other groups.
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <iterator>
+#include <map>
+#include <new>
 
-#include "core/collective.hpp"
 #include "core/crc32c.hpp"
 #include "core/log.hpp"
 #include "persist/files.hpp"
@@ -23,9 +27,8 @@ namespace gds::persist {
 
 namespace {
 
-constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;  // bytes per message of an encode
-const std::array<std::byte, 4096> kZeros{};                 // padding sent from no buffer
-constexpr int kTagRebuild = 0x6d11;
+const std::array<std::byte, 4096> kZeros{};  // padding sent from no buffer
+constexpr int kTagRing = 0x6d10, kTagRebuild = 0x6d11;
 
 unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
 
@@ -43,25 +46,42 @@ class Xor final : public Scheme {
     me_ = static_cast<int>(std::find(members_.begin(), members_.end(), p_.rank) - members_.begin());
   }
 
-  GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) override {
-    std::vector<std::uint64_t> lengths(static_cast<std::size_t>(k_));
-    std::uint64_t mine = file.size;
-    int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, lengths.data(), 1, MPI_UINT64_T, set_.get());
+  // Every member's length, the chunk size from the longest, and the buffers.
+  GDS_status_t prepare(const char *func, std::uint64_t, std::uint64_t length) override {
+    lengths_.assign(static_cast<std::size_t>(k_), 0);
+    const int rc = MPI_Allgather(&length, 1, MPI_UINT64_T, lengths_.data(), 1, MPI_UINT64_T, set_.get());
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
-    const std::uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
-    const std::uint64_t c = parity_chunk(longest, static_cast<std::uint32_t>(k_));
-    buf_.resize(c);
-    in_.resize(c);
+    chunk_ = parity_chunk(*std::max_element(lengths_.begin(), lengths_.end()), static_cast<std::uint32_t>(k_));
+    try {
+      buf_.resize(chunk_);
+      in_.resize(chunk_);
+    } catch (const std::bad_alloc &) {
+      return core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for two %llu-byte XOR chunks", ull(chunk_));
+    }
+    return GDS_STATUS_OK;
+  }
+
+  // The ring reduce-scatter: k - 1 steps, each sending one chunk (c bytes,
+  // agreed in prepare) to the right and receiving one from the left.
+  GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) override {
+    const std::uint64_t c = chunk_;
     const int right = (me_ + 1) % k_, left = (me_ + k_ - 1) % k_;
     // The first step sends a chunk of the file itself, from where its pieces
-    // are (through datatypes) when it needs no more than a little padding.
+    // are, when it needs no more than a little padding (a choice of this
+    // process alone: the receiver takes c bytes however they are cut).
     const std::uint64_t first_at = std::uint64_t(idx(me_, left)) * c;
     const bool in_place = first_at + c <= file.size + kZeros.size();
     if (!in_place) file.copy(first_at, c, buf_.data());
+    std::vector<MPI_Request> reqs;
     for (int s = 0; s + 1 < k_; ++s) {
-      rc = s == 0 && in_place ? sendrecv_range(file, first_at, in_.data(), c, right, left)
-                              : sendrecv(buf_.data(), in_.data(), c, right, left);
-      if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Sendrecv", rc);
+      if (s == 0 && in_place)
+        post_range(file, first_at, c, right, &reqs);
+      else
+        post_bytes(&reqs, buf_.data(), c, right, kTagRing, set_.get());
+      const int rc = recv_bytes(in_.data(), c, left, kTagRing, set_.get());
+      const int sent = wait_all(&reqs);  // buf_ is written next
+      if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
+      if (sent != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", sent);
       const int m = ((me_ - s - 2) % k_ + k_) % k_;  // whose parity arrived
       if (s + 2 < k_) {
         file.copy(std::uint64_t(idx(me_, m)) * c, c, buf_.data());
@@ -75,7 +95,7 @@ class Xor final : public Scheme {
     h.number = n;
     h.set_id = set_id_;
     h.chunk = c;
-    h.lengths = lengths;
+    h.lengths = lengths_;
     h.parity_crc = core::crc32c(in_.data(), c);
     std::vector<std::byte> head = encode_parity_head(h);
     return p_.spares->write(func, parity_path(p_.dir, n), {{head.data(), head.size()}, {in_.data(), c}});
@@ -183,52 +203,22 @@ class Xor final : public Scheme {
     if (have > 0) std::memcpy(out, file.data() + start, have);
     std::memset(out + have, 0, len - have);
   }
-  int sendrecv(const std::byte *send, std::byte *recv, std::uint64_t n, int to, int from) {
-    for (std::uint64_t off = 0; off < n; off += kPiece) {
-      const int len = static_cast<int>(std::min(kPiece, n - off));
-      const int rc = MPI_Sendrecv(send + off, len, MPI_BYTE, to, 0x6d10, recv + off, len, MPI_BYTE, from, 0x6d10,
-                                  set_.get(), MPI_STATUS_IGNORE);
-      if (rc != MPI_SUCCESS) return rc;
-    }
-    return MPI_SUCCESS;
-  }
-  // As sendrecv, sending bytes [at, at + n) of the file (zeros past its end,
-  // at most kZeros of them) from where its pieces are: one message per
-  // contiguous segment (derived datatypes would be packed, not sent in
-  // place), received in order into one buffer, each message's size learnt
-  // as it arrives (messages between two processes do not overtake).
-  int sendrecv_range(const FileView &file, std::uint64_t at, std::byte *recv, std::uint64_t n, int to, int from) {
-    std::vector<MPI_Request> reqs;
-    const auto post = [&](const std::byte *p, std::uint64_t len) {
-      for (std::uint64_t off = 0; off < len; off += kPiece) {
-        reqs.emplace_back();
-        MPI_Isend(p + off, static_cast<int>(std::min(kPiece, len - off)), MPI_BYTE, to, 0x6d10, set_.get(),
-                  &reqs.back());
-      }
-    };
+  // Posts sends of bytes [at, at + n) of the file (zeros past its end, at
+  // most kZeros of them) from where its pieces are: one message per
+  // contiguous segment (derived datatypes would be packed, not sent in place).
+  void post_range(const FileView &file, std::uint64_t at, std::uint64_t n, int to, std::vector<MPI_Request> *reqs) {
     std::uint64_t start = 0, want = at, left = n;
     for (const iovec &p : file.pieces) {
       const std::uint64_t end = start + p.iov_len;
       if (left > 0 && want < end) {
         const std::uint64_t k = std::min(left, end - want);
-        post(static_cast<const std::byte *>(p.iov_base) + (want - start), k);
+        post_bytes(reqs, static_cast<const std::byte *>(p.iov_base) + (want - start), k, to, kTagRing, set_.get());
         want += k;
         left -= k;
       }
       start = end;
     }
-    if (left > 0) post(kZeros.data(), left);  // the padding
-    int rc = MPI_SUCCESS;
-    for (std::uint64_t got = 0; got < n && rc == MPI_SUCCESS;) {
-      MPI_Status st;
-      rc = MPI_Recv(recv + got, static_cast<int>(std::min(kPiece, n - got)), MPI_BYTE, from, 0x6d10, set_.get(), &st);
-      int count = 0;
-      if (rc == MPI_SUCCESS) rc = MPI_Get_count(&st, MPI_BYTE, &count);
-      if (rc == MPI_SUCCESS && count <= 0) rc = MPI_ERR_TRUNCATE;
-      got += static_cast<std::uint64_t>(count);
-    }
-    const int waited = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-    return rc != MPI_SUCCESS ? rc : waited;
+    post_bytes(reqs, kZeros.data(), left, to, kTagRing, set_.get());  // the padding
   }
 
   Places p_;
@@ -236,40 +226,76 @@ class Xor final : public Scheme {
   std::vector<int> members_;  // ranks of the array's communicator, in set order
   std::uint64_t set_id_;
   int k_ = 0, me_ = 0;
+  std::vector<std::uint64_t> lengths_;  // of the members' files of the version being made (prepare)
+  std::uint64_t chunk_ = 0;
   std::vector<std::byte> buf_, in_;
 };
 
 }  // namespace
 
-GDS_status_t make_xor(const char *func, const Places &p, int set_size, std::unique_ptr<Scheme> *out) {
+std::vector<std::vector<int>> xor_sets(const std::vector<int> &group_of, int set_size) {
   // Rows: processes at the same position within their groups, in group order.
-  const std::vector<int> position = positions_in_groups(p.group_of);
-  std::vector<int> row;
-  for (int r = 0; r < p.nprocs; ++r)
-    if (position[static_cast<std::size_t>(r)] == position[static_cast<std::size_t>(p.rank)]) row.push_back(r);
-  std::stable_sort(row.begin(), row.end(), [&](int a, int b) { return p.group_of[a] < p.group_of[b]; });
-  const int len = static_cast<int>(row.size());
-  const int at = static_cast<int>(std::find(row.begin(), row.end(), p.rank) - row.begin());
-  const int sets = std::max(1, len / set_size);
-  const int set = std::min(at / set_size, sets - 1);
-  const int first = set * set_size;
-  const int last = set == sets - 1 ? len : first + set_size;  // the rest joins the last set
-  std::vector<int> members(row.begin() + first, row.begin() + last);
-  // Every process must be in a set of two or more: agreed, so all fail alike.
-  const GDS_status_t ok =
-      members.size() >= 2
-          ? GDS_STATUS_OK
-          : core::fail(GDS_STATUS_INVALID_INFO, func,
-                       "copy type XOR: process %d has no other process at its position in another failure group "
-                       "to form a set with (groups of different sizes)",
-                       p.rank);
-  GDS_TRY(core::agree(func, p.comm, ok));
-  const int color = position[static_cast<std::size_t>(p.rank)] * (p.nprocs + 1) + set;
+  const std::vector<int> position = positions_in_groups(group_of);
+  std::map<int, std::vector<int>> rows;
+  for (int r = 0; r < static_cast<int>(group_of.size()); ++r) rows[position[static_cast<std::size_t>(r)]].push_back(r);
+  const auto by_group = [&](int a, int b) { return group_of[a] < group_of[b]; };
+  std::vector<std::vector<int>> sets;
+  std::vector<int> lone;
+  for (auto &[pos, row] : rows) {
+    std::stable_sort(row.begin(), row.end(), by_group);
+    const int len = static_cast<int>(row.size());
+    if (len < 2) {
+      lone.push_back(row[0]);
+      continue;
+    }
+    const int count = std::max(1, len / set_size);
+    for (int i = 0; i < count; ++i)  // the rest joins the last set
+      sets.emplace_back(row.begin() + i * set_size, i + 1 == count ? row.end() : row.begin() + (i + 1) * set_size);
+  }
+  // A process alone at its position (groups of different sizes) joins a
+  // set with no process of its group, else pairs with a process taken from
+  // a set of three or more (which keeps two), else a larger set.
+  const auto without = [&](const std::vector<int> &set, int group) {
+    return std::none_of(set.begin(), set.end(), [&](int r) { return group_of[r] == group; });
+  };
+  for (const int x : lone) {
+    const int g = group_of[static_cast<std::size_t>(x)];
+    std::vector<int> *join = nullptr, *donor = nullptr, *large = nullptr;
+    for (std::vector<int> &set : sets) {
+      const bool free = without(set, g);
+      if (free && static_cast<int>(set.size()) < set_size && (join == nullptr || set.size() < join->size())) join = &set;
+      if (free && large == nullptr) large = &set;
+      if (set.size() >= 3 && (donor == nullptr || set.size() > donor->size())) donor = &set;
+    }
+    if (join == nullptr && donor != nullptr) {
+      const auto y = std::find_if(donor->rbegin(), donor->rend(), [&](int r) { return group_of[r] != g; });
+      std::vector<int> pair{*y, x};
+      donor->erase(std::next(y).base());
+      std::stable_sort(pair.begin(), pair.end(), by_group);
+      sets.push_back(std::move(pair));
+      continue;
+    }
+    if (join == nullptr) join = large;
+    if (join == nullptr) return {};  // one group holds more than half of the processes
+    join->push_back(x);
+    std::stable_sort(join->begin(), join->end(), by_group);
+  }
+  return sets;
+}
+
+GDS_status_t make_xor(const char *func, const Places &p, const std::vector<std::vector<int>> &sets,
+                      std::unique_ptr<Scheme> *out) {
+  int color = 0;
+  while (std::find(sets[static_cast<std::size_t>(color)].begin(), sets[static_cast<std::size_t>(color)].end(),
+                   p.rank) == sets[static_cast<std::size_t>(color)].end())
+    ++color;
+  const std::vector<int> &members = sets[static_cast<std::size_t>(color)];
+  const int at = static_cast<int>(std::find(members.begin(), members.end(), p.rank) - members.begin());
   MPI_Comm c = MPI_COMM_NULL;
   const int rc = MPI_Comm_split(p.comm, color, at, &c);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Comm_split", rc);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-  *out = std::make_unique<Xor>(p, core::Comm(c), std::move(members), static_cast<std::uint64_t>(color));
+  *out = std::make_unique<Xor>(p, core::Comm(c), members, static_cast<std::uint64_t>(color));
   return GDS_STATUS_OK;
 }
 
