@@ -124,10 +124,21 @@ class Xor final : public Scheme {
            h.member == static_cast<std::uint32_t>(me_) && h.set_size == static_cast<std::uint32_t>(k_) &&
            h.lengths[static_cast<std::size_t>(me_)] == own.size();
     }
-    // One agreement: whether every survivor has them, and the chunk size and
-    // the lost member's length, which the survivors' parity headers must
-    // give alike (each survivor's sends are read at its own chunk size).
-    // Maxima of (value, ~value) give the largest and the smallest.
+    // The buffers of the pieces (at most kRebuildPiece bytes; the chunk size
+    // is not known here before the agreement), reserved before it.
+    std::unique_ptr<std::byte[]> piece, sum;
+    try {
+      piece = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
+      if (me_ == who) sum = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
+    } catch (const std::bad_alloc &) {
+      ok = 0;
+      core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for the pieces of an XOR rebuild");
+    }
+    // One agreement: whether every survivor has them (and every member its
+    // buffers), and the chunk size and the lost member's length, which the
+    // survivors' parity headers must give alike (each survivor's sends are
+    // read at its own chunk size). Maxima of (value, ~value) give the
+    // largest and the smallest.
     const bool survivor = me_ != who;
     const std::uint64_t chunk = survivor && ok ? h.chunk : 0;
     const std::uint64_t lost_length = survivor && ok ? h.lengths[static_cast<std::size_t>(who)] : 0;
@@ -137,8 +148,8 @@ class Xor final : public Scheme {
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
     if (most[0] != 0)
       return core::fail(GDS_STATUS_UNRECOVERABLE, func,
-                        "version %llu of process %d is lost, and another member of its XOR set lacks its file or "
-                        "parity",
+                        "version %llu of process %d is lost, and a member of its XOR set lacks its file, its "
+                        "parity or memory",
                         ull(n), members_[static_cast<std::size_t>(who)]);
     if (most[1] != ~most[2] || most[3] != ~most[4])
       return core::fail(GDS_STATUS_UNRECOVERABLE, func,
@@ -152,7 +163,6 @@ class Xor final : public Scheme {
     // (no chunk-sized copies: the survivors' files are mapped).
     // The lost member writes each piece of its file as it is complete.
     const std::uint64_t piece_bytes = std::min<std::uint64_t>(c, kRebuildPiece), length = most[3];
-    std::vector<std::byte> piece(piece_bytes), sum(me_ == who ? piece_bytes : 0);
     Writer out;
     GDS_status_t io = me_ == who ? out.open(func, path) : GDS_STATUS_OK;
     for (int ch = 0; ch + 1 < k_; ++ch) {
@@ -160,11 +170,11 @@ class Xor final : public Scheme {
       for (std::uint64_t off = 0; off < c; off += piece_bytes) {
         const std::uint64_t len = std::min(piece_bytes, c - off);
         if (me_ != who) {
-          const std::byte *send = piece.data();
+          const std::byte *send = piece.get();
           if (me_ == m)
             send = parity.bytes().data() + at + off;
           else
-            slice(own, idx(me_, m), c, off, len, piece.data());
+            slice(own, idx(me_, m), c, off, len, piece.get());
           rc = MPI_Send(send, static_cast<int>(len), MPI_BYTE, who, kTagRebuild, set_.get());
           if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Send", rc);
           continue;
@@ -172,16 +182,16 @@ class Xor final : public Scheme {
         bool first = true;
         for (int j = 0; j < k_; ++j) {
           if (j == who) continue;
-          rc = MPI_Recv(first ? sum.data() : piece.data(), static_cast<int>(len), MPI_BYTE, j, kTagRebuild,
+          rc = MPI_Recv(first ? sum.get() : piece.get(), static_cast<int>(len), MPI_BYTE, j, kTagRebuild,
                         set_.get(), MPI_STATUS_IGNORE);
           if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
-          if (!first) xor_into(sum.data(), piece.data(), len);
+          if (!first) xor_into(sum.get(), piece.get(), len);
           first = false;
         }
         // What lies within the file's length (the rest is padding).
         const std::uint64_t where = std::uint64_t(ch) * c + off;
         if (io == GDS_STATUS_OK && where < length)
-          io = out.write_at(func, where, sum.data(), std::min(len, length - where));
+          io = out.write_at(func, where, sum.get(), std::min(len, length - where));
       }
     }
     if (me_ == who && io == GDS_STATUS_OK) io = out.finish(func);
