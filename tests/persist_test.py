@@ -30,13 +30,17 @@ ap.add_argument("--kill-seconds", type=float, default=40)
 ap.add_argument("--seed", type=int, default=None)
 ap.add_argument("--gvr-app", default=None)
 ap.add_argument("--tool", default=None)
+ap.add_argument("--random-app", default=None)
+ap.add_argument("--model-seconds", type=float, default=60)
 ap.add_argument("suites", nargs="*")
 args = ap.parse_args()
 NP = args.np
-SUITES = args.suites or (["roundtrip", "lost", "corrupt", "kill", "config", "scr"] + (["gvr"] if args.gvr_app else [])
+SUITES = args.suites or (["roundtrip", "lost", "corrupt", "kill", "config", "scr", "shrink"]
+                         + (["gvr"] if args.gvr_app else [])
                          + ["prefix", "prefixread", "prefixcorrupt", "prefixkill"] + (["tool"] if args.tool else []))
 failures = []
 runs = 0
+RANDOM_TIMEOUT = 60 if NP <= 2 else 120  # a job of the model suites (a hang is a failure, not a stuck test)
 root = tempfile.mkdtemp(prefix="gds-persist-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
 V = 6           # versions each write job makes
 CACHE_SIZE = 3  # versions the cache keeps
@@ -56,15 +60,22 @@ def env_for(base, copy, extra=None):
 
 
 def run(what, argv, env, expect_ok=True, kill_env=None, victim=None, timeout=240, app=None, marker="persist_app: ok",
-        np=None):
-    """Runs the app on NP (or np) processes; kill_env goes to `victim` (None: all)."""
+        np=None, rank_env=None):
+    """Runs the app on NP (or np) processes; kill_env goes to `victim` (None:
+    all); rank_env, a dict per rank, gives processes variables of their own."""
     global runs
     runs += 1
     np = np or NP
+    # The launcher ends a hung job itself (and every process of it) before it is killed here.
+    if int(env.get("MPIEXEC_TIMEOUT", timeout)) >= timeout:
+        env = dict(env, MPIEXEC_TIMEOUT=str(max(10, timeout - 10)))
     cmd = [args.mpiexec]
-    if kill_env and victim is not None:
+    if (kill_env and victim is not None) or rank_env:
         for r in range(np):
-            cmd += ["-n", "1"] + (["-env", "GDS_TEST_KILL", kill_env] if r == victim else []) + [app or args.app] + argv
+            own = dict(rank_env[r]) if rank_env else {}
+            if kill_env and (victim is None or r == victim):
+                own["GDS_TEST_KILL"] = kill_env
+            cmd += ["-n", "1"] + [x for k, v in sorted(own.items()) for x in ("-env", k, v)] + [app or args.app] + argv
             if r + 1 < np:
                 cmd.append(":")
     else:
@@ -251,16 +262,252 @@ def kill():
         failures.append("kill suite: no job was killed (GDS_TEST_KILL had no effect)")
 
 
+# --- the levels against a model: every process changes something different ---
+
+FRACTIONS = [(0.1, 0.5), (0.5, 0.1), (0.0, 0.75), (0.5, 0.9), (0.25, 0.5)]  # issue 20's reproducers
+
+
+def dense_groups(node_of):
+    """GDS's group numbers: dense, in the order of each group's lowest rank."""
+    number = {}
+    for n in node_of:
+        number.setdefault(n, len(number))
+    return [number[n] for n in node_of]
+
+
+class Lineage:
+    """What the driver knows of an array's cached versions across its runs."""
+
+    def __init__(self, every, cache_size):
+        self.every, self.cache_size = every, cache_size
+        self.cached = []     # cached versions of the lineage, ascending
+        self.next = 0        # the next version's number
+        self.in_flight = None  # a version a killed run may have completed
+
+    def account(self, made, killed):
+        """A run made versions self.next .. (numbers in `made`); j-th made is cached if j % every == 0."""
+        start, last = self.next, max(made) if made else self.next - 1
+        for k in range(start, last + 1):
+            if (k - start + 1) % self.every == 0:
+                self.cached.append(k)
+        self.in_flight = None
+        if killed:  # the version being made when the kill came may be complete too
+            k = last + 1
+            while (k - start + 1) % self.every != 0:
+                k += 1
+            self.in_flight = k
+        self.next = last + 1
+
+    def expect(self):
+        """The restart's range: 'fresh', 'a-b' or 'fresh-b'."""
+        lo = self.cached[-1] if self.cached else None
+        hi = self.in_flight if self.in_flight is not None else lo
+        if hi is None:
+            return "fresh"
+        return f"{'fresh' if lo is None else lo}-{hi}"
+
+    def restarted(self, version):
+        """The restart took `version` (None: fresh): the lineage goes on from it."""
+        if version is None:
+            self.cached, self.next = [], 0
+        else:
+            if version not in self.cached:
+                self.cached.append(version)
+            self.cached = [k for k in self.cached if k <= version]
+            self.next = version + 1
+        self.in_flight = None
+
+    def navigable(self):
+        return ",".join(str(k) for k in self.cached[-self.cache_size:])
+
+
+def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, base, runs_left):
+    """Runs of one array: each may be killed, and the cache damaged within
+    what the scheme rebuilds (or beyond it, for SINGLE) before the next."""
+    fresh = True
+    history = []
+    # Damage between runs hits one group only: a file it damaged and nobody
+    # needed (a parity, a PARTNER copy) stays damaged, so a second group
+    # lost later would be beyond what the schemes rebuild.
+    lost = rng.randrange(len(set(groups)))
+    for run_no in range(runs_left):
+        last = run_no + 1 == runs_left
+        versions = 0 if last else rng.randint(1, 6)
+        kill = None if last or rng.random() < 0.5 else (rng.choice(KILL_POINTS), rng.randint(1, versions),
+                                                        rng.choice([None] + list(range(NP))))
+        expect = "fresh" if fresh else lineage.expect()
+        navigable = lineage.navigable() if expect != "fresh" and lineage.in_flight is None else ""
+        damage = "none"
+        if not fresh and rng.random() < 0.5 and len(set(groups)) >= 2:
+            damage = rng.choice(["lose", "flip"]) if redundant else "lose"
+        if damage == "lose":
+            shutil.rmtree(node_dir(base, lost), ignore_errors=True)
+        elif damage == "flip":
+            files = [os.path.join(d, f) for d, _, fs in os.walk(node_dir(base, lost)) for f in fs]
+            if files:
+                mutate(rng.choice(sorted(files)), "flip", rng)
+        if damage != "none" and not redundant:
+            # SINGLE: what a lost group held is gone.
+            expect = "GDS_STATUS_UNRECOVERABLE" if lineage.cached else "fresh|GDS_STATUS_UNRECOVERABLE"
+        argv = [*spec, f"versions={versions}", f"expect={expect}"] + ([f"navigable={navigable}"] if navigable else [])
+        tag = (f"{what} run {run_no}: {versions} version(s), expect {expect}"
+               + (f", {damage} group {lost}" if damage != "none" else "")
+               + (f", kill {kill[0]}:{kill[1]} of {'all' if kill[2] is None else 'rank ' + str(kill[2])}" if kill else ""))
+        failed = len(failures)
+        p = run(tag, argv, dict(env, GDS_RESTART="0" if fresh else "1"), expect_ok=kill is None,
+                kill_env=f"{kill[0]}:{kill[1]}" if kill else None, victim=kill[2] if kill else None,
+                rank_env=rank_env, app=args.random_app, marker="persist_random: ok", timeout=RANDOM_TIMEOUT)
+        if len(failures) > failed:
+            print("  the runs before it:\n" + "\n".join(history), flush=True)
+        if p is None:
+            return
+        history.append(f"    {tag}: exit {p.returncode}\n" + "".join(
+            f"      {line}\n" for line in (p.stdout + p.stderr).splitlines() if "GDS" in line or "persist_random" in line))
+        if expect.startswith("GDS_STATUS") or expect.startswith("fresh|"):
+            return  # refused (as it had to be): the array ends here
+        out = p.stdout
+        if kill is not None and "persist_random: rank" in p.stderr:  # a check failed before the kill
+            failures.append(tag)
+            print(f"FAIL {tag}:\n{out}{p.stderr}", flush=True)
+        if "restarted from " in out:
+            lineage.restarted(int(out.split("restarted from ")[1].split()[0]))
+        elif not fresh:
+            lineage.restarted(None)
+        made = sorted({int(line.split()[-1]) for line in out.splitlines() if line.startswith("persist_random: made")})
+        killed = kill is not None and p.returncode != 0
+        lineage.account(made, killed)
+        fresh = False
+
+
+def array_spec(rng, seed, journal):
+    kind = rng.choice(["alloc1", "alloc2", "create", "create"])
+    chunk = rng.choice([1, 3, 8, 13, 40])
+    spec = [f"seed={seed}", f"kind={kind}", f"chunk={chunk}", f"journal={journal}",
+            f"restores={rng.choice([0, 0, 0.25])}"]
+    if kind == "alloc1":
+        spec.append(f"dims={rng.choice([1, max(1, NP - 1), rng.randint(2, 200), rng.randint(500, 4000)])}")
+    elif kind == "alloc2":
+        spec.append(f"dims={rng.randint(1, 30)},{rng.randint(1, 70)}")
+    else:
+        # Parts of very different sizes, some empty (never all).
+        parts = [rng.choice([0, 0, 1, rng.randint(2, 40), rng.randint(300, 3000)]) for _ in range(NP)]
+        if sum(parts) == 0:
+            parts[rng.randrange(NP)] = rng.randint(1, 100)
+        spec += [f"dims={sum(parts)}", "parts=" + ",".join(map(str, parts))]
+    if NP >= 2 and rng.random() < 0.25:
+        fr = rng.choice(FRACTIONS)
+        spec.append("fracs=" + ",".join(str(fr[r % 2]) for r in range(NP)))
+    return spec
+
+
+def model():
+    """Random arrays (1-D/2-D GDS_alloc, GDS_create with uneven parts, some
+    empty) on NP processes acting as 1..NP nodes of random sizes, each copy
+    type (random set sizes, cache sizes, versions cached every 1 or 2), every
+    process changing a random and different amount (GDS_put to others'
+    parts too, rollbacks), checked after every version; runs killed at
+    random phases, groups lost or bits flipped between them, and restarts
+    checked against what the earlier runs completed. Bounded by
+    --model-seconds; the seed is printed (--seed replays it)."""
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
+    print(f"model suite: seed {seed} (--seed {seed} replays it), {args.model_seconds} s", flush=True)
+    rng = random.Random(seed)
+    end = time.monotonic() + args.model_seconds
+    rounds = 0
+    tally = {}
+    while time.monotonic() < end or rounds < 3:
+        rounds += 1
+        ngroups = rng.randint(1, NP)
+        node_of = list(range(ngroups)) + [rng.randrange(ngroups) for _ in range(NP - ngroups)]
+        rng.shuffle(node_of)
+        node_of = [n * 7 + 3 for n in node_of]  # node ids need not be dense
+        groups = dense_groups(node_of)
+        copy = rng.choice(["SINGLE", "PARTNER", "XOR"])
+        extra = {"GDS_CACHE_SIZE": str(rng.randint(1, 4)), "GDS_CACHE_EVERY": str(rng.choice([1, 1, 2]))}
+        if copy == "XOR" and rng.random() < 0.7:
+            extra[rng.choice(["GDS_SET_SIZE", "SCR_SET_SIZE"])] = str(rng.choice([2, 3, ngroups + 1, 8]))
+        base = fresh_base("model")
+        env = env_for(base, copy, extra)
+        del env["GDS_RANKS_PER_NODE"]
+        rank_env = [{"GDS_NODE_ID": str(n)} for n in node_of]
+        redundant = copy != "SINGLE" and ngroups >= 2
+        spec = array_spec(rng, rng.randrange(1 << 40), os.path.join(base, "journal"))
+        lineage = Lineage(int(extra["GDS_CACHE_EVERY"]), int(extra["GDS_CACHE_SIZE"]))
+        what = f"model round {rounds}: {copy} nodes {node_of} {' '.join(f'{k}={v}' for k, v in extra.items())} {' '.join(spec[1:])}"
+        random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, base, rng.randint(2, 4))
+        key = f"{copy}/{ngroups} group(s)"
+        tally[key] = tally.get(key, 0) + 1
+    print(f"model suite: {rounds} rounds: " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.items())), flush=True)
+
+
+def uneven():
+    """Issue 20's reproducers: 2 MiB of doubles per process, version 0 all,
+    then each process a different fraction (GDS_access DIRECT and GDS_put),
+    under XOR and PARTNER; then a group lost (each in turn at 2 processes,
+    one per case beyond) and restarted. Also parts of very different sizes
+    and empty parts (GDS_create)."""
+    if NP < 2:
+        return
+    cases = [("XOR", fr) for fr in FRACTIONS] + [("PARTNER", FRACTIONS[0])]
+    for case, (copy, fr) in enumerate(cases):
+        fracs = ",".join(str(fr[r % 2]) for r in range(NP))
+        base = fresh_base("uneven")
+        spec = ["seed=20", "kind=alloc1", f"dims={2 * 131072 * NP}", "chunk=1024", f"fracs={fracs}",
+                f"journal={os.path.join(base, 'journal')}"]
+        env = env_for(base, copy)
+        tag = f"uneven {copy} fractions {fracs}"
+        if run(tag + " write", [*spec, "versions=3", "expect=fresh"], env, app=args.random_app,
+               marker="persist_random: ok", timeout=RANDOM_TIMEOUT) is None:
+            continue
+        pristine = os.path.join(root, "pristine")
+        shutil.rmtree(pristine, ignore_errors=True)
+        shutil.copytree(base, pristine)
+        for g in range(NP) if NP == 2 else [case % NP]:
+            restore(base, pristine)
+            shutil.rmtree(node_dir(base, g))
+            run(f"{tag}: group {g} lost", [*spec, "versions=1", "expect=2-2", "navigable=0,1,2"],
+                dict(env, GDS_RESTART="1"), app=args.random_app, marker="persist_random: ok", timeout=RANDOM_TIMEOUT)
+    rng = random.Random(20)
+    for copy in ("XOR", "PARTNER"):
+        for parts in ([0] * (NP - 1) + [5000], [1] + [0] * (NP - 2) + [3000], [4000] + [7] * (NP - 1),
+                      [rng.randint(0, 3000) for _ in range(NP)]):
+            if sum(parts) == 0:
+                continue
+            base = fresh_base("uneven")
+            spec = ["seed=21", "kind=create", f"dims={sum(parts)}", "parts=" + ",".join(map(str, parts)), "chunk=7",
+                    f"journal={os.path.join(base, 'journal')}"]
+            env = env_for(base, copy)
+            tag = f"uneven {copy} parts {parts}"
+            run(tag + " write", [*spec, "versions=4", "expect=fresh"], env, app=args.random_app,
+                marker="persist_random: ok", timeout=RANDOM_TIMEOUT)
+            shutil.rmtree(node_dir(base, NP - 1))
+            run(tag + f": group {NP - 1} lost", [*spec, "versions=2", "expect=3-3", "navigable=1,2,3"],
+                dict(env, GDS_RESTART="1"), app=args.random_app, marker="persist_random: ok", timeout=RANDOM_TIMEOUT)
+
+
 def config():
     app = ["check", "1", "row", "alloc", str(V)]
     base = fresh_base("cfg")
     run("config: unknown copy type", app + ["GDS_STATUS_INVALID"], env_for(base, "RAID6"))
     run("config: cache base not a directory", app + ["GDS_STATUS_IO_ERROR"],
         env_for("/proc/gds-no-such-dir", "SINGLE"))
-    run("config: set size beyond the groups", app + ["GDS_STATUS_INVALID_INFO"],
-        env_for(base, "XOR", {"GDS_SET_SIZE": str(NP + 1)}))
-    run("config: PARTNER on one node", app + ["GDS_STATUS_INVALID_INFO"],
-        env_for(base, "PARTNER", {"GDS_RANKS_PER_NODE": str(NP)}))
+    # What the failure groups cannot have is what they allow, as in SCR:
+    # a set size is a maximum; PARTNER or XOR on one node is SINGLE (warned);
+    # XOR where one node holds more than half of the processes is PARTNER (warned).
+    p = run("config: set size beyond the groups", app + ["fresh"], env_for(base, "XOR", {"GDS_SET_SIZE": str(NP + 1)}))
+    if p is not None and "WARNING" in p.stderr:
+        failures.append(f"config: a set size beyond the groups warns: {p.stderr}")
+    for copy in ("PARTNER", "XOR"):
+        p = run(f"config: {copy} on one node", app + ["fresh"], env_for(base, copy, {"GDS_RANKS_PER_NODE": str(NP)}))
+        if p is not None and f"copy type {copy} needs processes in 2 or more failure groups" not in p.stderr:
+            failures.append(f"config: {copy} on one node: no warning that it is SINGLE: {p.stderr}")
+    if NP == 3:
+        env = env_for(base, "XOR")
+        del env["GDS_RANKS_PER_NODE"]
+        p = run("config: XOR on nodes of 2 and 1 processes", app + ["fresh"], env,
+                rank_env=[{"GDS_NODE_ID": n} for n in ("5", "5", "9")])
+        if p is not None and "using PARTNER" not in p.stderr:
+            failures.append(f"config: XOR on nodes of 2 and 1: no warning that it is PARTNER: {p.stderr}")
     run("config: bad cache size", app + ["GDS_STATUS_INVALID"], env_for(base, "SINGLE", {"GDS_CACHE_SIZE": "0"}))
     run("config: relative prefix", app + ["GDS_STATUS_INVALID"], env_for(base, "NONE", {"GDS_PREFIX": "rel/dir"}))
     run("config: flush every 0", app + ["GDS_STATUS_INVALID"],
@@ -269,6 +516,39 @@ def config():
         env_for(base, "NONE", {"SCR_PREFIX": base, "SCR_FLUSH": "often"}))
     run("config: prefix not writable", app + ["GDS_STATUS_IO_ERROR"],
         env_for(base, "NONE", {"GDS_PREFIX": "/proc/gds-no-such-dir"}))
+
+
+def shrink():
+    """Issue 20's job scripts, SCR_* variables only, rerun on fewer nodes
+    after losing one with the whole cache: XOR with SCR_SET_SIZE=NP on NP
+    nodes goes on on NP - 1 nodes (sets as large as the groups allow;
+    SINGLE on one node) from the prefix, then from its own cache; PARTNER
+    on NP nodes goes on on one node as SINGLE, with a warning."""
+    if NP < 2:
+        return
+    shape = ["2", "row", "alloc"]
+    for copy in ("XOR", "PARTNER"):
+        base, pfx = prefix_base("shrink")
+        env = {k: v for k, v in env_for(base, None).items() if not k.startswith("GDS_")}
+        env.update({"GDS_RANKS_PER_NODE": "1", "SCR_COPY_TYPE": copy, "SCR_SET_SIZE": str(NP), "SCR_CACHE_BASE": base,
+                    "SCR_PREFIX": pfx, "SCR_JOB_ID": "t", "SCR_CACHE_SIZE": "3", "PERSIST_APP_SHAPE_NP": str(NP)})
+        tag = f"shrink {copy} SCR_SET_SIZE={NP}"
+        if run(f"{tag}: write on {NP} nodes", ["write", *shape, str(V)], env) is None:
+            continue
+        drop_caches(base)
+        fewer = NP - 1 if copy == "XOR" else NP
+        renv = dict(env, GDS_RANKS_PER_NODE=str(1 if copy == "XOR" else NP))
+        nodes = fewer if copy == "XOR" else 1
+        p = run(f"{tag}: {fewer} process(es) on {nodes} node(s), from the prefix",
+                ["check", *shape, str(V), str(V - 1), "2"], renv, np=fewer)
+        if p is not None and p.returncode == 0 and level_of(p) != "prefix":
+            failures.append(f"{tag}: restarted from the {level_of(p)}, not the prefix")
+        if p is not None and nodes == 1 and f"copy type {copy} needs processes in 2 or more" not in p.stderr:
+            failures.append(f"{tag}: on one node, no warning that {copy} is SINGLE there: {p.stderr}")
+        p = run(f"{tag}: {fewer} process(es) on {nodes} node(s) again, from the cache",
+                ["check", *shape, str(V + 2), str(V + 1), "1"], renv, np=fewer)
+        if p is not None and p.returncode == 0 and level_of(p) != "cache":
+            failures.append(f"{tag}: restarted from the {level_of(p)}, not the cache")
 
 
 def scr():
