@@ -30,33 +30,22 @@
 #include <vector>
 
 #include "gds.h"
+#include "support/persist_apps.hpp"
 
 namespace {
 
-int g_rank = 0, g_nprocs = 1;
-std::vector<GDS_size_t> g_count;
-int g_failures = 0;
+using persist_apps::g_failures;
+using persist_apps::g_rank;
+using persist_apps::mix;
+using persist_apps::status_name;
 
-#define FAIL(...)                                                   \
-  do {                                                              \
-    std::fprintf(stderr, "persist_app: rank %d: ", g_rank);         \
-    std::fprintf(stderr, __VA_ARGS__);                              \
-    std::fprintf(stderr, "\n");                                     \
-    ++g_failures;                                                   \
-  } while (0)
+int g_nprocs = 1;
+std::vector<GDS_size_t> g_count;
 
 GDS_size_t total() {
   GDS_size_t n = 1;
   for (const GDS_size_t c : g_count) n *= c;
   return n;
-}
-
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
 }
 
 // Whether element i (row-major global index) changes at version k, and to what.
@@ -91,19 +80,6 @@ GDS_status_t cyclic_l2g(GDS_size_t offset, GDS_size_t g[]) {
 }
 
 std::vector<long> g_buffer;  // GDS_create's
-
-std::string status_name(GDS_status_t s) {
-  switch (s) {
-    case GDS_STATUS_OK: return "GDS_STATUS_OK";
-    case GDS_STATUS_INVALID: return "GDS_STATUS_INVALID";
-    case GDS_STATUS_INVALID_INFO: return "GDS_STATUS_INVALID_INFO";
-    case GDS_STATUS_IO_ERROR: return "GDS_STATUS_IO_ERROR";
-    case GDS_STATUS_CORRUPT: return "GDS_STATUS_CORRUPT";
-    case GDS_STATUS_UNRECOVERABLE: return "GDS_STATUS_UNRECOVERABLE";
-    case GDS_STATUS_REMOTE_ERROR: return "GDS_STATUS_REMOTE_ERROR";
-    default: return "status " + std::to_string(static_cast<int>(s));
-  }
-}
 
 GDS_status_t make(const std::string &order, const std::string &flavor, GDS_gds_t *g) {
   MPI_Info info;
@@ -167,6 +143,7 @@ void compare(GDS_gds_t h, const std::vector<long> &want, std::uint64_t k) {
 int main(int argc, char **argv) {
   GDS_thread_support_t provided;
   if (GDS_init(&argc, &argv, GDS_THREAD_SINGLE, &provided) != GDS_STATUS_OK) return 2;
+  persist_apps::g_program = "persist_app";
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_nprocs);
   if (argc < 6) {

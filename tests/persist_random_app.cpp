@@ -51,27 +51,16 @@
 #include <vector>
 
 #include "gds.h"
+#include "support/persist_apps.hpp"
 
 namespace {
 
-int g_rank = 0, g_nprocs = 1;
-int g_failures = 0;
+using persist_apps::g_failures;
+using persist_apps::g_rank;
+using persist_apps::mix;
+using persist_apps::status_name;
 
-#define FAIL(...)                                                  \
-  do {                                                             \
-    std::fprintf(stderr, "persist_random: rank %d: ", g_rank);     \
-    std::fprintf(stderr, __VA_ARGS__);                             \
-    std::fprintf(stderr, "\n");                                    \
-    ++g_failures;                                                  \
-  } while (0)
-
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
+int g_nprocs = 1;
 
 std::vector<std::string> split(const std::string &s, char sep) {
   std::vector<std::string> out;
@@ -231,16 +220,6 @@ GDS_status_t g2l(const GDS_size_t g[], int *rank, GDS_size_t *offset, void *ctx)
 GDS_status_t l2g(GDS_size_t offset, GDS_size_t g[], void *ctx) {
   g[0] = static_cast<const Parts *>(ctx)->first[static_cast<std::size_t>(g_rank)] + offset;
   return GDS_STATUS_OK;
-}
-
-std::string status_name(GDS_status_t s) {
-  switch (s) {
-    case GDS_STATUS_OK: return "GDS_STATUS_OK";
-    case GDS_STATUS_INVALID: return "GDS_STATUS_INVALID";
-    case GDS_STATUS_INVALID_INFO: return "GDS_STATUS_INVALID_INFO";
-    case GDS_STATUS_UNRECOVERABLE: return "GDS_STATUS_UNRECOVERABLE";
-    default: return "status " + std::to_string(static_cast<int>(s));
-  }
 }
 
 class App {
@@ -462,6 +441,7 @@ class App {
 int main(int argc, char **argv) {
   GDS_thread_support_t provided;
   if (GDS_init(&argc, &argv, GDS_THREAD_SINGLE, &provided) != GDS_STATUS_OK) return 2;
+  persist_apps::g_program = "persist_random";
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_nprocs);
   const Spec spec = parse(argc, argv);
