@@ -27,6 +27,7 @@ class Rma final : public core::Module {
     g_settings = Settings{};
     core::env_unsigned("GDS_OUTSTANDING_RMA_OPS_MAX", UINT64_MAX, &g_settings.outstanding_ops_max);
     core::env_unsigned("GDS_ACC_SEGMENT_SIZE", UINT64_MAX, &g_settings.acc_segment_size);
+    g_settings.flush_all_completes = flush_all_completes_puts();
     std::uint64_t may_change_mpi = 1;
     core::env_unsigned("GDS_MPI_T_WORKAROUNDS", 1, &may_change_mpi);
     check_unsigned_min_max(core::g_rt.world, may_change_mpi != 0);

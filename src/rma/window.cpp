@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
+#include <cstring>
 
 #include "core/log.hpp"
 #include "core/mpi_handles.hpp"
@@ -117,8 +119,9 @@ GDS_status_t Window::accumulate(const char *func, const void *origin, int ocount
                          return MPI_Accumulate(advance(origin, bytes), n, otype, target, disp + elements, n, ttype,
                                                op, win_);
                        });
-  GDS_TRY(checked(func, "MPI_Accumulate", rc));
-  return noted(func, target);
+  // Segments issued before one failed are completed like any operation.
+  const GDS_status_t issued = rc == MPI_SUCCESS || seg.elements > 0 ? noted(func, target) : GDS_STATUS_OK;
+  return rc != MPI_SUCCESS ? checked(func, "MPI_Accumulate", rc) : issued;
 }
 
 GDS_status_t Window::get_accumulate(const char *func, const void *origin, int ocount,
@@ -137,8 +140,9 @@ GDS_status_t Window::get_accumulate(const char *func, const void *origin, int oc
                                                    static_cast<std::byte *>(result) + bytes, n, rtype, target,
                                                    disp + elements, n, ttype, op, win_);
                        });
-  GDS_TRY(checked(func, "MPI_Get_accumulate", rc));
-  return noted(func, target);
+  // Segments issued before one failed are completed like any operation.
+  const GDS_status_t issued = rc == MPI_SUCCESS || seg.elements > 0 ? noted(func, target) : GDS_STATUS_OK;
+  return rc != MPI_SUCCESS ? checked(func, "MPI_Get_accumulate", rc) : issued;
 }
 
 GDS_status_t Window::compare_and_swap(const char *func, const void *origin, const void *compare,
@@ -176,19 +180,37 @@ GDS_status_t Window::flush_local_one(const char *func, int target) {
 GDS_status_t Window::complete_local_slow(const char *func) {
   // The remote flushes of the MPICH workaround (put_after_get_) complete locally as well.
   GDS_status_t s = GDS_STATUS_OK;
-  for (const int t : local_.list())
-    if (s == GDS_STATUS_OK) s = put_after_get_ ? flush(func, t) : flush_local_one(func, t);
+  if (local_.size() > kMaxTargets && g_settings.flush_all_completes)
+    s = put_after_get_ ? checked(func, "MPI_Win_flush_all", MPI_Win_flush_all(win_))
+                       : checked(func, "MPI_Win_flush_local_all", MPI_Win_flush_local_all(win_));
+  else
+    for (const int t : local_.list())
+      if (s == GDS_STATUS_OK) s = put_after_get_ ? flush(func, t) : flush_local_one(func, t);
   forget_local();
   return s;
 }
 
 GDS_status_t Window::complete_remote(const char *func) {
   GDS_status_t s = GDS_STATUS_OK;
-  for (const int t : remote_.list())
-    if (s == GDS_STATUS_OK) s = flush(func, t);
+  if (remote_.size() > kMaxTargets && g_settings.flush_all_completes)
+    s = checked(func, "MPI_Win_flush_all", MPI_Win_flush_all(win_));
+  else
+    for (const int t : remote_.list())
+      if (s == GDS_STATUS_OK) s = flush(func, t);
   remote_.clear();
   forget_local();
   return s;
+}
+
+bool flush_all_completes_puts() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  if (MPI_Get_library_version(version, &len) != MPI_SUCCESS) return false;
+  const char *v = std::strstr(version, "MPICH Version:");
+  if (v == nullptr) return true;
+  int major = 0, minor = 0;
+  if (std::sscanf(v + std::strlen("MPICH Version:"), "%d.%d", &major, &minor) != 2) return false;
+  return major > 4 || (major == 4 && minor >= 1);
 }
 
 GDS_status_t Window::flush(const char *func, int target) {

@@ -23,7 +23,13 @@ namespace gds::rma {
 struct Settings {
   std::uint64_t outstanding_ops_max = 0;  // GDS_OUTSTANDING_RMA_OPS_MAX; 0 = no limit
   std::uint64_t acc_segment_size = 32768;  // GDS_ACC_SEGMENT_SIZE; 0 = never split
+  // Whether completions may use MPI_Win_flush_all/_local_all (past a few
+  // targets): not with MPICH before 4.1 (see Window::local_).
+  bool flush_all_completes = true;
 };
+// Whether this MPI library's MPI_Win_flush_all completes small puts (from
+// MPI_Get_library_version: MPICH before 4.1 does not).
+bool flush_all_completes_puts();
 extern Settings g_settings;
 
 class Window {
@@ -136,13 +142,16 @@ class Window {
 
   MPI_Win win_ = MPI_WIN_NULL;
   int disp_unit_ = 1;
-  // MPICH 4.0.2 ch4:ucx, 3 or more processes on a host: MPI_Win_flush_all,
-  // MPI_Win_flush_local_all and MPI_Win_unlock_all return before small
-  // puts issued before them have read their origin buffers, so a buffer the
-  // application frees after GDS_fence or GDS_wait is sent in its new state;
-  // flushes of each target complete them (tests/mpi_bugs/flush_all_small_put.c).
-  // GDS flushes the processes operations went to, one by one, and never
-  // calls the *_all flushes.
+  // Completions flush the processes operations went to, one by one; past
+  // kMaxTargets of them one MPI_Win_flush_all/_local_all does it, except
+  // where that call is unsafe: MPICH 4.0.2 ch4:ucx, 3 or more processes on
+  // a host, returns from MPI_Win_flush_all, MPI_Win_flush_local_all and
+  // MPI_Win_unlock_all before small puts issued before them have read their
+  // origin buffers, so a buffer the application frees after GDS_fence or
+  // GDS_wait is sent in its new state; flushes of each target complete them
+  // (tests/mpi_bugs/flush_all_small_put.c). Window::free never relies on
+  // MPI_Win_unlock_all to complete anything.
+  static constexpr std::size_t kMaxTargets = 4;
   Targets local_;   // since the last local completion
   Targets remote_;  // since the last remote completion
   int last_ = -1;   // the target of the last operation, in both sets (-1: none)
