@@ -3,6 +3,7 @@
 // directory. One lost group is rebuilt from the copies, as long as the
 // group holding them survives (any two adjacent groups lost is beyond it).
 #include <algorithm>
+#include <memory>
 #include <new>
 
 #include "core/log.hpp"
@@ -64,7 +65,9 @@ class Partner final : public Scheme {
     return GDS_STATUS_OK;
   }
 
-  // Every lost process gets its file from its partner, in rank order.
+  // Every lost process gets its file from its partner, in rank order: it
+  // says whether it has memory for the pieces, the holder answers with the
+  // copy's size (kNone: no good copy, or nobody to take it), then the pieces.
   GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte>,
                        const std::string &path) override {
     GDS_status_t status = GDS_STATUS_OK;
@@ -72,13 +75,15 @@ class Partner final : public Scheme {
       if (!lost[static_cast<std::size_t>(r)]) continue;
       const int holder = partner_[static_cast<std::size_t>(r)];
       if (p_.rank == holder) {
+        int ready = 0;
+        int rc = MPI_Recv(&ready, 1, MPI_INT, r, kTagRebuild, p_.comm, MPI_STATUS_IGNORE);
         Mapped copy;
         VersionFile v;
         std::uint64_t size = kNone;
-        if (copy.open(partner_path(p_.dir, r, n)) && parse_version(copy.bytes(), &v, true).empty() &&
+        if (ready != 0 && copy.open(partner_path(p_.dir, r, n)) && parse_version(copy.bytes(), &v, true).empty() &&
             v.h.number == n && v.h.rank == static_cast<std::uint32_t>(r))
           size = copy.bytes().size();
-        int rc = MPI_Send(&size, 1, MPI_UINT64_T, r, kTagRebuild, p_.comm);
+        if (rc == MPI_SUCCESS) rc = MPI_Send(&size, 1, MPI_UINT64_T, r, kTagRebuild, p_.comm);
         for (std::uint64_t at = 0; rc == MPI_SUCCESS && size != kNone && at < size; at += kRebuildPiece)
           rc = MPI_Send(copy.bytes().data() + at, static_cast<int>(std::min(kRebuildPiece, size - at)), MPI_BYTE, r,
                         kTagRebuild, p_.comm);
@@ -86,18 +91,27 @@ class Partner final : public Scheme {
       } else if (p_.rank == r) {
         // The copy, piece by piece into the file (every piece is received,
         // so the holder never waits, even if writing fails here).
+        std::unique_ptr<std::byte[]> piece;
+        try {
+          piece = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
+        } catch (const std::bad_alloc &) {
+          status = core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for the pieces of a PARTNER rebuild");
+        }
+        const int ready = piece != nullptr;
+        int rc = MPI_Send(&ready, 1, MPI_INT, holder, kTagRebuild, p_.comm);
         std::uint64_t size = kNone;
-        int rc = MPI_Recv(&size, 1, MPI_UINT64_T, holder, kTagRebuild, p_.comm, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = MPI_Recv(&size, 1, MPI_UINT64_T, holder, kTagRebuild, p_.comm, MPI_STATUS_IGNORE);
         Writer out;
         GDS_status_t io = rc == MPI_SUCCESS && size != kNone ? out.open(func, path) : GDS_STATUS_OK;
-        std::vector<std::byte> piece(rc == MPI_SUCCESS && size != kNone ? std::min(kRebuildPiece, size) : 0);
         for (std::uint64_t at = 0; rc == MPI_SUCCESS && size != kNone && at < size; at += kRebuildPiece) {
           const std::uint64_t len = std::min(kRebuildPiece, size - at);
-          rc = MPI_Recv(piece.data(), static_cast<int>(len), MPI_BYTE, holder, kTagRebuild, p_.comm,
+          rc = MPI_Recv(piece.get(), static_cast<int>(len), MPI_BYTE, holder, kTagRebuild, p_.comm,
                         MPI_STATUS_IGNORE);
-          if (rc == MPI_SUCCESS && io == GDS_STATUS_OK) io = out.write_at(func, at, piece.data(), len);
+          if (rc == MPI_SUCCESS && io == GDS_STATUS_OK) io = out.write_at(func, at, piece.get(), len);
         }
         if (rc == MPI_SUCCESS && size != kNone && io == GDS_STATUS_OK) io = out.finish(func);
+        if (!ready)
+          continue;  // status says why
         if (rc != MPI_SUCCESS)
           status = core::mpi_fail(func, "MPI_Recv", rc);
         else if (size == kNone)
