@@ -100,6 +100,79 @@ constexpr std::size_t kSpares = 4;
 // Pieces (runs of changed blocks) up to which schemes read a version file in place.
 constexpr std::size_t kMaxPieces = 64;
 
+// Writes a commit record (tmp, fsync, rename; the caller syncs the directory).
+GDS_status_t write_record(const char *func, const std::string &dir, const Record &r) {
+  const std::vector<std::byte> record = encode_record(r);
+  return write_file_atomically(func, record_path(dir, r.number), {{const_cast<std::byte *>(record.data()), record.size()}});
+}
+
+// A cached version's file as the pieces it is written from: its header,
+// then runs of blocks where they are in the memory version (or all of it in
+// one buffer, s.buffer).
+struct VersionPieces {
+  std::vector<std::byte> head;
+  std::vector<iovec> pieces;
+  std::uint64_t size = 0;  // of the file
+  std::uint64_t held = 0;  // bytes of blocks in it
+  std::uint32_t header_crc = 0;
+};
+
+// Lays out version v's file with header h: every block for a full version,
+// else the blocks changed since the last cached version. Schemes read the
+// file from where its pieces are, unless it is in many small pieces
+// (scattered changes): then from one copy in s.buffer rather than in many
+// messages. No exception escapes (it runs between collectives): exhausted
+// memory is GDS_STATUS_NOMEM.
+GDS_status_t lay_out(const char *func, ArrayState &s, const versions::Frozen &v, const VersionHeader &h,
+                     VersionPieces *out) noexcept try {
+  std::vector<std::uint32_t> blocks, crcs;
+  std::vector<iovec> data;
+  const auto add = [&](std::uint32_t first, std::uint32_t count) {
+    const std::uint64_t start = std::uint64_t{first} << v.shift;
+    std::uint64_t run = 0;
+    for (std::uint32_t b = first; b < first + count; ++b) {
+      blocks.push_back(b);
+      crcs.push_back(v.crcs[b]);  // taken as the version froze the block
+      run += block_length(v.bytes, v.shift, b);
+    }
+    data.push_back(iovec{const_cast<std::byte *>(v.memory + start), run});
+    out->held += run;
+  };
+  if (h.full) {
+    if (s.nblocks > 0) add(0, static_cast<std::uint32_t>(s.nblocks));
+  } else {
+    for (std::uint64_t b = 0; b < s.nblocks;) {
+      if (((s.changed[b >> 6] >> (b & 63)) & 1u) == 0) {
+        ++b;
+        continue;
+      }
+      std::uint64_t e = b;
+      while (e < s.nblocks && ((s.changed[e >> 6] >> (e & 63)) & 1u)) ++e;
+      add(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e - b));
+      b = e;
+    }
+  }
+  out->head = encode_version_head(h, *v.label, *v.next_label, blocks, crcs);
+  VersionFile parsed;  // the header as written, for its CRC (the commit record names it)
+  (void)parse_version(std::span<const std::byte>(out->head.data(), kVersionHeaderBytes), &parsed, false);
+  out->header_crc = parsed.h.header_crc;
+  out->size = out->head.size() + out->held;
+  out->pieces.assign(1, iovec{out->head.data(), out->head.size()});
+  out->pieces.insert(out->pieces.end(), data.begin(), data.end());
+  if (s.copy != Copy::single && out->pieces.size() > kMaxPieces) {
+    s.buffer.resize(out->size);
+    std::byte *p = s.buffer.data();
+    for (const iovec &piece : out->pieces) {
+      std::memcpy(p, piece.iov_base, piece.iov_len);
+      p += piece.iov_len;
+    }
+    out->pieces.assign(1, iovec{s.buffer.data(), s.buffer.size()});
+  }
+  return GDS_STATUS_OK;
+} catch (...) {
+  return core::exception_status(func);
+}
+
 // The level under memory: the cache (this file) and the prefix (prefix.cpp).
 class Cache final : public versions::Level {
  public:
@@ -146,69 +219,15 @@ class Cache final : public versions::Level {
     h.shift = v.shift;
     h.full = full;
     h.signature = s.signature;
-    std::vector<std::uint32_t> blocks, crcs;
-    std::vector<iovec> data;
-    std::uint64_t held = 0;
-    const auto add = [&](std::uint32_t first, std::uint32_t count) {
-      const std::uint64_t start = std::uint64_t{first} << v.shift;
-      std::uint64_t run = 0;
-      for (std::uint32_t b = first; b < first + count; ++b) {
-        const std::uint64_t len = block_length(v.bytes, v.shift, b);
-        blocks.push_back(b);
-        crcs.push_back(v.crcs[b]);  // taken as the version froze the block
-        run += len;
-      }
-      data.push_back(iovec{const_cast<std::byte *>(v.memory + start), run});
-      held += run;
-    };
-    if (full) {
-      if (s.nblocks > 0) add(0, static_cast<std::uint32_t>(s.nblocks));
-    } else {
-      for (std::uint64_t b = 0; b < s.nblocks;) {
-        if (((s.changed[b >> 6] >> (b & 63)) & 1u) == 0) {
-          ++b;
-          continue;
-        }
-        std::uint64_t e = b;
-        while (e < s.nblocks && ((s.changed[e >> 6] >> (e & 63)) & 1u)) ++e;
-        add(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e - b));
-        b = e;
-      }
-    }
-    const std::vector<std::byte> head = encode_version_head(h, *v.label, *v.next_label, blocks, crcs);
-    {
-      VersionFile parsed;  // the header as written, for its CRC (the commit record names it)
-      (void)parse_version(std::span<const std::byte>(head.data(), kVersionHeaderBytes), &parsed, false);
-      h.header_crc = parsed.h.header_crc;
-    }
-    std::vector<iovec> pieces{{const_cast<std::byte *>(head.data()), head.size()}};
-    pieces.insert(pieces.end(), data.begin(), data.end());
-    // Schemes read the file from where its pieces are (the memory version),
-    // unless it is in many small pieces (scattered changes): then from one
-    // buffer (one copy of the file) rather than in many messages.
-    const bool flat = s.copy != Copy::single && pieces.size() > kMaxPieces;
-    GDS_status_t status = GDS_STATUS_OK;
-    if (flat) {
-      try {
-        s.buffer.resize(head.size() + held);
-      } catch (const std::bad_alloc &) {
-        status = core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for a %llu-byte version file",
-                                     ull(head.size() + held));
-      }
-      if (status == GDS_STATUS_OK) {
-        std::byte *p = s.buffer.data();
-        for (const iovec &piece : pieces) {
-          std::memcpy(p, piece.iov_base, piece.iov_len);
-          p += piece.iov_len;
-        }
-        pieces.assign(1, iovec{s.buffer.data(), s.buffer.size()});
-      }
-    }
-    if (status == GDS_STATUS_OK) status = s.spares->write(func, version_path(s.dir, n), pieces);
+    VersionPieces file;
+    GDS_status_t status = lay_out(func, s, v, h, &file);
+    h.header_crc = file.header_crc;
+    const std::uint64_t held = file.held;
+    if (status == GDS_STATUS_OK) status = s.spares->write(func, version_path(s.dir, n), file.pieces);
     // The scheme learns the lengths it will receive and reserves its
     // buffers; agreed with the write, so redundancy starts only where every
     // process can take part in all of it.
-    const GDS_status_t ready = s.scheme->prepare(func, n, head.size() + held);
+    const GDS_status_t ready = s.scheme->prepare(func, n, file.size);
     if (status == GDS_STATUS_OK) status = ready;
     if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
       remove_version(s, n);
@@ -217,7 +236,7 @@ class Cache final : public versions::Level {
 
     // redundancy
     core::kill_point("cache.redundancy");
-    status = s.scheme->encode(func, n, FileView{pieces, head.size() + held});
+    status = s.scheme->encode(func, n, FileView{file.pieces, file.size});
     if (status == GDS_STATUS_OK) status = sync_dir(func, s.dir);
     core::kill_point("cache.agree");
     if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
@@ -231,9 +250,7 @@ class Cache final : public versions::Level {
     s.cached.push_back(c);
     const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(s.cache_size, s.cached.size()));
     s.cached.back().oldest = s.cached[s.cached.size() - keep].number;
-    Record r{h.rank, h.nprocs, h.header_crc, n, h.base, h.prev, s.cached.back().oldest};
-    const std::vector<std::byte> record = encode_record(r);
-    status = write_file_atomically(func, record_path(s.dir, n), {{const_cast<std::byte *>(record.data()), record.size()}});
+    status = write_record(func, s.dir, Record{h.rank, h.nprocs, h.header_crc, n, h.base, h.prev, s.cached.back().oldest});
     if (status == GDS_STATUS_OK) status = sync_dir(func, s.dir);
     if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
       s.cached.pop_back();
