@@ -324,7 +324,6 @@ class App {
         return;
       }
       std::printf("persist_random: made %" PRIu64 "\n", k);
-      std::fflush(stdout);
       retained_.push_back(k);
       next_ = k + 1;
       const std::vector<GDS_size_t> seen = check_all(k);
@@ -442,6 +441,7 @@ int main(int argc, char **argv) {
   GDS_thread_support_t provided;
   if (GDS_init(&argc, &argv, GDS_THREAD_SINGLE, &provided) != GDS_STATUS_OK) return 2;
   persist_apps::g_program = "persist_random";
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // every line out before a kill can drop it
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_nprocs);
   const Spec spec = parse(argc, argv);

@@ -291,6 +291,7 @@ GDS_status_t recover(const char *func, Array &a) {
   const Places p = places(a);
   // Records, from every process.
   std::vector<std::uint64_t> mine;
+  std::set<std::uint64_t> recorded;  // here
   for (const std::string &name : list_dir(s.dir)) {
     if (name.size() < 6 || name.compare(name.size() - 5, 5, ".done") != 0 || name[0] != 'v') continue;
     std::vector<std::byte> bytes;
@@ -302,6 +303,7 @@ GDS_status_t recover(const char *func, Array &a) {
       continue;
     }
     mine.insert(mine.end(), {r.number, r.base, r.prev, r.oldest, r.nprocs});
+    recorded.insert(r.number);
   }
   int count = static_cast<int>(mine.size()), total = 0;
   std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
@@ -466,6 +468,24 @@ GDS_status_t recover(const char *func, Array &a) {
       ++navigable;
     }
     remove_others(s, std::set<std::uint64_t>(chain.begin(), chain.end()));
+    // Every process records the versions restart took where it lacks the
+    // record (killed before writing it, its group's files lost, a damaged
+    // one): restart took them on another process's record, which a later
+    // loss of that process's group would take with it, and every version
+    // after them.
+    GDS_status_t recording = GDS_STATUS_OK;
+    bool wrote = false;
+    for (std::size_t i = 0; i < len && recording == GDS_STATUS_OK; ++i) {
+      if (recorded.count(chain[i]) != 0) continue;
+      VersionFile v;
+      (void)parse_version(files[i].bytes(), &v, false);  // checked above
+      const Found &f = found.at(chain[i]);
+      recording = write_record(func, s.dir, Record{static_cast<std::uint32_t>(a.rank), static_cast<std::uint32_t>(a.nprocs),
+                                                   v.h.header_crc, chain[i], f.base, f.prev, f.oldest});
+      wrote = true;
+    }
+    if (wrote && recording == GDS_STATUS_OK) recording = sync_dir(func, s.dir);
+    GDS_TRY(core::agree(func, comm, recording));
     s.force_full = !rebuilt_processes.empty();  // redundancy whole again from the next cached version on
     s.info.restarted = 1;
     s.info.level = GDS_LEVEL_CACHE;
