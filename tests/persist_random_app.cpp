@@ -26,6 +26,11 @@
 //     navigable=LIST  the versions (comma-separated) that restart must make
 //                     navigable, exactly; absent: any, each checked
 //
+// What the driver reads back goes to a file of each process's, <journal>.r<rank>
+// (the launcher interleaves processes' output byte by byte): "restarted <k>"
+// after GDS_alloc/GDS_create restarted, and "made <k>" as soon as
+// GDS_version_inc(k) returned (what was complete before a kill).
+//
 // Version k's content is a function of the seed, k and the version it was
 // made from (k - 1, or the rollback's target), so that every run computes
 // every version. Each chunk of version k has a writer (mostly the process
@@ -33,9 +38,7 @@
 // the writer's fraction for k. Writes go through GDS_put, or GDS_access
 // DIRECT for local chunks of a 1-D GDS_alloc array. After each version
 // every process reads every retained version whole and compares it with
-// the model. Each process prints "persist_random: made <k>" as soon as
-// GDS_version_inc(k) returned (the driver learns what was complete before
-// a kill); rank 0 prints "persist_random: ok" if every check held.
+// the model. Rank 0 prints "persist_random: ok" if every check held.
 #include <mpi.h>
 
 #include <algorithm>
@@ -257,6 +260,18 @@ class App {
     return GDS_STATUS_OK;
   }
 
+  // A line to this process's progress file (kept when the process is killed: no fsync is needed).
+  void progress(const std::string &line) {
+    if (s_.journal.empty()) return;
+    std::FILE *f = std::fopen((s_.journal + ".r" + std::to_string(g_rank)).c_str(), "a");
+    if (f == nullptr) {
+      FAIL("cannot write the progress file");
+      return;
+    }
+    std::fprintf(f, "%s\n", line.c_str());
+    std::fclose(f);
+  }
+
   // Restart: what GDS_alloc/GDS_create found, against the expectation.
   bool check_restart() {
     GDS_restart_info_t info;
@@ -288,6 +303,7 @@ class App {
     if (seen.size() != info.versions) FAIL("%zu versions navigable; restart info says %" PRIu64, seen.size(), info.versions);
     if (!s_.navigable.empty() && list != s_.navigable)
       FAIL("navigable versions %s; expected %s", list.c_str(), s_.navigable.c_str());
+    progress("restarted " + std::to_string(info.version));
     if (g_rank == 0)
       std::printf("persist_random: restarted from %" PRIu64 " navigable %s (%d process(es) rebuilt)\n", info.version,
                   list.c_str(), info.rebuilt_processes);
@@ -323,7 +339,7 @@ class App {
         FAIL("GDS_version_inc at %" PRIu64 ": %s", k, GDS_status_string(st));
         return;
       }
-      std::printf("persist_random: made %" PRIu64 "\n", k);
+      progress("made " + std::to_string(k));
       retained_.push_back(k);
       next_ = k + 1;
       const std::vector<GDS_size_t> seen = check_all(k);
@@ -441,7 +457,6 @@ int main(int argc, char **argv) {
   GDS_thread_support_t provided;
   if (GDS_init(&argc, &argv, GDS_THREAD_SINGLE, &provided) != GDS_STATUS_OK) return 2;
   persist_apps::g_program = "persist_random";
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // every line out before a kill can drop it
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_nprocs);
   const Spec spec = parse(argc, argv);

@@ -335,7 +335,7 @@ class Lineage:
         return ",".join(str(k) for k in self.cached[-self.cache_size:])
 
 
-def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, base, runs_left):
+def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, base, runs_left, journal):
     """Runs of one array: each may be killed, and the cache damaged within
     what the scheme rebuilds (or beyond it, for SINGLE) before the next."""
     fresh = True
@@ -367,6 +367,10 @@ def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, bas
         tag = (f"{what} run {run_no}: {versions} version(s), expect {expect}"
                + (f", {damage} group {lost}" if damage != "none" else "")
                + (f", kill {kill[0]}:{kill[1]} of {'all' if kill[2] is None else 'rank ' + str(kill[2])}" if kill else ""))
+        progress = [f"{journal}.r{r}" for r in range(NP)]  # what the processes report (persist_random_app)
+        for f in progress:
+            if os.path.exists(f):
+                os.remove(f)
         failed = len(failures)
         p = run(tag, argv, dict(env, GDS_RESTART="0" if fresh else "1"), expect_ok=kill is None,
                 kill_env=f"{kill[0]}:{kill[1]}" if kill else None, victim=kill[2] if kill else None,
@@ -380,24 +384,25 @@ def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, bas
         if expect.startswith("GDS_STATUS") or expect.startswith("fresh|"):
             return  # refused (as it had to be): the array ends here
         out = p.stdout
-        if "restarted from " in out:
-            lineage.restarted(int(re.search(r"restarted from (\d+)", out).group(1)))
+        reported = "".join(open(f).read() for f in progress if os.path.exists(f))
+        if "restarted " in reported:
+            lineage.restarted(int(re.search(r"restarted (\d+)", reported).group(1)))
         elif not fresh:
             lineage.restarted(None)
         killed = kill is not None and p.returncode != 0
         if kill is not None:
             # A check that failed before the kill, a kill that did not come
-            # where it had to, or an end without GDS_TEST_KILL's (a crash).
+            # where it had to, or an end by another signal than SIGKILL (a
+            # crash; the launcher reports it after the job, in one piece).
             reached = lineage.kill_version(kill) < lineage.next + versions
             problem = ("a check failed" if "persist_random: rank" in p.stderr
-                       else "it ended without the kill" if killed and "killing this process at kill point" not in p.stderr
+                       else "it ended without the kill" if killed and "EXIT CODE: 9\n" not in p.stdout + p.stderr
                        else f"killed: {killed}, but the kill point was {'' if reached else 'not '}reached"
                        if killed != reached else None)
             if problem:
                 failures.append(f"{tag}: {problem}")
                 print(f"FAIL {tag}: {problem}\n{out}{p.stderr}", flush=True)
-        # (Lines of different processes may run together in the launcher's output.)
-        made = sorted({int(k) for k in re.findall(r"persist_random: made (\d+)", out)})
+        made = sorted({int(k) for k in re.findall(r"made (\d+)", reported)})
         lineage.account(made, kill, killed)
         fresh = False
 
@@ -454,10 +459,11 @@ def model():
         del env["GDS_RANKS_PER_NODE"]
         rank_env = [{"GDS_NODE_ID": str(n)} for n in node_of]
         redundant = copy != "SINGLE" and ngroups >= 2
-        spec = array_spec(rng, rng.randrange(1 << 40), os.path.join(base, "journal"))
+        journal = os.path.join(base, "journal")
+        spec = array_spec(rng, rng.randrange(1 << 40), journal)
         lineage = Lineage(int(extra["GDS_CACHE_EVERY"]), int(extra["GDS_CACHE_SIZE"]))
         what = f"model round {rounds}: {copy} nodes {node_of} {' '.join(f'{k}={v}' for k, v in extra.items())} {' '.join(spec[1:])}"
-        random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, base, rng.randint(2, 4))
+        random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, base, rng.randint(2, 4), journal)
         key = f"{copy}/{ngroups} group(s)"
         tally[key] = tally.get(key, 0) + 1
     print(f"model suite: {rounds} rounds: " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.items())), flush=True)
