@@ -23,6 +23,9 @@ import sys
 import tempfile
 import time
 
+# A process ended by a crash, as the launcher or a sanitizer reports it.
+CRASH = re.compile(r"EXIT CODE: (?:6|7|8|11|134|135|136|139)\n|ERROR: \w+Sanitizer|: runtime error: ")
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--mpiexec", required=True)
 ap.add_argument("--app", required=True)
@@ -392,11 +395,16 @@ def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, bas
         killed = kill is not None and p.returncode != 0
         if kill is not None:
             # A check that failed before the kill, a kill that did not come
-            # where it had to, or an end by another signal than SIGKILL (a
-            # crash; the launcher reports it after the job, in one piece).
+            # where it had to, or a crash. The launcher names one process's
+            # end, not the victim's: when every process dies at the kill point
+            # it may name one the launcher hung up (SIGHUP) between its "killing"
+            # line and its SIGKILL, so a kill is told by that line and a crash
+            # by the signals of one (SIGABRT, SIGBUS, SIGFPE, SIGSEGV).
             reached = lineage.kill_version(kill) < lineage.next + versions
+            said = p.stdout + p.stderr
             problem = ("a check failed" if "persist_random: rank" in p.stderr
-                       else "it ended without the kill" if killed and "EXIT CODE: 9\n" not in p.stdout + p.stderr
+                       else f"it crashed: {crash.group(0)}" if (crash := CRASH.search(said))
+                       else "it ended without the kill" if killed and "killing this process at kill point" not in said
                        else f"killed: {killed}, but the kill point was {'' if reached else 'not '}reached"
                        if killed != reached else None)
             if problem:
