@@ -1,11 +1,12 @@
 #include "core/check.hpp"
 
 #include "core/log.hpp"
+#include "core/util.hpp"
 
 namespace gds::core {
 
 namespace {
-unsigned long long ull(Index v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 }  // namespace
 
 GDS_status_t box_error(const char *func, const Layout &layout, const Index *lo, const Index *hi,

@@ -10,19 +10,34 @@
 
 namespace gds::core {
 
-GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uint64_t signature) {
+GDS_status_t remote_failure(const char *func) {
+  return fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
+}
+
+GDS_status_t arguments_differ(const char *func, const char *what) {
+  return fail(GDS_STATUS_COLLECTIVE_MISMATCH, func, "processes passed different %s to this collective call", what);
+}
+
+GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::span<std::uint64_t> values,
+                   std::uint64_t signature) {
+  if (values.size() > kAgreedValues) return fail_critical(GDS_STATUS_INTERNAL, func, "%zu values to agree on", values.size());
   // max(~s) = ~min(s): one MPI_MAX reduction yields both bounds of the signatures.
-  std::uint64_t mine[3] = {local != GDS_STATUS_OK ? 1u : 0u, signature, ~signature};
-  std::uint64_t all[3];
-  const int rc = MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, comm);
+  constexpr std::size_t kHead = 3;
+  std::uint64_t mine[kHead + kAgreedValues] = {local != GDS_STATUS_OK ? 1u : 0u, signature, ~signature};
+  std::uint64_t all[kHead + kAgreedValues];
+  std::copy(values.begin(), values.end(), mine + kHead);
+  const int n = static_cast<int>(kHead + values.size());
+  const int rc = MPI_Allreduce(mine, all, n, MPI_UINT64_T, MPI_MAX, comm);
   if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
+  std::copy(all + kHead, all + n, values.begin());
   if (local != GDS_STATUS_OK) return local;
-  if (all[0] != 0)
-    return fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
-  if (all[1] != ~all[2])
-    return fail(GDS_STATUS_COLLECTIVE_MISMATCH, func,
-                "processes passed different arguments to this collective call");
+  if (all[0] != 0) return remote_failure(func);
+  if (all[1] != ~all[2]) return arguments_differ(func);
   return GDS_STATUS_OK;
+}
+
+GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uint64_t signature) {
+  return agree(func, comm, local, std::span<std::uint64_t>{}, signature);
 }
 
 GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local, bool *pending, bool *flag) {
@@ -34,7 +49,7 @@ GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local,
   *pending = (all & 2u) != 0;
   if (flag != nullptr) *flag = (all & 4u) != 0;
   if (local != GDS_STATUS_OK) return local;
-  if ((all & 1u) != 0) return fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
+  if ((all & 1u) != 0) return remote_failure(func);
   return GDS_STATUS_OK;
 }
 
@@ -65,7 +80,7 @@ GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, GDS_status_t local
     all->resize(total);
   } catch (const std::exception &) {
     local = fail_critical(GDS_STATUS_NOMEM, func, "no memory to gather %llu bytes from %d processes",
-                          static_cast<unsigned long long>(total), nprocs);
+                          ull(total), nprocs);
   }
   GDS_TRY(agree(func, comm, local));
   if (fits_int) {
@@ -82,13 +97,12 @@ GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, GDS_status_t local
   }
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
   std::uint64_t at = 0;
   for (std::size_t r = 0; r < p; ++r) {
     std::byte *dest = all->data() + at;
     if (static_cast<int>(r) == rank && size > 0) std::copy(mine.begin(), mine.end(), dest);
-    for (std::uint64_t done = 0; done < (*sizes)[r]; done += kPiece) {
-      const auto n = static_cast<int>(std::min(kPiece, (*sizes)[r] - done));
+    for (std::uint64_t done = 0; done < (*sizes)[r]; done += kMaxPiece) {
+      const auto n = static_cast<int>(std::min(kMaxPiece, (*sizes)[r] - done));
       rc = MPI_Bcast(dest + done, n, MPI_BYTE, static_cast<int>(r), comm);
       if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Bcast", rc);
     }

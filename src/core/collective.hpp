@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "core/util.hpp"
 #include "gds_types.h"
 
 namespace gds::core {
@@ -18,6 +20,21 @@ namespace gds::core {
 // already), and the others GDS_STATUS_REMOTE_ERROR, or
 // GDS_STATUS_COLLECTIVE_MISMATCH everywhere if only the signatures differ.
 GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uint64_t signature = 0);
+
+// The agreement of a collective step that also learns something from every
+// process: as agree(), in the same one allreduce, and each of `values` (at
+// most kAgreedValues) becomes its maximum over the processes, whatever the
+// status. A flag (0 or 1) becomes "set on some process"; a minimum is the
+// complement of the maximum of the complements.
+inline constexpr std::size_t kAgreedValues = 8;
+GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::span<std::uint64_t> values,
+                   std::uint64_t signature = 0);
+
+// The statuses the agreements return where another process failed, or where
+// the processes' arguments differed, with their messages (`what`: which
+// arguments).
+GDS_status_t remote_failure(const char *func);
+GDS_status_t arguments_differ(const char *func, const char *what = "arguments");
 
 // The agreement of a stable point: as agree() without a signature, in one
 // allreduce of one word (bitwise OR of "failed" and "has global errors
@@ -37,22 +54,7 @@ GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local,
 GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, GDS_status_t local, const std::vector<std::byte> &mine,
                              std::vector<std::byte> *all, std::vector<std::uint64_t> *sizes);
 
-// FNV-1a, for argument signatures.
-class Signature {
- public:
-  Signature &add(const void *data, std::size_t bytes) {
-    const auto *p = static_cast<const unsigned char *>(data);
-    for (std::size_t i = 0; i < bytes; ++i) hash_ = (hash_ ^ p[i]) * 0x100000001b3ULL;
-    return *this;
-  }
-  template <class T>
-  Signature &add(const T &value) {
-    return add(&value, sizeof value);
-  }
-  [[nodiscard]] std::uint64_t value() const { return hash_; }
-
- private:
-  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
-};
+// Argument signatures are FNV-1a hashes.
+using Signature = Fnv1a;
 
 }  // namespace gds::core

@@ -284,9 +284,8 @@ GDS_status_t deliver_global(const char *func, core::Array *a) {
     }
     std::vector<std::byte>().swap(gathered);
     // Did a handler fail anywhere, and did handlers raise more global errors?
-    std::uint64_t flags[2] = {first != GDS_STATUS_OK ? 1u : 0u, s.pending_global.empty() ? 0u : 1u}, any[2];
-    const int rc = MPI_Allreduce(flags, any, 2, MPI_UINT64_T, MPI_MAX, comm);
-    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
+    std::uint64_t any[2] = {first != GDS_STATUS_OK ? 1u : 0u, s.pending_global.empty() ? 0u : 1u};
+    GDS_TRY(agree(func, comm, GDS_STATUS_OK, any));
     if (any[0] != 0 && first == GDS_STATUS_OK)
       first = fail(GDS_STATUS_RECOVERY_FAILED, func, "a global error handler of %s failed on another process",
                    s.name().c_str());

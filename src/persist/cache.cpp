@@ -26,6 +26,7 @@
 #include "core/log.hpp"
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
+#include "core/util.hpp"
 #include "persist/files.hpp"
 #include "persist/state.hpp"
 #include "rma/state.hpp"
@@ -38,7 +39,7 @@ namespace gds::persist {
 
 namespace {
 
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 
 Places places(Array &a) {
   ArrayState &s = state(a);
@@ -50,11 +51,6 @@ std::string group_dir(const ArrayState &s, int group) {
 }
 
 const versions::Store &store(Array &a) { return *versions::state(a).store; }
-
-// A failure of the cache: agreed, and raised through Open Resilience by GDS_version_inc.
-GDS_status_t remote(const char *func) {
-  return core::fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
-}
 
 // Every file of version n this process holds (the data files kept as spares).
 void remove_version(ArrayState &s, std::uint64_t n) {
@@ -198,11 +194,9 @@ class Cache final : public versions::Level {
       changed_bytes += static_cast<std::uint64_t>(__builtin_popcountll(s.changed[w]));
     changed_bytes <<= v.shift;
     const bool want_full = s.force_full || s.cached.empty() || s.delta_bytes + changed_bytes >= v.bytes;
-    int mine[2] = {local != GDS_STATUS_OK, want_full}, any[2] = {0, 0};
-    int rc = MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, a.communicator());
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
-    if (any[0]) return local != GDS_STATUS_OK ? local : remote(func);
-    const bool full = any[1] != 0;
+    std::uint64_t any_full[1] = {want_full};
+    GDS_TRY(core::agree(func, a.communicator(), local, any_full));
+    const bool full = any_full[0] != 0;
 
     // write
     core::kill_point("cache.write");
@@ -377,10 +371,9 @@ GDS_status_t recover(const char *func, Array &a) {
         core::detected(func, &a, GDS_STATUS_CORRUPT, d);
       }
     }
-    int any_foreign = 0;
-    rc = MPI_Allreduce(&foreign, &any_foreign, 1, MPI_INT, MPI_MAX, comm);
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
-    if (any_foreign)
+    std::uint64_t any_foreign[1] = {foreign};
+    GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, any_foreign));
+    if (any_foreign[0] != 0)
       return core::fail(GDS_STATUS_INVALID, func,
                         "the persisted array %s has another shape, element type, order, block size or distribution; "
                         "give this array another %s or start a new job",

@@ -6,6 +6,7 @@
 #include "core/log.hpp"
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
+#include "core/util.hpp"
 #include "persist/state.hpp"
 
 namespace gds::persist {
@@ -17,7 +18,7 @@ constexpr const char *kInfoKeys[] = {GDS_NAME_KEY,        GDS_COPY_TYPE_KEY,   G
                                      GDS_RESTART_KEY,     GDS_PREFIX_KEY,      GDS_FLUSH_KEY,
                                      GDS_PREFIX_SIZE_KEY, GDS_FLUSH_INFLIGHT_KEY};
 
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 
 bool valid_name(const std::string &n) {
   if (n.empty() || n.size() > 64 || n[0] == '.') return false;
@@ -28,7 +29,7 @@ bool valid_name(const std::string &n) {
 
 class Persist final : public core::Module {
  public:
-  [[nodiscard]] core::Layer layer() const override { return core::Layer::persist; }
+  [[nodiscard]] core::Layer layer() const override { return ArrayState::kLayer; }
   [[nodiscard]] const char *name() const override { return "persist"; }
   [[nodiscard]] std::span<const char *const> info_keys() const override { return kInfoKeys; }
 

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "core/log.hpp"
+#include "core/util.hpp"
 #include "persist/files.hpp"
 #include "persist/scheme.hpp"
 
@@ -16,7 +17,7 @@ namespace {
 
 constexpr int kTagSize = 0x6d01, kTagData = 0x6d02, kTagRebuild = 0x6d03;
 
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 
 class Partner final : public Scheme {
  public:

@@ -50,6 +50,7 @@
 #include "core/module.hpp"
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
+#include "core/util.hpp"
 #include "gds_config.h"
 #include "persist/files.hpp"
 #include "persist/h5.hpp"
@@ -67,7 +68,7 @@ namespace gds::persist {
 
 namespace {
 
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 
 // `count` of this process's elements from local element `local` are global
 // elements `global`, `global + stride`, ... (in the data's storage order).
@@ -549,7 +550,7 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
   if (blocking) Background::wait(fl.ticket, Lane::flush);
   const bool done = Background::finished(fl.ticket, Lane::flush);
   const bool failed_here = done && fl.result->status != GDS_STATUS_OK;
-  int mine[2] = {!done, failed_here}, any[2] = {0, 0};
+  std::uint64_t any[2] = {!done, failed_here};
   const auto drop = [&](GDS_status_t status, const std::string &what, bool mine_to_raise) {
     if (mine_to_raise) *failure = Failure{fl.number, status, what};
     if (a.rank == 0) remove_file(fl.tmp);
@@ -557,7 +558,7 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
     f.flights.pop_front();
     return true;
   };
-  if (MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, a.communicator()) != MPI_SUCCESS) {
+  if (core::agree(func, a.communicator(), GDS_STATUS_OK, any) != GDS_STATUS_OK) {
     // Without agreement the stages cannot go on together.
     *failure = Failure{fl.number, GDS_STATUS_MPI_ERROR, "MPI_Allreduce failed; no more flushes of this array"};
     abandon_all(a);
@@ -753,10 +754,9 @@ GDS_status_t recover(const char *func, Array &a) {
     std::string why = h5::read_meta(path, &m);
     // A sound flush of another array of this name: refused, as the cache does.
     const std::string other = why.empty() ? matches(a, m) : std::string();
-    int foreign = !other.empty(), any_foreign = 0;
-    rc = MPI_Allreduce(&foreign, &any_foreign, 1, MPI_INT, MPI_MAX, comm);
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
-    if (any_foreign)
+    std::uint64_t any_foreign[1] = {!other.empty()};
+    GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, any_foreign));
+    if (any_foreign[0] != 0)
       return core::fail(GDS_STATUS_INVALID, func,
                         "the flushed array %s (%s) %s; give this array another %s or start a new job",
                         s.name.c_str(), path.c_str(), other.empty() ? "differs on another process" : other.c_str(),
@@ -892,7 +892,7 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
   std::uint64_t total = std::min<std::uint64_t>(pieces, std::uint64_t{1} << 40);
   const int rc = MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
-  f->contiguous = total * sizeof(Piece) <= (std::uint64_t{1} << 30);
+  f->contiguous = total * sizeof(Piece) <= core::kMaxPiece;
   // Flushes a crash cut short are not versions.
   if (a.rank == 0)
     for (const std::string &name : list_dir(f->dir))

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 
+#include "core/util.hpp"
 #include "persist/files.hpp"
 #include "persist/scheme.hpp"
 
@@ -39,22 +40,18 @@ void FileView::copy(std::uint64_t at, std::uint64_t n, std::byte *out) const {
   std::memset(out, 0, n);
 }
 
-namespace {
-constexpr std::uint64_t kMessage = std::uint64_t{1} << 30;  // bytes per message at most
-}  // namespace
-
 void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint64_t n, int peer, int tag,
                 MPI_Comm comm) {
-  for (std::uint64_t off = 0; off < n; off += kMessage) {
+  for (std::uint64_t off = 0; off < n; off += core::kMaxPiece) {
     reqs->push_back(MPI_REQUEST_NULL);
-    MPI_Isend(data + off, static_cast<int>(std::min(kMessage, n - off)), MPI_BYTE, peer, tag, comm, &reqs->back());
+    MPI_Isend(data + off, static_cast<int>(std::min(core::kMaxPiece, n - off)), MPI_BYTE, peer, tag, comm, &reqs->back());
   }
 }
 
 int recv_bytes(std::byte *dst, std::uint64_t n, int peer, int tag, MPI_Comm comm) {
   for (std::uint64_t got = 0; got < n;) {
     MPI_Status st;
-    int rc = MPI_Recv(dst + got, static_cast<int>(std::min(kMessage, n - got)), MPI_BYTE, peer, tag, comm, &st);
+    int rc = MPI_Recv(dst + got, static_cast<int>(std::min(core::kMaxPiece, n - got)), MPI_BYTE, peer, tag, comm, &st);
     int count = 0;
     if (rc == MPI_SUCCESS) rc = MPI_Get_count(&st, MPI_BYTE, &count);
     if (rc != MPI_SUCCESS) return rc;

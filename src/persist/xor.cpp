@@ -18,8 +18,10 @@
 #include <map>
 #include <new>
 
+#include "core/collective.hpp"
 #include "core/crc32c.hpp"
 #include "core/log.hpp"
+#include "core/util.hpp"
 #include "persist/files.hpp"
 #include "persist/scheme.hpp"
 
@@ -30,7 +32,7 @@ namespace {
 const std::array<std::byte, 4096> kZeros{};  // padding sent from no buffer
 constexpr int kTagRing = 0x6d10, kTagRebuild = 0x6d11;
 
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 
 void xor_into(std::byte *dst, const std::byte *src, std::uint64_t n) {
   auto *d = reinterpret_cast<std::uint64_t *>(dst);
@@ -138,14 +140,12 @@ class Xor final : public Scheme {
     // buffers), and the chunk size and the lost member's length, which the
     // survivors' parity headers must give alike (each survivor's sends are
     // read at its own chunk size). Maxima of (value, ~value) give the
-    // largest and the smallest.
+    // largest and the smallest. Every member says the same of a failure.
     const bool survivor = me_ != who;
     const std::uint64_t chunk = survivor && ok ? h.chunk : 0;
     const std::uint64_t lost_length = survivor && ok ? h.lengths[static_cast<std::size_t>(who)] : 0;
-    std::uint64_t mine[5] = {ok ? 0u : 1u, chunk, survivor ? ~chunk : 0, lost_length, survivor ? ~lost_length : 0};
-    std::uint64_t most[5] = {};
-    int rc = MPI_Allreduce(mine, most, 5, MPI_UINT64_T, MPI_MAX, set_.get());
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
+    std::uint64_t most[5] = {ok ? 0u : 1u, chunk, survivor ? ~chunk : 0, lost_length, survivor ? ~lost_length : 0};
+    GDS_TRY(core::agree(func, set_.get(), GDS_STATUS_OK, most));
     if (most[0] != 0)
       return core::fail(GDS_STATUS_UNRECOVERABLE, func,
                         "version %llu of process %d is lost, and a member of its XOR set lacks its file, its "
@@ -175,15 +175,15 @@ class Xor final : public Scheme {
             send = parity.bytes().data() + at + off;
           else
             slice(own, idx(me_, m), c, off, len, piece.get());
-          rc = MPI_Send(send, static_cast<int>(len), MPI_BYTE, who, kTagRebuild, set_.get());
+          const int rc = MPI_Send(send, static_cast<int>(len), MPI_BYTE, who, kTagRebuild, set_.get());
           if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Send", rc);
           continue;
         }
         bool first = true;
         for (int j = 0; j < k_; ++j) {
           if (j == who) continue;
-          rc = MPI_Recv(first ? sum.get() : piece.get(), static_cast<int>(len), MPI_BYTE, j, kTagRebuild,
-                        set_.get(), MPI_STATUS_IGNORE);
+          const int rc = MPI_Recv(first ? sum.get() : piece.get(), static_cast<int>(len), MPI_BYTE, j, kTagRebuild,
+                                  set_.get(), MPI_STATUS_IGNORE);
           if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
           if (!first) xor_into(sum.get(), piece.get(), len);
           first = false;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/log.hpp"
+#include "core/util.hpp"
 
 namespace gds::rma {
 namespace {
@@ -13,8 +14,7 @@ using Key = boost::container::small_vector<std::uint64_t, 2 * core::kInlineDims 
 
 struct KeyHash {
   std::size_t operator()(const Key &k) const noexcept {
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (std::uint64_t v : k) h = (h ^ v) * 0x100000001b3ULL;
+    const std::uint64_t h = core::Fnv1a{}.add(k.data(), k.size() * sizeof k[0]).value();
     return static_cast<std::size_t>(h ^ (h >> 29));
   }
 };

@@ -20,7 +20,7 @@ VersionReader g_version_reader = nullptr;
 
 class Rma final : public core::Module {
  public:
-  [[nodiscard]] core::Layer layer() const override { return core::Layer::rma; }
+  [[nodiscard]] core::Layer layer() const override { return ArrayState::kLayer; }
   [[nodiscard]] const char *name() const override { return "rma"; }
 
   void configure() override {

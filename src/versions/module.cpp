@@ -3,6 +3,7 @@
 #include "core/log.hpp"
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
+#include "core/util.hpp"
 #include "gds_version.h"
 #include "rma/state.hpp"
 #include "versions/read.hpp"
@@ -16,11 +17,11 @@ namespace {
 
 constexpr const char *kInfoKeys[] = {GDS_VERSION_BLOCK_SIZE_KEY, GDS_MAX_VERSIONS_KEY, GDS_MAX_VERSION_BYTES_KEY};
 
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 
 class Versions final : public core::Module {
  public:
-  [[nodiscard]] core::Layer layer() const override { return core::Layer::versions; }
+  [[nodiscard]] core::Layer layer() const override { return ArrayState::kLayer; }
   [[nodiscard]] const char *name() const override { return "versions"; }
   [[nodiscard]] std::span<const char *const> info_keys() const override { return kInfoKeys; }
 

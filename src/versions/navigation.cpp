@@ -2,6 +2,7 @@
 #include "core/array.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
+#include "core/util.hpp"
 #include "gds_version.h"
 #include "versions/state.hpp"
 
@@ -13,7 +14,7 @@ using gds::versions::Version;
 
 namespace {
 
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 
 }  // namespace
 

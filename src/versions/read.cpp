@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/log.hpp"
+#include "core/util.hpp"
 #include "rma/datatype.hpp"
 #include "rma/transfer.hpp"
 #include "versions/state.hpp"
@@ -71,9 +72,6 @@ std::uint64_t part_bytes(const Array &a, int rank) {
 }
 
 // Copies one owner's runs of a version into dest.
-// The most bytes one piece (an int count of MPI_BYTE) holds.
-constexpr std::uint64_t kMaxPiece = std::uint64_t{1} << 30;
-
 GDS_status_t read_owner(const char *func, Array &a, const Version &v, int owner, const Run *runs,
                         std::size_t nruns, std::byte *dest) {
   Store &store = *state(a).store;
@@ -98,10 +96,10 @@ GDS_status_t read_owner(const char *func, Array &a, const Version &v, int owner,
     fetched.resize(std::size_t{last} - first + 1);
     rma::Window &w = store.slab_window(slab_of(where));
     const std::uint64_t at = slot_of(where) * table_bytes + std::uint64_t{first} * sizeof(SlotRef);
-    // In gets of at most kMaxPiece bytes (an int count).
+    // In gets of at most core::kMaxPiece bytes (an int count).
     const std::uint64_t total = fetched.size() * sizeof(SlotRef);
-    for (std::uint64_t done = 0; done < total; done += kMaxPiece) {
-      const int n = static_cast<int>(std::min(kMaxPiece, total - done));
+    for (std::uint64_t done = 0; done < total; done += core::kMaxPiece) {
+      const int n = static_cast<int>(std::min(core::kMaxPiece, total - done));
       GDS_TRY(w.get(func, reinterpret_cast<std::byte *>(fetched.data()) + done, n, MPI_BYTE, owner,
                     static_cast<MPI_Aint>(at + done), n, MPI_BYTE));
     }
@@ -130,7 +128,7 @@ GDS_status_t read_owner(const char *func, Array &a, const Version &v, int owner,
         const auto source = static_cast<MPI_Aint>(slot_of(slot) * slot_bytes + within);
         const auto d = static_cast<MPI_Aint>(to);
         if (!p.length.empty() && p.dest.back() + p.length.back() == d && p.source.back() + p.length.back() == source &&
-            static_cast<std::uint64_t>(p.length.back()) + take <= kMaxPiece)
+            static_cast<std::uint64_t>(p.length.back()) + take <= core::kMaxPiece)
           p.length.back() += static_cast<int>(take);
         else {
           p.length.push_back(static_cast<int>(take));

@@ -14,6 +14,7 @@
 #include "core/collective.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
+#include "core/util.hpp"
 #include "gds_version.h"
 #include "versions/state.hpp"
 
@@ -21,7 +22,7 @@ using namespace gds::core;
 
 namespace {
 
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 
 void set_bit(std::vector<std::uint64_t> &bits, std::uint64_t b) { bits[b >> 6] |= std::uint64_t{1} << (b & 63); }
 
@@ -192,16 +193,11 @@ GDS_API GDS_status_t GDS_version_verify(GDS_gds_t gds, GDS_size_t version, const
     }
   }
   // Agree: a failure, the arguments, and whether some process found bad blocks.
-  std::uint64_t hash = 1469598103934665603ull;
-  for (std::uint64_t x : args) hash = (hash ^ x) * 1099511628211ull;
-  std::uint64_t mine[4] = {s != GDS_STATUS_OK, hash, ~hash, !bad.empty()}, all[4] = {0, 0, 0, 0};
-  const int rc = MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_MAX, a.communicator());
-  if (rc != MPI_SUCCESS) return checked(__func__, &a, mpi_fail(__func__, "MPI_Allreduce", rc));
-  if (s != GDS_STATUS_OK) return checked(__func__, &a, s);
-  if (all[0] != 0) return fail(GDS_STATUS_REMOTE_ERROR, __func__, "another process failed this collective call");
-  if (all[1] != hash || all[2] != ~hash)
-    return fail(GDS_STATUS_COLLECTIVE_MISMATCH, __func__,
-                "processes passed different versions or boxes to this collective call");
+  std::uint64_t any_bad[1] = {!bad.empty()};
+  const GDS_status_t agreed = agree(__func__, a.communicator(), s, any_bad,
+                                    Signature{}.add(args.data(), args.size() * sizeof args[0]).value());
+  if (s != GDS_STATUS_OK || agreed == GDS_STATUS_MPI_ERROR) return checked(__func__, &a, agreed);
+  GDS_TRY(agreed);
   if (!bad.empty()) {
     const std::vector<std::uint32_t> blocks(bad.begin(), bad.end());
     for (const Bad &r : describe(__func__, a, store.shift(), blocks, lo.data(), hi.data())) {
@@ -215,7 +211,7 @@ GDS_API GDS_status_t GDS_version_verify(GDS_gds_t gds, GDS_size_t version, const
     }
     return GDS_STATUS_CORRUPT;
   }
-  if (all[3] != 0)
+  if (any_bad[0] != 0)
     return fail(GDS_STATUS_CORRUPT, __func__, "version %llu failed its checksums on another process", ull(version));
   return GDS_STATUS_OK;
 }

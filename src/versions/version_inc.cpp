@@ -25,6 +25,7 @@
 #include "core/log.hpp"
 #include "core/killpoint.hpp"
 #include "core/runtime.hpp"
+#include "core/util.hpp"
 #include "gds_version.h"
 #include "rma/stable_point.hpp"
 #include "rma/state.hpp"
@@ -39,7 +40,7 @@ using gds::versions::Store;
 namespace gds::versions {
 namespace {
 
-unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 
 // How many times global errors may be delivered (handlers may write, raise
 // more, ...) before the snapshot gives up.
@@ -119,10 +120,9 @@ GDS_status_t exchange(const char *func, Array &a, GDS_status_t local, std::uint6
   if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Alltoall", rc);
   if (local != GDS_STATUS_OK) return local;
   for (const Hello &h : in)
-    if (h.status != GDS_STATUS_OK) return fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
+    if (h.status != GDS_STATUS_OK) return remote_failure(func);
   for (const Hello &h : in)
-    if (h.agreed != agreed)
-      return fail(GDS_STATUS_COLLECTIVE_MISMATCH, func, "processes passed different arguments to this collective call");
+    if (h.agreed != agreed) return arguments_differ(func);
 
   // The ranges themselves, as (first, last) pairs, sorted by destination already.
   std::vector<int> send_counts(p), send_displs(p), recv_counts(p), recv_displs(p);
@@ -157,16 +157,13 @@ GDS_status_t exchange(const char *func, Array &a, GDS_status_t local, std::uint6
 }
 
 // Phase reserve: slabs for the new blocks, if any process is short of slots.
-// One allreduce tells whether any process is short and whether any failed.
+// One agreement tells whether any process is short and whether any failed.
 GDS_status_t reserve(const char *func, Array &a, GDS_status_t local) {
   Store &store = *state(a).store;
   std::uint64_t data_short = 0, table_short = 0;
   store.shortage(&data_short, &table_short);
-  int need[3] = {data_short > 0, table_short > 0, local != GDS_STATUS_OK}, any[3] = {0, 0, 0};
-  const int rc = MPI_Allreduce(need, any, 3, MPI_INT, MPI_MAX, a.communicator());
-  if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
-  if (local != GDS_STATUS_OK) return local;
-  if (any[2]) return fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
+  std::uint64_t any[2] = {data_short > 0, table_short > 0};
+  GDS_TRY(agree(func, a.communicator(), local, any));
   if (!any[0] && !any[1]) return GDS_STATUS_OK;
   return agree(func, a.communicator(), store.grow(func, any[0] != 0, data_short, any[1] != 0, table_short));
 }
@@ -193,7 +190,7 @@ GDS_status_t freeze(const char *func, Array &a, GDS_status_t local, std::vector<
   for (const Done &d : all) ok = ok && d.status == GDS_STATUS_OK;
   if (!ok) {
     store.abandon();
-    return s != GDS_STATUS_OK ? s : fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
+    return s != GDS_STATUS_OK ? s : remote_failure(func);
   }
   tables->resize(all.size());
   for (std::size_t r = 0; r < all.size(); ++r) (*tables)[r] = all[r].table;
@@ -236,16 +233,12 @@ GDS_status_t commit(const char *func, Array &a, std::uint64_t increment, std::st
   store.commit(s.current, std::move(s.label), std::move(tables));
   s.current += increment;
   s.label = std::move(label);
-  std::uint64_t drop = store.drop_wish();
-  if (store.has_byte_budget()) {
-    std::uint64_t wish = drop;
-    const int rc = MPI_Allreduce(&wish, &drop, 1, MPI_UINT64_T, MPI_MAX, a.communicator());
-    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
-  }
+  std::uint64_t drop[1] = {store.drop_wish()};
+  if (store.has_byte_budget()) GDS_TRY(agree(func, a.communicator(), GDS_STATUS_OK, drop));
   if (g_level != nullptr && g_level->holds(a))
-    for (std::uint64_t i = 0; i < drop && i < store.versions().size(); ++i)
+    for (std::uint64_t i = 0; i < drop[0] && i < store.versions().size(); ++i)
       g_level->dropping(a, store.versions()[static_cast<std::size_t>(i)].number);
-  store.drop_oldest(drop);
+  store.drop_oldest(drop[0]);
   return GDS_STATUS_OK;
 }
 
@@ -298,11 +291,11 @@ GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std:
   std::vector<SlotRef> tables;
   GDS_TRY(freeze(func, a, GDS_STATUS_OK, &tables, options.fill));
   if (options.check) {
-    int bad = options.check(frozen(a, number, next, label, next_label)) != GDS_STATUS_OK ? 1 : 0, any = 0;
-    const int rc = MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, a.communicator());
-    if (rc != MPI_SUCCESS || any != 0) s.store->abandon();
-    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
-    *refused = any != 0;
+    std::uint64_t bad[1] = {options.check(frozen(a, number, next, label, next_label)) != GDS_STATUS_OK};
+    const GDS_status_t agreed = agree(func, a.communicator(), GDS_STATUS_OK, bad);
+    if (agreed != GDS_STATUS_OK || bad[0] != 0) s.store->abandon();
+    GDS_TRY(agreed);
+    *refused = bad[0] != 0;
     if (*refused) return GDS_STATUS_OK;
   }
   s.current = number;
