@@ -49,7 +49,6 @@ class HandleTable {
       slots_.emplace_back();
     }
     slots_[index].object = std::move(object);
-    ++live_;
     return make_handle(kind_, slots_[index].generation, index);
   }
 
@@ -76,11 +75,8 @@ class HandleTable {
     std::unique_ptr<T> object = std::move(slot.object);
     slot.generation = (slot.generation + 1) & 0xFFFFFFu;
     free_.push_back(index);
-    --live_;
     return object;
   }
-
-  [[nodiscard]] std::size_t size() const { return live_; }
 
  private:
   struct Slot {
@@ -90,7 +86,6 @@ class HandleTable {
   HandleKind kind_;
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_;
-  std::size_t live_ = 0;
 };
 
 // Text for a handle status, for messages: "is a null handle", ...

@@ -12,16 +12,14 @@
 #include <cstring>
 
 #include "core/log.hpp"
+#include "core/util.hpp"
 
 namespace gds::persist {
 
 namespace {
 
-std::string g_last;
-
 GDS_status_t io_fail(const char *func, const char *what, const std::string &path, int err) {
-  g_last = path + ": " + what + ": " + std::strerror(err);
-  return core::fail_critical(GDS_STATUS_IO_ERROR, func, "%s", g_last.c_str());
+  return core::fail_critical(GDS_STATUS_IO_ERROR, func, "%s: %s: %s", path.c_str(), what, std::strerror(err));
 }
 
 // Up to IOV_MAX pieces per call, and whatever a short write left.
@@ -63,8 +61,6 @@ File &File::operator=(File &&o) noexcept {
   }
   return *this;
 }
-
-const std::string &last_io_error() { return g_last; }
 
 GDS_status_t make_dirs(const char *func, const std::string &path) {
   std::string partial;
@@ -276,7 +272,7 @@ bool writable_dir(const std::string &path) { return ::access(path.c_str(), W_OK 
 
 bool pread_all(int fd, std::byte *p, std::uint64_t n, std::uint64_t at) {
   while (n > 0) {
-    const ssize_t r = ::pread(fd, p, std::min<std::uint64_t>(n, std::uint64_t{1} << 30), static_cast<off_t>(at));
+    const ssize_t r = ::pread(fd, p, std::min<std::uint64_t>(n, core::kMaxPiece), static_cast<off_t>(at));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return false;
     p += r;

@@ -32,9 +32,6 @@ class File {
   int fd_ = -1;
 };
 
-// The last I/O failure's description ("<path>: <error>"), for the error GDS raises.
-const std::string &last_io_error();
-
 // Creates `path` and its parents (mode 0700) if they do not exist.
 GDS_status_t make_dirs(const char *func, const std::string &path);
 // Writes the pieces to `path` (created or truncated) and fsyncs it.

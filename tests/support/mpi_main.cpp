@@ -52,6 +52,4 @@ int run_all_tests(int argc, char **argv, bool init_gds) {
 
 }  // namespace gds::test
 
-#ifndef GDS_TEST_CUSTOM_MAIN
 int main(int argc, char **argv) { return gds::test::run_all_tests(argc, argv, true); }
-#endif
