@@ -49,11 +49,11 @@ struct Array {
   // The state of module S (S::kLayer); exists from creation to destruction.
   template <class S>
   [[nodiscard]] S &state() {
-    return static_cast<S &>(*states[static_cast<std::size_t>(S::kLayer)]);
+    return static_cast<S &>(*states[S::kLayer]);
   }
   template <class S>
   [[nodiscard]] const S &state() const {
-    return static_cast<const S &>(*states[static_cast<std::size_t>(S::kLayer)]);
+    return static_cast<const S &>(*states[S::kLayer]);
   }
 };
 

@@ -30,9 +30,11 @@ namespace gds::core {
 
 struct Array;
 
-// The modules above core, in dependency order.
-enum class Layer : std::size_t { rma = 0, versions = 1, persist = 2, errors = 3 };
-inline constexpr std::size_t kLayers = 4;
+// A module above core is known here by its layer alone: its place in the
+// dependency order (0 the lowest), which it states itself and which
+// src/lib/modules.cpp checks against its list.
+using Layer = std::size_t;
+inline constexpr std::size_t kLayers = 4;  // the modules above core
 
 // A module's state for one array: each module owns a struct of its own,
 // held by the array and destroyed with it (highest layer first).

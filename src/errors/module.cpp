@@ -11,7 +11,7 @@ namespace {
 
 class Errors final : public core::Module, public core::Resilience {
  public:
-  [[nodiscard]] core::Layer layer() const override { return core::Layer::errors; }
+  [[nodiscard]] core::Layer layer() const override { return Scope::kLayer; }
   [[nodiscard]] const char *name() const override { return "errors"; }
   void finalize() override { errors::finalize(); }
 

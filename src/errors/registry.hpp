@@ -98,7 +98,7 @@ struct Check {
 // The error state of an array on this process (the errors module's state of
 // the array), or of GDS_ROOT.
 struct Scope final : core::ArrayState {
-  static constexpr core::Layer kLayer = core::Layer::errors;
+  static constexpr core::Layer kLayer = 3;  // its place above core (core/module.hpp)
   core::Array *array = nullptr;  // nullptr: GDS_ROOT; set when the array is attached
   HandlerSet local_handlers, global_handlers;
   std::vector<Check> local_checks, global_checks;

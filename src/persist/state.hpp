@@ -53,7 +53,7 @@ struct Cached {
 class Flusher;  // prefix.cpp
 
 struct ArrayState final : core::ArrayState {
-  static constexpr core::Layer kLayer = core::Layer::persist;
+  static constexpr core::Layer kLayer = 2;  // its place above core (core/module.hpp)
   // From prepare (the same on every process).
   Copy copy = Copy::none;
   bool copy_given = false;  // by an info key or a variable (not SCR's default for a cache base alone)

@@ -18,7 +18,7 @@ namespace gds::rma {
 using core::Index;
 
 struct ArrayState final : core::ArrayState {
-  static constexpr core::Layer kLayer = core::Layer::rma;
+  static constexpr core::Layer kLayer = 0;  // its place above core (core/module.hpp)
   core::Memory memory;                  // GDS_alloc: this process's part
   Window window;
   std::byte *base = nullptr;            // this process's memory in the window

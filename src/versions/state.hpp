@@ -11,7 +11,7 @@
 namespace gds::versions {
 
 struct ArrayState final : core::ArrayState {
-  static constexpr core::Layer kLayer = core::Layer::versions;
+  static constexpr core::Layer kLayer = 1;  // its place above core (core/module.hpp)
   unsigned block_shift = 14;     // log2 of the block size
   Retention retention;
   std::unique_ptr<Store> store;  // from attach on
