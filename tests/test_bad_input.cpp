@@ -636,6 +636,30 @@ TEST_F(BadInput, OpenResilience) {
   EXPECT_EQ(freed_term, GDS_ERROR_PRED_TERM_NULL);
 }
 
+// A NULL output on one process fails a collective call on every process,
+// none left waiting in it: GDS_alloc's gds and GDS_get_comm's comm.
+TEST_F(BadInput, NullOutputOnOneProcessFailsTheCallEverywhere) {
+  const bool last = rank == nprocs - 1;
+  const GDS_status_t refused = last ? GDS_STATUS_NULL_ARGUMENT : GDS_STATUS_REMOTE_ERROR;
+  const Index count = 8;
+  GDS_gds_t made = GDS_NULL;
+  EXPECT_EQ(GDS_alloc(1, &count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL,
+                      last ? nullptr : &made),
+            refused)
+      << GDS_last_error_message();
+  EXPECT_EQ(made, GDS_NULL);
+  MPI_Comm comm = MPI_COMM_NULL;
+  EXPECT_EQ(GDS_get_comm(dbl, last ? nullptr : &comm), refused) << GDS_last_error_message();
+  EXPECT_TRUE(message_names("GDS_get_comm", last ? "comm is NULL" : "another process"));
+  EXPECT_EQ(comm, MPI_COMM_NULL);
+  // Nothing was left half done: the next calls work everywhere.
+  EXPECT_GDS_OK(GDS_get_comm(dbl, &comm));
+  int size = 0;
+  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &size);
+  EXPECT_EQ(size, nprocs);
+  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+}
+
 // Every length, count, index and size argument at and past 2^31, 2^32,
 // 2^63 and 2^64: each call returns its status, never crashes, hangs or
 // throws. (Values a buffer argument would have to back, such as a 4 GiB

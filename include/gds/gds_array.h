@@ -125,6 +125,12 @@ GDS_API GDS_status_t GDS_create_with_context(
  *
  * On a handle made by GDS_descriptor_clone(): local; frees only that handle.
  *
+ * A NULL \p gds, or a handle that names no array, names no communicator
+ * either: the call returns GDS_STATUS_NULL_ARGUMENT or a handle status at once
+ * on that process, and the others, which passed the array, wait for it in
+ * the collective (as MPI_Comm_free() with an invalid communicator on one
+ * process). Every other refusal is agreed on.
+ *
  * \param[in,out] gds the handle
  * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, handle statuses,
  *         GDS_STATUS_ACCESS_CONFLICT, GDS_STATUS_REMOTE_ERROR, GDS_STATUS_MPI_ERROR
@@ -159,10 +165,14 @@ GDS_API GDS_status_t GDS_get_attr(GDS_gds_t gds, GDS_attr_t attribute_key,
 
 /**
  * \brief A duplicate of the array's communicator; the caller frees it with MPI_Comm_free().
- * Collective over the array's communicator (it calls MPI_Comm_dup()).
+ * Collective over the array's communicator (it calls MPI_Comm_dup()). A NULL
+ * \p comm on any process fails the call on every process, as GDS_alloc()'s
+ * NULL \p gds does: that process returns GDS_STATUS_NULL_ARGUMENT, the others
+ * GDS_STATUS_REMOTE_ERROR, and no communicator is made.
  * \param[in] gds the array
  * \param[out] comm the duplicate
- * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, handle statuses, GDS_STATUS_MPI_ERROR
+ * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_REMOTE_ERROR, handle statuses,
+ *         GDS_STATUS_MPI_ERROR
  */
 GDS_API GDS_status_t GDS_get_comm(GDS_gds_t gds, GDS_comm_t *comm);
 

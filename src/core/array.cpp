@@ -10,6 +10,7 @@
 #include "core/log.hpp"
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
+#include "core/util.hpp"
 #include "gds_array.h"
 
 namespace gds::core {
@@ -27,7 +28,7 @@ namespace {
 std::map<std::uint64_t, std::unique_ptr<Array>> g_registry;
 std::uint64_t g_next_id = 1;
 
-unsigned long long ull(Index v) { return static_cast<unsigned long long>(v); }
+using gds::core::ull;
 
 // Arguments common to GDS_alloc and GDS_create, checked on this process.
 struct Shape {
@@ -84,7 +85,7 @@ GDS_status_t check_arguments(const char *func, GDS_flavor_t flavor, GDS_size_t n
   sig->add(shape->type->mpi).add(shape->order);
   const ArraySpec spec{flavor, &shape->count, shape->type, shape->order};
   for (Module *m : modules())
-    GDS_TRY(m->prepare(func, spec, info, *sig, &(*states)[static_cast<std::size_t>(m->layer())]));
+    GDS_TRY(m->prepare(func, spec, info, *sig, &(*states)[m->layer()]));
   return GDS_STATUS_OK;
 }
 
@@ -412,7 +413,10 @@ GDS_API GDS_status_t GDS_get_comm(GDS_gds_t gds, GDS_comm_t *comm) try {
   Cursor *cursor = nullptr;
   GDS_status_t delivered = GDS_STATUS_OK;
   GDS_TRY(resolve_collective(__func__, gds, &cursor, &delivered));
-  GDS_REQUIRE(comm != nullptr, GDS_STATUS_NULL_ARGUMENT, "comm is NULL");
+  // A NULL comm on one process is agreed on (as GDS_alloc's NULL gds), not a
+  // return before the collective the others are in.
+  const GDS_status_t s = comm == nullptr ? fail(GDS_STATUS_NULL_ARGUMENT, __func__, "comm is NULL") : GDS_STATUS_OK;
+  GDS_TRY(agree(__func__, cursor->array->communicator(), s));
   GDS_MPI(MPI_Comm_dup(cursor->array->communicator(), comm));  // collective: even if a delivery failed
   if (delivered != GDS_STATUS_OK) MPI_Comm_free(comm);
   return delivered;
