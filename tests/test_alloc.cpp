@@ -90,8 +90,8 @@ TEST_P(AllocTest, AttributesLayoutAndZeroedMemory) {
     int owner = -1;
     Index offset = 0;
     EXPECT_GDS_OK(GDS_locate(g, idx.data(), &owner, &offset));
-    ASSERT_GE(owner, 0);
-    ASSERT_LT(owner, static_cast<int>(los.size()));
+    EXPECT_TRUE(owner >= 0 && owner < static_cast<int>(los.size())) << "owner " << owner;
+    if (owner < 0 || owner >= static_cast<int>(los.size())) break;  // on to the collectives, not out
     std::vector<Index> ext(n), rel(n);
     for (std::size_t d = 0; d < n; ++d) {
       EXPECT_GE(idx[d], los[owner][d]);

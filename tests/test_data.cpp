@@ -551,7 +551,7 @@ TEST_F(Atomics, WaitLocalCompletesWritesToOwnPart) {
   Index lo = 0, hi = 0;
   int owns = 0;
   EXPECT_GDS_OK(GDS_distribution(g, rank, &lo, &hi, &owns));
-  ASSERT_EQ(owns, 1);
+  ASSERT_ALL(owns == 1);
   std::vector<int> v(hi - lo + 1, 40 + rank);
   EXPECT_GDS_OK(GDS_put(v.data(), nullptr, &lo, &hi, g));
   EXPECT_GDS_OK(GDS_wait_local(g));

@@ -680,7 +680,7 @@ TEST_F(Errors, RealMemoryExhaustionInAVersionIsNomemAndGoesToTheHandler) {
     if (line.rfind("VmSize:", 0) == 0) vm_kib = std::stoull(line.substr(7));
   rlimit tight = before;
   tight.rlim_cur = static_cast<rlim_t>((vm_kib << 10) + (32ull << 20));
-  ASSERT_EQ(setrlimit(RLIMIT_AS, &tight), 0);
+  ASSERT_ALL(setrlimit(RLIMIT_AS, &tight) == 0);
   const GDS_status_t s = GDS_version_inc(big, 1, nullptr, 0);
   setrlimit(RLIMIT_AS, &before);
   EXPECT_EQ(s, GDS_STATUS_NOMEM) << GDS_last_error_message();
@@ -737,8 +737,8 @@ TEST_F(Errors, VerifyFindsALatentErrorInAStoredVersion) {
   handle_system_failures(a);
   Index mlo[2], mhi[2];
   int mine = 0;
-  ASSERT_GDS_OK(GDS_distribution(a, rank, mlo, mhi, &mine));
-  ASSERT_TRUE(mine);
+  EXPECT_GDS_OK(GDS_distribution(a, rank, mlo, mhi, &mine));
+  ASSERT_ALL(mine);
   const auto write_all = [&](int value) {
     std::vector<int> v((mhi[0] - mlo[0] + 1) * (mhi[1] - mlo[1] + 1), value);
     EXPECT_GDS_OK(GDS_put(v.data(), nullptr, mlo, mhi, a));

@@ -15,6 +15,16 @@
     GDS_status_t gds_test_s_ = (call);                            \
     EXPECT_EQ(gds_test_s_, GDS_STATUS_OK) << GDS_last_error_message(); \
   } while (0)
+// ASSERT_ALL for a GDS call (collective: see ASSERT_ALL).
+#define ASSERT_ALL_GDS_OK(call)                                                                    \
+  do {                                                                                             \
+    const GDS_status_t gds_test_s_ = (call);                                                       \
+    EXPECT_EQ(gds_test_s_, GDS_STATUS_OK) << GDS_last_error_message();                             \
+    if (!::gds::test::all_true(gds_test_s_ == GDS_STATUS_OK)) {                                    \
+      if (gds_test_s_ == GDS_STATUS_OK) ADD_FAILURE() << #call " failed on another process";       \
+      return;                                                                                      \
+    }                                                                                              \
+  } while (0)
 #define ASSERT_GDS_OK(call)                                       \
   do {                                                            \
     GDS_status_t gds_test_s_ = (call);                            \

@@ -3,8 +3,9 @@
 // At the end of each test, all processes exchange their verdicts; a failure
 // on any process fails the test on every process and names the failing
 // ranks. Collective tests use non-fatal EXPECT_* so that a failing process
-// still reaches every collective the others are in; a test that hangs anyway
-// is ended by the ctest / MPIEXEC_TIMEOUT limit.
+// still reaches every collective the others are in, and ASSERT_ALL where a
+// test cannot go on; a test that hangs anyway is ended by the ctest /
+// MPIEXEC_TIMEOUT limit.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -41,8 +42,29 @@ class MpiTest : public ::testing::Test {
   const int nprocs = world_size();
 };
 
+// Whether `ok` holds on every process of MPI_COMM_WORLD (collective).
+inline bool all_true(bool ok) {
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all != 0;
+}
+
 // Runs the tests in a process that initialized MPI (and, if `init_gds`, GDS)
 // and returns the same exit code on every process.
 int run_all_tests(int argc, char **argv, bool init_gds);
 
 }  // namespace gds::test
+
+// A fatal assertion for the code every process runs: collective, it ends the
+// test on every process if `cond` is false on any (a plain ASSERT_* before a
+// collective would end it on one process only and leave the others waiting).
+// Each failing process reports its own failure; the others name it remote.
+#define ASSERT_ALL(cond)                                                                        \
+  do {                                                                                          \
+    const bool gds_assert_all_ok_ = static_cast<bool>(cond);                                    \
+    EXPECT_TRUE(gds_assert_all_ok_) << #cond;                                                   \
+    if (!::gds::test::all_true(gds_assert_all_ok_)) {                                           \
+      if (gds_assert_all_ok_) ADD_FAILURE() << "ASSERT_ALL(" #cond ") failed on another process"; \
+      return;                                                                                   \
+    }                                                                                           \
+  } while (0)
