@@ -371,7 +371,7 @@ GDS_status_t recover(const char *func, Array &a) {
         core::detected(func, &a, GDS_STATUS_CORRUPT, d);
       }
     }
-    std::uint64_t any_foreign[1] = {foreign};
+    std::uint64_t any_foreign[1] = {foreign != 0};
     GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, any_foreign));
     if (any_foreign[0] != 0)
       return core::fail(GDS_STATUS_INVALID, func,
