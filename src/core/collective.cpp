@@ -20,7 +20,8 @@ GDS_status_t arguments_differ(const char *func, const char *what) {
 
 GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::span<std::uint64_t> values,
                    std::uint64_t signature) {
-  if (values.size() > kAgreedValues) return fail_critical(GDS_STATUS_INTERNAL, func, "%zu values to agree on", values.size());
+  if (values.size() > kAgreedValues)
+    return fail_critical(GDS_STATUS_INTERNAL, func, "%zu values to agree on", values.size());
   // max(~s) = ~min(s): one MPI_MAX reduction yields both bounds of the signatures.
   constexpr std::size_t kHead = 3;
   std::uint64_t mine[kHead + kAgreedValues] = {local != GDS_STATUS_OK ? 1u : 0u, signature, ~signature};

@@ -44,14 +44,16 @@ void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint
                 MPI_Comm comm) {
   for (std::uint64_t off = 0; off < n; off += core::kMaxPiece) {
     reqs->push_back(MPI_REQUEST_NULL);
-    MPI_Isend(data + off, static_cast<int>(std::min(core::kMaxPiece, n - off)), MPI_BYTE, peer, tag, comm, &reqs->back());
+    MPI_Isend(data + off, static_cast<int>(std::min(core::kMaxPiece, n - off)), MPI_BYTE, peer, tag, comm,
+              &reqs->back());
   }
 }
 
 int recv_bytes(std::byte *dst, std::uint64_t n, int peer, int tag, MPI_Comm comm) {
   for (std::uint64_t got = 0; got < n;) {
     MPI_Status st;
-    int rc = MPI_Recv(dst + got, static_cast<int>(std::min(core::kMaxPiece, n - got)), MPI_BYTE, peer, tag, comm, &st);
+    int rc =
+        MPI_Recv(dst + got, static_cast<int>(std::min(core::kMaxPiece, n - got)), MPI_BYTE, peer, tag, comm, &st);
     int count = 0;
     if (rc == MPI_SUCCESS) rc = MPI_Get_count(&st, MPI_BYTE, &count);
     if (rc != MPI_SUCCESS) return rc;
