@@ -184,7 +184,7 @@ TEST_F(Alloc, SubCommunicators) {
   EXPECT_GDS_OK(GDS_comm_rank(half, &half_rank));
   const Index count[2] = {5, 6};
   GDS_gds_t mine = GDS_NULL, world = GDS_NULL;
-  ASSERT_GDS_OK(GDS_alloc(2, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, half, MPI_INFO_NULL, &mine));
+  ASSERT_ALL_GDS_OK(GDS_alloc(2, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, half, MPI_INFO_NULL, &mine));
   ASSERT_GDS_OK(GDS_alloc(1, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &world));
 
   MPI_Comm dup;

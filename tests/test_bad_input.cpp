@@ -30,10 +30,10 @@ class BadInput : public MpiTest {
     GDS_gds_t doomed = freed;  // GDS_free nulls its argument; `freed` keeps the stale value
     ASSERT_GDS_OK(GDS_free(&doomed));
     const Index lo[2] = {0, 0};
-    ASSERT_GDS_OK(GDS_access(g, lo, lo, GDS_ACCESS_BUFFER_COPY, &buffer, &open));
-    ASSERT_GDS_OK(GDS_access(g, hi_corner, hi_corner, GDS_ACCESS_BUFFER_COPY, &buffer, &closed));
+    ASSERT_ALL_GDS_OK(GDS_access(g, lo, lo, GDS_ACCESS_BUFFER_COPY, &buffer, &open));
+    ASSERT_ALL_GDS_OK(GDS_access(g, hi_corner, hi_corner, GDS_ACCESS_BUFFER_COPY, &buffer, &closed));
     closed_copy = closed;
-    ASSERT_GDS_OK(GDS_release(&closed));
+    ASSERT_ALL_GDS_OK(GDS_release(&closed));
   }
   void TearDown() override {
     EXPECT_GDS_OK(GDS_release(&open));

@@ -294,14 +294,14 @@ TEST_F(Create, AccessModes) {
   const Index mine = static_cast<Index>(rank);
   void *buffer = nullptr;
   GDS_access_handle_t h = GDS_ACCESS_HANDLE_NULL;
-  ASSERT_GDS_OK(GDS_access(g, &mine, &mine, GDS_ACCESS_BUFFER_DIRECT, &buffer, &h));
+  ASSERT_ALL_GDS_OK(GDS_access(g, &mine, &mine, GDS_ACCESS_BUFFER_DIRECT, &buffer, &h));
   EXPECT_EQ(buffer, local.data());
   static_cast<int *>(buffer)[0] = -rank - 1;
   EXPECT_GDS_OK(GDS_release(&h));
   EXPECT_GDS_OK(GDS_fence(g));
 
   const Index lo = 0, hi = n - 1;
-  ASSERT_GDS_OK(GDS_access(g, &lo, &hi, GDS_ACCESS_BUFFER_ANY, &buffer, &h));
+  ASSERT_ALL_GDS_OK(GDS_access(g, &lo, &hi, GDS_ACCESS_BUFFER_ANY, &buffer, &h));
   GDS_access_buffer_t kind = GDS_ACCESS_BUFFER_DIRECT;
   EXPECT_GDS_OK(GDS_get_access_buffer_type(h, &kind));
   EXPECT_EQ(kind, GDS_ACCESS_BUFFER_COPY);

@@ -156,12 +156,12 @@ TEST_F(Cxx, LocalAccessReleasesOnScopeExit) {
   auto a = gds::array<int>::alloc({4 * static_cast<index_t>(nprocs), 3}, {.storage = gds::order::col_major});
   EXPECT_EQ(a.process_grid()[0], static_cast<index_t>(nprocs));
   const auto mine = a.distribution(rank);
-  ASSERT_TRUE(mine.has_value());
+  ASSERT_ALL(mine.has_value());
   EXPECT_EQ(mine->extent(0), 4u);
   {
     auto region = a.access(*mine, gds::access_mode::direct);
     EXPECT_TRUE(region.direct());
-    ASSERT_EQ(region.ld().size(), 1u);
+    ASSERT_ALL(region.ld().size() == 1u);
     EXPECT_EQ(region.ld()[0], 4u);  // column-major: the block's first extent
     for (index_t j = 0; j < 3; ++j)
       for (index_t i = 0; i < 4; ++i) region.data()[j * 4 + i] = static_cast<int>(100 * (mine->lo[0] + i) + j);
@@ -283,9 +283,7 @@ TEST_F(Cxx, VerifyAndRestartInfo) {
   std::fill(v.begin(), v.end(), 3.5);
   if (rank == 0) a.put(v, box({0}, {n - 1}));
   a.fence();
-  if (rank == 0) {
-    ASSERT_EQ(GDS_inject_fault(GDS_FAULT_VERSION_CORRUPT, 1), GDS_STATUS_OK);
-  }
+  ASSERT_ALL(rank != 0 || GDS_inject_fault(GDS_FAULT_VERSION_CORRUPT, 1) == GDS_STATUS_OK);
   a.version_inc();
   for (const bool whole : {true, false}) {
     try {
@@ -315,9 +313,7 @@ TEST_F(Cxx, VerifyAndRestartInfo) {
 // and an array of the same name restarted from them.
 TEST_F(Cxx, FlushToPrefixAndRestart) {
   char dir[] = "/tmp/gds-cxx-prefix-XXXXXX";
-  if (rank == 0) {
-    ASSERT_NE(mkdtemp(dir), nullptr);
-  }
+  ASSERT_ALL(rank != 0 || mkdtemp(dir) != nullptr);
   MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
   const index_t n = 5 * static_cast<index_t>(nprocs) + 3;
   gds::options opt;

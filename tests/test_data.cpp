@@ -577,8 +577,7 @@ TEST_F(Atomics, GetThenPutToOneProcessCompleteAtWait) {
   Index blo[2], bhi[2];
   int owns = 0;
   EXPECT_GDS_OK(GDS_distribution(g, 0, blo, bhi, &owns));
-  ASSERT_EQ(owns, 1);
-  ASSERT_GE(bhi[1] - blo[1] + 1, 7u);
+  ASSERT_ALL(owns == 1 && bhi[1] - blo[1] + 1 >= 7u);
   std::vector<unsigned char> all(99);
   for (Index i = 0; i < 99; ++i) all[i] = static_cast<unsigned char>(i % 200 + 1);
   const Index alo[2] = {0, 0}, ahi[2] = {2, 32};

@@ -112,7 +112,7 @@ class Errors : public MpiTest {
     g_log = Log{};
     const Index n = 4 * static_cast<Index>(nprocs);
     ASSERT_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
-    ASSERT_GDS_OK(GDS_distribution(g, rank, &lo, &hi, &owns));
+    ASSERT_ALL_GDS_OK(GDS_distribution(g, rank, &lo, &hi, &owns));
   }
   void TearDown() override {
     EXPECT_GDS_OK(GDS_free(&g));
@@ -756,7 +756,7 @@ TEST_F(Errors, VerifyFindsALatentErrorInAStoredVersion) {
   if (rank == who) EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_VERSION_CORRUPT, 1));
   EXPECT_GDS_OK(GDS_version_inc(a, 1, nullptr, 0));  // version 1: its first block on `who` is damaged
   Index wlo[2], whi[2];
-  ASSERT_GDS_OK(GDS_distribution(a, who, wlo, whi, &mine));
+  ASSERT_ALL_GDS_OK(GDS_distribution(a, who, wlo, whi, &mine));
   const Index width = whi[1] - wlo[1] + 1, rows = 15 / width;  // the block's 16 elements, row-major
   const std::vector<std::int64_t> box_index{static_cast<std::int64_t>(wlo[0]), static_cast<std::int64_t>(wlo[1])};
   const std::vector<std::int64_t> box_count{static_cast<std::int64_t>(rows + 1),

@@ -16,14 +16,14 @@
     EXPECT_EQ(gds_test_s_, GDS_STATUS_OK) << GDS_last_error_message(); \
   } while (0)
 // ASSERT_ALL for a GDS call (collective: see ASSERT_ALL).
-#define ASSERT_ALL_GDS_OK(call)                                                                    \
-  do {                                                                                             \
-    const GDS_status_t gds_test_s_ = (call);                                                       \
-    EXPECT_EQ(gds_test_s_, GDS_STATUS_OK) << GDS_last_error_message();                             \
-    if (!::gds::test::all_true(gds_test_s_ == GDS_STATUS_OK)) {                                    \
-      if (gds_test_s_ == GDS_STATUS_OK) ADD_FAILURE() << #call " failed on another process";       \
-      return;                                                                                      \
-    }                                                                                              \
+#define ASSERT_ALL_GDS_OK(call)                                                                       \
+  do {                                                                                                \
+    const GDS_status_t gds_test_s_ = (call);                                                          \
+    if (!::gds::test::all_true(gds_test_s_ == GDS_STATUS_OK)) {                                       \
+      if (gds_test_s_ != GDS_STATUS_OK)                                                               \
+        GTEST_FAIL() << #call " returned " << gds_test_s_ << ": " << GDS_last_error_message();       \
+      GTEST_FAIL() << #call " failed on another process";                                             \
+    }                                                                                                 \
   } while (0)
 #define ASSERT_GDS_OK(call)                                       \
   do {                                                            \

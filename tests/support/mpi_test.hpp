@@ -59,12 +59,12 @@ int run_all_tests(int argc, char **argv, bool init_gds);
 // test on every process if `cond` is false on any (a plain ASSERT_* before a
 // collective would end it on one process only and leave the others waiting).
 // Each failing process reports its own failure; the others name it remote.
-#define ASSERT_ALL(cond)                                                                        \
-  do {                                                                                          \
-    const bool gds_assert_all_ok_ = static_cast<bool>(cond);                                    \
-    EXPECT_TRUE(gds_assert_all_ok_) << #cond;                                                   \
-    if (!::gds::test::all_true(gds_assert_all_ok_)) {                                           \
-      if (gds_assert_all_ok_) ADD_FAILURE() << "ASSERT_ALL(" #cond ") failed on another process"; \
-      return;                                                                                   \
-    }                                                                                           \
+// The failure is fatal (in SetUp it skips the test body, as ASSERT_* does).
+#define ASSERT_ALL(cond)                                                   \
+  do {                                                                     \
+    const bool gds_assert_all_ok_ = static_cast<bool>(cond);               \
+    if (!::gds::test::all_true(gds_assert_all_ok_)) {                      \
+      if (!gds_assert_all_ok_) GTEST_FAIL() << "ASSERT_ALL(" #cond ")";    \
+      GTEST_FAIL() << "ASSERT_ALL(" #cond ") failed on another process";   \
+    }                                                                      \
   } while (0)
