@@ -26,6 +26,7 @@
 #include "persist/files.hpp"
 #include "persist/format.hpp"
 #include "persist/h5.hpp"
+#include "persist/names.hpp"
 #include "persist/prefix_files.hpp"
 
 namespace {
@@ -83,10 +84,11 @@ std::string quoted(const std::string &label) {
 // The job directories under <dir> (or <dir> itself).
 std::vector<std::string> jobs(const std::string &dir, const std::string &job) {
   std::vector<std::string> out;
-  if (base_name(dir).rfind("gds.", 0) == 0) return {dir};
-  for (const std::string &name : list_dir(dir))
-    if (name.rfind("gds.", 0) == 0 && is_dir(dir + "/" + name) && (job.empty() || name == "gds." + job))
-      out.push_back(dir + "/" + name);
+  if (job_of_dir(base_name(dir))) return {dir};
+  for (const std::string &name : list_dir(dir)) {
+    const std::optional<std::string> j = job_of_dir(name);
+    if (j && is_dir(dir + "/" + name) && (job.empty() || *j == job)) out.push_back(dir + "/" + name);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -105,30 +107,22 @@ struct CacheVersion {
 std::map<std::uint64_t, CacheVersion> cache_versions(const std::string &job_dir, const std::string &array) {
   std::map<std::uint64_t, CacheVersion> out;
   for (const std::string &node : list_dir(job_dir)) {
-    if (node.rfind("node", 0) != 0) continue;
+    if (!is_node_dir(node)) continue;
     const std::string adir = job_dir + "/" + node + "/" + array;
     if (!is_dir(adir)) continue;
     for (const std::string &rdir : list_dir(adir)) {
-      if (rdir.empty() || rdir[0] != 'r') continue;
-      const std::optional<std::uint64_t> rank = gds::core::parse_unsigned(rdir.substr(1).c_str());
+      const std::optional<std::uint64_t> rank = rank_of_dir(rdir);
       if (!rank) continue;
       const std::string d = adir + "/" + rdir;
       for (const std::string &name : list_dir(d)) {
-        if (name.find(".tmp") != std::string::npos || name.rfind("spare", 0) == 0) continue;
+        const CacheName c = parse_cache_name(name);
+        if (c.kind == CacheName::other || c.tmp) continue;
         const std::string path = d + "/" + name;
-        std::uint64_t n = kNone;
-        const std::size_t dot = name.find('.');
-        if ((name[0] == 'v' || name[0] == 'x') && dot != std::string::npos)
-          n = gds::core::parse_unsigned(name.substr(1, dot - 1).c_str()).value_or(kNone);
-        else if (name[0] == 'p' && name.find(".v") != std::string::npos) {
-          const std::size_t at = name.find(".v") + 2, end = name.find('.', at);
-          if (end != std::string::npos) n = gds::core::parse_unsigned(name.substr(at, end - at).c_str()).value_or(kNone);
-        }
-        if (n == kNone) continue;
+        const std::uint64_t n = c.number;
         CacheVersion &v = out[n];
         v.number = n;
         v.all.push_back(path);
-        if (name == "v" + std::to_string(n) + ".done") {
+        if (c.kind == CacheName::record) {
           std::vector<std::byte> bytes;
           Record r;
           if (read_file(path, &bytes) && parse_record(bytes, &r).empty()) {
@@ -136,7 +130,7 @@ std::map<std::uint64_t, CacheVersion> cache_versions(const std::string &job_dir,
             v.nprocs = r.nprocs;
             v.record = path;
           }
-        } else if (name == "v" + std::to_string(n) + ".gdsv") {
+        } else if (c.kind == CacheName::version) {
           v.files[*rank] = path;
           std::vector<std::byte> bytes;
           VersionFile f;
@@ -157,7 +151,7 @@ std::map<std::uint64_t, CacheVersion> cache_versions(const std::string &job_dir,
 std::set<std::string> cache_arrays(const std::string &job_dir) {
   std::set<std::string> out;
   for (const std::string &node : list_dir(job_dir))
-    if (node.rfind("node", 0) == 0 && is_dir(job_dir + "/" + node))
+    if (is_node_dir(node) && is_dir(job_dir + "/" + node))
       for (const std::string &a : list_dir(job_dir + "/" + node))
         if (is_dir(job_dir + "/" + node + "/" + a)) out.insert(a);
   return out;
@@ -177,7 +171,7 @@ std::string cache_state(const CacheVersion &v) {
 std::set<std::string> prefix_arrays(const std::string &job_dir) {
   std::set<std::string> out;
   for (const std::string &a : list_dir(job_dir))
-    if (a.rfind("node", 0) != 0 && is_dir(job_dir + "/" + a)) out.insert(a);
+    if (!is_node_dir(a) && is_dir(job_dir + "/" + a)) out.insert(a);
   return out;
 }
 
@@ -185,7 +179,7 @@ int list(const std::string &dir, const std::string &only, const std::string &job
   std::printf("%-12s %-6s %-16s %8s %12s %-20s %-12s %s\n", "JOB", "LEVEL", "ARRAY", "VERSION", "BYTES", "TIME (UTC)",
               "LABEL", "STATE");
   for (const std::string &jd : jobs(dir, job)) {
-    const std::string jname = base_name(jd).substr(4);
+    const std::string jname = job_of_dir(base_name(jd)).value_or(base_name(jd));
     for (const std::string &a : cache_arrays(jd)) {
       if (!only.empty() && a != only) continue;
       for (const auto &[n, v] : cache_versions(jd, a))
@@ -237,12 +231,12 @@ int verify(const std::string &dir, const std::string &only, std::uint64_t versio
             report(path, "cannot be read");
             continue;
           }
-          const std::string name = base_name(path);
+          const CacheName::Kind kind = parse_cache_name(base_name(path)).kind;
           std::string why;
-          if (name.size() > 5 && name.compare(name.size() - 5, 5, ".done") == 0) {
+          if (kind == CacheName::record) {
             Record r;
             why = parse_record(bytes, &r);
-          } else if (name.size() > 5 && name.compare(name.size() - 5, 5, ".gdsx") == 0) {
+          } else if (kind == CacheName::parity) {
             ParityHeader h;
             std::uint64_t at = 0;
             why = parse_parity(bytes, &h, &at);

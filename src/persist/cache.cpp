@@ -15,6 +15,7 @@
 //   drop        files no retained version needs any more are removed
 // Directory: <base>/gds.<job>/node<group>/<array name>/r<rank>/.
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -28,6 +29,7 @@
 #include "core/runtime.hpp"
 #include "core/util.hpp"
 #include "persist/files.hpp"
+#include "persist/names.hpp"
 #include "persist/state.hpp"
 #include "rma/state.hpp"
 #include "versions/level.hpp"
@@ -46,9 +48,7 @@ Places places(Array &a) {
   return Places{a.communicator(), a.rank, a.nprocs, s.group_of, s.dir, s.spares};
 }
 
-std::string group_dir(const ArrayState &s, int group) {
-  return s.base + "/gds." + g_settings.job + "/node" + std::to_string(group);
-}
+std::string group_dir(const ArrayState &s, int group) { return node_dir(job_dir(s.base, g_settings.job), group); }
 
 const versions::Store &store(Array &a) { return *versions::state(a).store; }
 
@@ -59,31 +59,12 @@ void remove_version(ArrayState &s, std::uint64_t n) {
   if (s.scheme) s.scheme->remove(n);
 }
 
-// The number in a cache file name (v<n>.gdsv, v<n>.done, x<n>.gdsx,
-// p<r>.v<n>.gdsv, and those + ".tmp"), or kNone.
-std::uint64_t number_in(const std::string &name) {
-  std::size_t at = 0;
-  if (name.rfind("p", 0) == 0) {
-    at = name.find(".v");
-    if (at == std::string::npos) return kNone;
-    at += 2;
-  } else if (name.rfind("v", 0) == 0 || name.rfind("x", 0) == 0) {
-    at = 1;
-  } else {
-    return kNone;
-  }
-  const std::size_t end = name.find('.', at);
-  if (end == std::string::npos || end == at) return kNone;
-  const std::optional<std::uint64_t> n = core::parse_unsigned(name.substr(at, end - at).c_str());
-  return n.value_or(kNone);
-}
-
 // Removes the files of every version not in `keep` (kept: none) from this process's directory.
 std::size_t remove_others(ArrayState &s, const std::set<std::uint64_t> &keep) {
   std::size_t removed = 0;
   for (const std::string &name : list_dir(s.dir)) {
-    const std::uint64_t n = number_in(name);
-    if (n != kNone && keep.count(n) != 0 && name.find(".tmp") == std::string::npos) continue;
+    const CacheName c = parse_cache_name(name);
+    if (c.kind != CacheName::other && !c.tmp && keep.count(c.number) != 0) continue;
     remove_file(s.dir + "/" + name);
     ++removed;
   }
@@ -191,7 +172,7 @@ class Cache final : public versions::Level {
     core::kill_point("cache.decide");
     std::uint64_t changed_bytes = 0;
     for (std::uint64_t w = 0; w < s.changed.size(); ++w)
-      changed_bytes += static_cast<std::uint64_t>(__builtin_popcountll(s.changed[w]));
+      changed_bytes += static_cast<std::uint64_t>(std::popcount(s.changed[w]));
     changed_bytes <<= v.shift;
     const bool want_full = s.force_full || s.cached.empty() || s.delta_bytes + changed_bytes >= v.bytes;
     std::uint64_t any_full[1] = {want_full};
@@ -287,7 +268,8 @@ GDS_status_t recover(const char *func, Array &a) {
   std::vector<std::uint64_t> mine;
   std::set<std::uint64_t> recorded;  // here
   for (const std::string &name : list_dir(s.dir)) {
-    if (name.size() < 6 || name.compare(name.size() - 5, 5, ".done") != 0 || name[0] != 'v') continue;
+    const CacheName c = parse_cache_name(name);
+    if (c.kind != CacheName::record || c.tmp) continue;
     std::vector<std::byte> bytes;
     Record r;
     if (!read_file(s.dir + "/" + name, &bytes) || !parse_record(bytes, &r).empty() ||
@@ -559,7 +541,7 @@ GDS_status_t open_cache(const char *func, Array &a) {
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
   std::vector<std::vector<int>> sets;
   fit_to_groups(func, a, &sets);
-  s.dir = group_dir(s, mine) + "/" + s.name + "/r" + std::to_string(a.rank);
+  s.dir = rank_dir(group_dir(s, mine) + "/" + s.name, a.rank);
   s.spares = std::make_shared<Spares>(s.dir, kSpares);
   GDS_status_t status = make_dirs(func, s.dir);
   if (status == GDS_STATUS_OK && !writable_dir(s.dir))

@@ -54,6 +54,7 @@
 #include "gds_config.h"
 #include "persist/files.hpp"
 #include "persist/h5.hpp"
+#include "persist/names.hpp"
 #include "persist/prefix_files.hpp"
 #include "persist/state.hpp"
 #include "rma/state.hpp"
@@ -863,7 +864,7 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
                       "array %s has %zu dimensions; HDF5 datasets (the prefix's files) have at most 32", s.name.c_str(),
                       a.ndims());
   auto f = std::make_shared<Flusher>();
-  f->job_dir = s.prefix + "/gds." + g_settings.job;
+  f->job_dir = persist::job_dir(s.prefix, g_settings.job);
   f->dir = f->job_dir + "/" + s.name;
   f->esize = a.type->extent;
   f->data_bytes = f->esize;

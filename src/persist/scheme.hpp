@@ -17,6 +17,7 @@
 #include "gds_types.h"
 #include "persist/files.hpp"
 #include "persist/format.hpp"
+#include "persist/names.hpp"
 
 namespace gds::persist {
 
@@ -28,13 +29,6 @@ struct Places {
   std::string dir;                // this process's
   std::shared_ptr<Spares> spares;  // files of dropped versions in `dir`, to write over
 };
-
-inline std::string version_path(const std::string &dir, std::uint64_t n) { return dir + "/v" + std::to_string(n) + ".gdsv"; }
-inline std::string record_path(const std::string &dir, std::uint64_t n) { return dir + "/v" + std::to_string(n) + ".done"; }
-inline std::string partner_path(const std::string &dir, int of, std::uint64_t n) {
-  return dir + "/p" + std::to_string(of) + ".v" + std::to_string(n) + ".gdsv";
-}
-inline std::string parity_path(const std::string &dir, std::uint64_t n) { return dir + "/x" + std::to_string(n) + ".gdsx"; }
 
 // Maps and checks this process's own version file of version n (every block's CRC); "" or what is wrong.
 std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file);

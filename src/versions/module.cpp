@@ -1,5 +1,7 @@
 // The versions module's part of the library's and of every array's life: its
 // settings, and each array's version store and change tracking.
+#include <bit>
+
 #include "core/log.hpp"
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
@@ -62,7 +64,7 @@ class Versions final : public core::Module {
     const std::uint64_t b = block.value_or(g_settings.block_size);
     GDS_CHECK(valid_block_size(b), GDS_STATUS_INVALID_INFO, "info: %s=%llu is not a power of two from 64 to 67108864",
               GDS_VERSION_BLOCK_SIZE_KEY, ull(b));
-    s->block_shift = static_cast<unsigned>(__builtin_ctzll(b));
+    s->block_shift = static_cast<unsigned>(std::countr_zero(b));
     s->retention.max_versions = max_versions.value_or(g_settings.max_versions);
     s->retention.max_bytes = max_bytes.value_or(g_settings.max_bytes);
     sig.add(s->block_shift).add(s->retention.max_versions).add(s->retention.max_bytes);

@@ -1,0 +1,58 @@
+// The persistent levels' directories and the cache level's file names, which
+// the library writes and gds-index reads (the prefix's files:
+// prefix_files.hpp):
+//
+//   <base or prefix>/gds.<job>/           a job's directory, on either level
+//   <base>/gds.<job>/node<group>/<array>/r<rank>/
+//     v<n>.gdsv        process <rank>'s file of version n (format.hpp)
+//     v<n>.done        its commit record
+//     p<r>.v<n>.gdsv   process r's file of version n, kept as its partner (PARTNER)
+//     x<n>.gdsx        the XOR parity of version n this process holds (XOR)
+//     spare<k>         a dropped version's file, written over by a later one
+//     <name>.tmp       a file being written
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "persist/format.hpp"
+
+namespace gds::persist {
+
+inline std::string job_dir(const std::string &base, const std::string &job) { return base + "/gds." + job; }
+inline std::string node_dir(const std::string &job_dir, int group) {
+  return job_dir + "/node" + std::to_string(group);
+}
+inline std::string rank_dir(const std::string &array_dir, int rank) { return array_dir + "/r" + std::to_string(rank); }
+inline std::string version_path(const std::string &dir, std::uint64_t n) {
+  return dir + "/v" + std::to_string(n) + ".gdsv";
+}
+inline std::string record_path(const std::string &dir, std::uint64_t n) {
+  return dir + "/v" + std::to_string(n) + ".done";
+}
+inline std::string partner_path(const std::string &dir, int of, std::uint64_t n) {
+  return dir + "/p" + std::to_string(of) + ".v" + std::to_string(n) + ".gdsv";
+}
+inline std::string parity_path(const std::string &dir, std::uint64_t n) {
+  return dir + "/x" + std::to_string(n) + ".gdsx";
+}
+
+// The job whose directory this entry of a base or prefix is (gds.<job>), if any.
+std::optional<std::string> job_of_dir(const std::string &name);
+
+// Whether a job directory's entry is a failure group's directory (node<group>).
+bool is_node_dir(const std::string &name);
+
+// The rank an array directory's entry names (r<rank>), if it is one.
+std::optional<std::uint64_t> rank_of_dir(const std::string &name);
+
+// What a file name in a process's directory is.
+struct CacheName {
+  enum Kind { other, version, record, partner, parity } kind = other;
+  std::uint64_t number = kNone;  // the version (kind != other)
+  bool tmp = false;              // being written (<name>.tmp)
+};
+CacheName parse_cache_name(const std::string &name);
+
+}  // namespace gds::persist
