@@ -1,5 +1,7 @@
 #include "persist/format.hpp"
 
+#include <boost/endian/conversion.hpp>
+
 #include <cstring>
 
 #include "core/crc32c.hpp"
@@ -17,21 +19,14 @@ constexpr std::uint64_t kMaxLabel = 65536;
 // above it are damage, and the arithmetic on lengths below it cannot overflow.
 constexpr std::uint64_t kMaxFileBytes = std::uint64_t{1} << 60;
 
-void put32(std::byte *p, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
-void put64(std::byte *p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
+// The files' fixed byte order: little-endian, whatever the host's.
+void put32(std::byte *p, std::uint32_t v) { boost::endian::store_little_u32(reinterpret_cast<unsigned char *>(p), v); }
+void put64(std::byte *p, std::uint64_t v) { boost::endian::store_little_u64(reinterpret_cast<unsigned char *>(p), v); }
 std::uint32_t get32(const std::byte *p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= std::uint32_t{std::to_integer<std::uint8_t>(p[i])} << (8 * i);
-  return v;
+  return boost::endian::load_little_u32(reinterpret_cast<const unsigned char *>(p));
 }
 std::uint64_t get64(const std::byte *p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= std::uint64_t{std::to_integer<std::uint8_t>(p[i])} << (8 * i);
-  return v;
+  return boost::endian::load_little_u64(reinterpret_cast<const unsigned char *>(p));
 }
 std::uint32_t crc(const std::byte *p, std::size_t n) { return core::crc32c(p, n); }
 
