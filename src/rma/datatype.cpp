@@ -103,14 +103,14 @@ GDS_status_t describe(const char *func, MPI_Datatype elem, std::size_t elem_exte
   }
   auto it = g_cache.find(key);
   if (it != g_cache.end()) {
-    *out = TypeSpec{1, it->second.get(), it->second};
+    *out = TypeSpec{1, it->second->get(), it->second};
     return GDS_STATUS_OK;
   }
   if (g_cache.size() >= kMaxCachedTypes) clear_type_cache();
   Datatype t;
   GDS_TRY(build(func, elem, elem_extent, ce, cs, m, &t));
   const MPI_Datatype handle = t.get();
-  SharedType shared{std::move(t)};
+  SharedType shared = std::make_shared<const Datatype>(std::move(t));
   g_cache.emplace(key, shared);  // a copy of the key: GCC 12 misreads small_vector's move here (-Wstringop-overread)
   *out = TypeSpec{1, handle, std::move(shared)};
   return GDS_STATUS_OK;

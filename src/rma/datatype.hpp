@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -48,31 +49,8 @@ class Datatype {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
 };
 
-// A Datatype with several holders (single-threaded reference count).
-class SharedType {
- public:
-  SharedType() = default;
-  explicit SharedType(Datatype t) : node_(new Node{std::move(t), 1}) {}
-  SharedType(const SharedType &o) : node_(o.node_) {
-    if (node_ != nullptr) ++node_->refs;
-  }
-  SharedType(SharedType &&o) noexcept : node_(std::exchange(o.node_, nullptr)) {}
-  SharedType &operator=(SharedType o) noexcept {
-    std::swap(node_, o.node_);
-    return *this;
-  }
-  ~SharedType() {
-    if (node_ != nullptr && --node_->refs == 0) delete node_;
-  }
-  [[nodiscard]] MPI_Datatype get() const { return node_ != nullptr ? node_->type.get() : MPI_DATATYPE_NULL; }
-
- private:
-  struct Node {
-    Datatype type;
-    std::uint32_t refs;
-  };
-  Node *node_ = nullptr;
-};
+// A Datatype with several holders.
+using SharedType = std::shared_ptr<const Datatype>;
 
 // `count` repetitions of `type`; `hold` keeps a derived type alive as long as the spec.
 struct TypeSpec {
