@@ -21,6 +21,7 @@
 #include <map>
 #include <set>
 
+#include "core/bits.hpp"
 #include "core/collective.hpp"
 #include "core/groups.hpp"
 #include "core/killpoint.hpp"
@@ -118,16 +119,7 @@ GDS_status_t lay_out(const char *func, ArrayState &s, const versions::Frozen &v,
   if (h.full) {
     if (s.nblocks > 0) add(0, static_cast<std::uint32_t>(s.nblocks));
   } else {
-    for (std::uint64_t b = 0; b < s.nblocks;) {
-      if (((s.changed[b >> 6] >> (b & 63)) & 1u) == 0) {
-        ++b;
-        continue;
-      }
-      std::uint64_t e = b;
-      while (e < s.nblocks && ((s.changed[e >> 6] >> (e & 63)) & 1u)) ++e;
-      add(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e - b));
-      b = e;
-    }
+    core::for_each_run_of_bits(s.changed, static_cast<std::uint32_t>(s.nblocks), add);
   }
   out->head = encode_version_head(h, *v.label, *v.next_label, blocks, crcs);
   VersionFile parsed;  // the header as written, for its CRC (the commit record names it)
@@ -165,7 +157,7 @@ class Cache final : public versions::Level {
     ArrayState &s = state(a);
     if (!s.persistent()) return core::agree(func, a.communicator(), local);  // the prefix only
     for (const auto &[first, count] : v.changed)
-      for (std::uint32_t b = first; b < first + count; ++b) s.changed[b >> 6] |= std::uint64_t{1} << (b & 63);
+      for (std::uint32_t b = first; b < first + count; ++b) core::set_bit(s.changed, b);
     if (++s.since_cached < s.every) return core::agree(func, a.communicator(), local);
 
     // decide
@@ -410,7 +402,7 @@ GDS_status_t recover(const char *func, Array &a) {
     // Replay the chain into memory: the retained versions become memory versions.
     const Found &newest = found.at(chain.back());
     std::byte *memory = rma::state(a).base;
-    std::vector<std::uint64_t> bits((s.nblocks + 63) / 64);
+    std::vector<std::uint64_t> bits(core::words_for(s.nblocks));
     std::uint64_t navigable = 0;
     for (std::size_t i = 0; i < len; ++i) {
       const std::span<const std::byte> file = files[i].bytes();  // checked above (or rebuilt)
@@ -424,20 +416,15 @@ GDS_status_t recover(const char *func, Array &a) {
         const std::uint64_t n = block_length(v.h.part_bytes, v.h.shift, b);
         std::memcpy(memory + (std::uint64_t{b} << v.h.shift), file.data() + at, n);
         at += n;
-        bits[b >> 6] |= std::uint64_t{1} << (b & 63);
+        core::set_bit(bits, b);
       }
       s.cached.push_back(Cached{chain[i], v.h.base, v.h.prev, found.at(chain[i]).oldest, at - v.data_offset});
       if (!v.h.full) s.delta_bytes += at - v.data_offset;
       else s.delta_bytes = 0;
       if (chain[i] < newest.oldest) continue;
       versions::BlockRuns runs;
-      for (std::uint64_t b = 0; b < s.nblocks; ++b)
-        if ((bits[b >> 6] >> (b & 63)) & 1u) {
-          if (!runs.empty() && runs.back().first + runs.back().second == b)
-            ++runs.back().second;
-          else
-            runs.emplace_back(static_cast<std::uint32_t>(b), 1);
-        }
+      core::for_each_run_of_bits(bits, static_cast<std::uint32_t>(s.nblocks),
+                                 [&](std::uint32_t first, std::uint32_t count) { runs.emplace_back(first, count); });
       std::fill(bits.begin(), bits.end(), 0);
       GDS_TRY(versions::replay(func, a, chain[i], v.label, v.h.next, v.next_label, runs));
       ++navigable;
@@ -549,7 +536,7 @@ GDS_status_t open_cache(const char *func, Array &a) {
   GDS_TRY(core::agree(func, comm, status));
   const versions::Store &st = store(a);
   s.nblocks = st.nblocks();
-  s.changed.assign((s.nblocks + 63) / 64, 0);
+  s.changed.assign(core::words_for(s.nblocks), 0);
   const Places p = places(a);
   switch (s.copy) {
     case Copy::single: s.scheme = make_single(p); break;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "core/bits.hpp"
 #include "core/crc32c.hpp"
 #include "core/log.hpp"
 #include "versions/copy.hpp"
@@ -24,35 +25,8 @@ bool all_zero(const std::byte *p, std::uint64_t n) {
   return true;
 }
 
-std::size_t words_for(std::uint64_t bits) { return static_cast<std::size_t>((bits + 63) / 64); }
-
-// Calls fn(first, count) for every maximal run of set bits among the first `n`.
-template <class F>
-void for_each_run_of_bits(const std::vector<std::uint64_t> &bits, std::uint32_t n, F &&fn) {
-  std::uint32_t b = 0;
-  while (b < n) {
-    const std::uint64_t ones = bits[b >> 6] >> (b & 63);
-    if (ones == 0) {
-      b = (b | 63) + 1;
-      continue;
-    }
-    b += static_cast<std::uint32_t>(std::countr_zero(ones));
-    if (b >= n) return;
-    std::uint32_t e = b;  // the run ends at the next clear bit
-    while (e < n) {
-      const std::uint64_t zeros = ~bits[e >> 6] >> (e & 63);
-      if (zeros == 0) {
-        e = (e | 63) + 1;
-        continue;
-      }
-      e += static_cast<std::uint32_t>(std::countr_zero(zeros));
-      break;
-    }
-    e = std::min(e, n);
-    fn(b, e - b);
-    b = e;
-  }
-}
+using core::for_each_run_of_bits;
+using core::words_for;
 
 // `last` of a slot in no version yet.
 constexpr std::uint64_t kNoVersion = ~std::uint64_t{0};
@@ -535,7 +509,7 @@ std::vector<std::uint32_t> Store::verify(const Version &v, const std::vector<std
   const SlotRef *table = local_table(v);
   if (table == nullptr) return bad;
   for (std::uint32_t b = 0; b < nblocks_; ++b) {
-    if (!wanted.empty() && ((wanted[b >> 6] >> (b & 63)) & 1u) == 0) continue;
+    if (!wanted.empty() && !core::test_bit(wanted, b)) continue;
     const SlotRef r = table[b];
     if (r == kZero) continue;  // the zero block takes no memory that could change
     if (core::crc32c(slot_memory(r), bytes_of_block(b)) != slabs_[slab_of(r)]->crc[slot_of(r)]) bad.push_back(b);
