@@ -401,7 +401,6 @@ GDS_status_t recover(const char *func, Array &a) {
     }
     // Replay the chain into memory: the retained versions become memory versions.
     const Found &newest = found.at(chain.back());
-    std::byte *memory = rma::state(a).base;
     std::vector<std::uint64_t> bits(core::words_for(s.nblocks));
     std::uint64_t navigable = 0;
     for (std::size_t i = 0; i < len; ++i) {
@@ -412,12 +411,16 @@ GDS_status_t recover(const char *func, Array &a) {
         here = core::fail(GDS_STATUS_CORRUPT, func, "%s: %s", version_path(s.dir, chain[i]).c_str(), why.c_str());
       GDS_TRY(core::agree(func, comm, here));
       std::uint64_t at = v.data_offset;
-      for (const std::uint32_t b : v.blocks) {
-        const std::uint64_t n = block_length(v.h.part_bytes, v.h.shift, b);
-        std::memcpy(memory + (std::uint64_t{b} << v.h.shift), file.data() + at, n);
-        at += n;
-        core::set_bit(bits, b);
-      }
+      here = rma::write_local_part(func, a, [&](std::byte *memory) {
+        for (const std::uint32_t b : v.blocks) {
+          const std::uint64_t n = block_length(v.h.part_bytes, v.h.shift, b);
+          std::memcpy(memory + (std::uint64_t{b} << v.h.shift), file.data() + at, n);
+          at += n;
+          core::set_bit(bits, b);
+        }
+        return GDS_STATUS_OK;
+      });
+      GDS_TRY(core::agree(func, comm, here));
       s.cached.push_back(Cached{chain[i], v.h.base, v.h.prev, found.at(chain[i]).oldest, at - v.data_offset});
       if (!v.h.full) s.delta_bytes += at - v.data_offset;
       else s.delta_bytes = 0;

@@ -775,7 +775,6 @@ GDS_status_t recover(const char *func, Array &a) {
     if (core::agree(func, comm, mine) == GDS_STATUS_OK) usable.emplace_back(n, std::move(m));
   }
   std::reverse(usable.begin(), usable.end());  // oldest first
-  std::byte *memory = rma::state(a).base;
   const versions::Store &store = *versions::state(a).store;
   const versions::BlockRuns all_blocks =
       store.nblocks() == 0 ? versions::BlockRuns{} : versions::BlockRuns{{0, store.nblocks()}};
@@ -806,8 +805,11 @@ GDS_status_t recover(const char *func, Array &a) {
         if (why.empty()) why = read_part(path, u.second, *f.runs, f.esize, dst, offset, offset + bytes, &blocks);
       };
     } else {
-      why = read_part(path, u.second, *f.runs, f.esize, memory, 0, part_bytes, &blocks);
-      if (core::agree(func, comm, why.empty() ? GDS_STATUS_OK : refuse(why)) != GDS_STATUS_OK) {
+      const GDS_status_t synced = rma::write_local_part(func, a, [&](std::byte *memory) {
+        why = read_part(path, u.second, *f.runs, f.esize, memory, 0, part_bytes, &blocks);
+        return GDS_STATUS_OK;
+      });
+      if (core::agree(func, comm, !why.empty() ? refuse(why) : synced) != GDS_STATUS_OK) {
         dirty = true;
         continue;
       }
@@ -833,12 +835,15 @@ GDS_status_t recover(const char *func, Array &a) {
                       "array %s: none of the %zu flushed version(s) in %s can be read (see the warnings)",
                       s.name.c_str(), found.size(), f.dir.c_str());
   if (dirty) {  // a newer version failed half-read: the current content back to the last good one
-    const std::string why =
-        read_part(flushed_path(f.dir, last->first), last->second, *f.runs, f.esize, memory, 0, part_bytes);
+    std::string why;
+    const GDS_status_t synced = rma::write_local_part(func, a, [&](std::byte *memory) {
+      why = read_part(flushed_path(f.dir, last->first), last->second, *f.runs, f.esize, memory, 0, part_bytes);
+      return GDS_STATUS_OK;
+    });
     GDS_TRY(core::agree(func, comm,
-                        why.empty() ? GDS_STATUS_OK
-                                    : core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: version %llu: %s",
-                                                 s.name.c_str(), ull(last->first), why.c_str())));
+                        !why.empty() ? core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: version %llu: %s",
+                                                  s.name.c_str(), ull(last->first), why.c_str())
+                                     : synced));
   }
   s.info.restarted = 1;
   s.info.level = GDS_LEVEL_PREFIX;

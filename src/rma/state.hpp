@@ -29,6 +29,30 @@ struct ArrayState final : core::ArrayState {
 inline ArrayState &state(core::Array &a) { return a.state<ArrayState>(); }
 inline const ArrayState &state(const core::Array &a) { return a.state<ArrayState>(); }
 
+// The write log, for the versions module: it sets the block size (or turns
+// the log off) when the array is attached; at GDS_version_inc it reads what
+// this process wrote and exposed since the last drain (merged, sorted), and
+// drains the log once the version has taken them (a failed version_inc keeps
+// them for the next).
+inline void track_writes(core::Array &a, unsigned block_shift, bool enabled) {
+  state(a).writes.configure(block_shift, enabled);
+}
+inline const std::vector<BlockRange> &writes_since_drain(core::Array &a) { return state(a).writes.written(); }
+inline const std::vector<BlockRange> &exposed_since_drain(core::Array &a) { return state(a).writes.exposed(); }
+inline void drain_writes(core::Array &a) { state(a).writes.clear(); }
+
+// How another module writes into this process's part (a restart filling it
+// from files): write(memory) stores into it and returns a status, then the
+// window is synchronized (MPI_Win_sync, as GDS_release does after a DIRECT
+// access) so that RMA sees the stores. Local; the caller agrees on the result.
+template <class F>
+GDS_status_t write_local_part(const char *func, core::Array &a, F &&write) {
+  ArrayState &s = state(a);
+  const GDS_status_t written = write(s.base);
+  const GDS_status_t synced = s.window.sync(func);
+  return written != GDS_STATUS_OK ? written : synced;
+}
+
 // A region this process opened with GDS_access.
 struct OpenAccess {
   core::Array *array = nullptr;

@@ -83,7 +83,7 @@ class Versions final : public core::Module {
               "this process's part (%llu bytes) has 2^32 or more version blocks of %llu bytes; set a larger %s",
               ull(bytes), ull(std::uint64_t{1} << s.block_shift), GDS_VERSION_BLOCK_SIZE_KEY);
     s.store = std::make_unique<Store>(a.communicator(), a.rank, s.block_shift, bytes, s.retention, g_settings.prefault);
-    rma::state(a).writes.configure(s.block_shift, a.blocks != nullptr);
+    rma::track_writes(a, s.block_shift, a.blocks != nullptr);
     return GDS_STATUS_OK;
   }
 

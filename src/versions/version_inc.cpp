@@ -111,7 +111,7 @@ GDS_status_t exchange(const char *func, Array &a, GDS_status_t local, std::uint6
   };
   const auto p = static_cast<std::size_t>(a.nprocs);
   if (local == GDS_STATUS_OK) local = rs.window.complete_remote(func);
-  std::vector<BlockRange> &written = rs.writes.written();
+  const std::vector<BlockRange> &written = rma::writes_since_drain(a);
   std::vector<Hello> out(p, Hello{0, static_cast<std::uint64_t>(local), agreed}), in(p);
   if (local == GDS_STATUS_OK)
     for (const BlockRange &r : written) ++out[static_cast<std::size_t>(r.rank)].ranges;
@@ -149,8 +149,8 @@ GDS_status_t exchange(const char *func, Array &a, GDS_status_t local, std::uint6
   std::vector<BlockRange> mine(recv.size() / 2);
   for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = BlockRange{a.rank, recv[2 * i], recv[2 * i + 1]};
   store.mark_dirty(mine);
-  store.suspect(rs.writes.exposed());
-  rs.writes.clear();
+  store.suspect(rma::exposed_since_drain(a));
+  rma::drain_writes(a);
   store.compare_suspects(rs.base);
   if (a.user != nullptr) store.compare_dirty(rs.base);
   return GDS_STATUS_OK;
