@@ -142,6 +142,97 @@ GDS_status_t lay_out(const char *func, ArrayState &s, const versions::Frozen &v,
   return core::exception_status(func);
 }
 
+// The phases of a cached version (README "Levels, schemes and the phases of
+// a cached version"). Each ends in an agreed status; one that fails leaves
+// nothing of the version.
+
+// decide: a full version, or the blocks changed since the last cached one
+// (full once they add up to a part, or if any process must write one).
+GDS_status_t phase_decide(const char *func, Array &a, const versions::Frozen &v, GDS_status_t local, bool *full) {
+  ArrayState &s = state(a);
+  std::uint64_t changed_bytes = 0;
+  for (const std::uint64_t w : s.changed) changed_bytes += static_cast<std::uint64_t>(std::popcount(w));
+  changed_bytes <<= v.shift;
+  std::uint64_t any_full[1] = {s.force_full || s.cached.empty() || s.delta_bytes + changed_bytes >= v.bytes};
+  GDS_TRY(core::agree(func, a.communicator(), local, any_full));
+  *full = any_full[0] != 0;
+  return GDS_STATUS_OK;
+}
+
+// write: this process's version file (header *h, pieces *file); the scheme
+// learns the lengths it will receive and reserves its buffers, agreed with
+// the write, so that redundancy starts only where every process can take
+// part in all of it.
+GDS_status_t phase_write(const char *func, Array &a, const versions::Frozen &v, bool full, VersionHeader *h,
+                         VersionPieces *file) {
+  ArrayState &s = state(a);
+  const std::uint64_t n = v.number;
+  remove_file(record_path(s.dir, n));  // a record left by an attempt that failed after it
+  h->rank = static_cast<std::uint32_t>(a.rank);
+  h->nprocs = static_cast<std::uint32_t>(a.nprocs);
+  h->number = n;
+  h->next = v.next;
+  h->base = full ? n : s.cached.back().base;
+  h->prev = s.cached.empty() ? kNone : s.cached.back().number;
+  h->part_bytes = v.bytes;
+  h->shift = v.shift;
+  h->full = full;
+  h->signature = s.signature;
+  GDS_status_t status = lay_out(func, s, v, *h, file);
+  h->header_crc = file->header_crc;
+  if (status == GDS_STATUS_OK) status = s.spares->write(func, version_path(s.dir, n), file->pieces);
+  const GDS_status_t ready = s.scheme->prepare(func, n, file->size);
+  if (status == GDS_STATUS_OK) status = ready;
+  const GDS_status_t agreed = core::agree(func, a.communicator(), status);
+  if (agreed != GDS_STATUS_OK) remove_version(s, n);
+  return agreed;
+}
+
+// redundancy: the scheme's copies or parity, and the directory synced.
+GDS_status_t phase_redundancy(const char *func, Array &a, std::uint64_t n, const VersionPieces &file) {
+  ArrayState &s = state(a);
+  GDS_status_t status = s.scheme->encode(func, n, FileView{file.pieces, file.size});
+  if (status == GDS_STATUS_OK) status = sync_dir(func, s.dir);
+  core::kill_point("cache.agree");
+  const GDS_status_t agreed = core::agree(func, a.communicator(), status);
+  if (agreed != GDS_STATUS_OK) remove_version(s, n);
+  return agreed;
+}
+
+// record: the commit record, after which restart may take the version.
+GDS_status_t phase_record(const char *func, Array &a, const VersionHeader &h, std::uint64_t held) {
+  ArrayState &s = state(a);
+  s.cached.push_back(Cached{h.number, h.base, h.prev, 0, held});
+  const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(s.cache_size, s.cached.size()));
+  s.cached.back().oldest = s.cached[s.cached.size() - keep].number;
+  const Record r{h.rank, h.nprocs, h.header_crc, h.number, h.base, h.prev, s.cached.back().oldest};
+  GDS_status_t status = write_record(func, s.dir, r);
+  if (status == GDS_STATUS_OK) status = sync_dir(func, s.dir);
+  const GDS_status_t agreed = core::agree(func, a.communicator(), status);
+  if (agreed != GDS_STATUS_OK) {
+    s.cached.pop_back();
+    remove_version(s, h.number);
+  }
+  return agreed;
+}
+
+// drop: what no retained version needs (the chain of the oldest retained
+// one); the next cached version starts from this one. Cannot fail.
+void phase_drop(Array &a, bool full, std::uint64_t held) {
+  ArrayState &s = state(a);
+  const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(s.cache_size, s.cached.size()));
+  const std::uint64_t needed = s.cached[s.cached.size() - keep].base;
+  while (s.cached.front().number < needed) {
+    remove_version(s, s.cached.front().number);
+    s.cached.pop_front();
+  }
+  if (full) s.delta_bytes = 0;
+  else s.delta_bytes += held;
+  std::fill(s.changed.begin(), s.changed.end(), 0);
+  s.since_cached = 0;
+  s.force_full = false;
+}
+
 // The level under memory: the cache (this file) and the prefix (prefix.cpp).
 class Cache final : public versions::Level {
  public:
@@ -153,90 +244,27 @@ class Cache final : public versions::Level {
   void committed(const char *func, Array &a, std::uint64_t number) override { flush_committed(func, a, number); }
   void dropping(Array &a, std::uint64_t number) override { flush_dropping(a, number); }
 
+  // A version for the cache every `every` versions, in the phases below;
+  // between them, kill points.
   GDS_status_t commit(const char *func, Array &a, const versions::Frozen &v, GDS_status_t local) override {
     ArrayState &s = state(a);
     if (!s.persistent()) return core::agree(func, a.communicator(), local);  // the prefix only
     for (const auto &[first, count] : v.changed)
       for (std::uint32_t b = first; b < first + count; ++b) core::set_bit(s.changed, b);
     if (++s.since_cached < s.every) return core::agree(func, a.communicator(), local);
-
-    // decide
+    bool full = false;
     core::kill_point("cache.decide");
-    std::uint64_t changed_bytes = 0;
-    for (std::uint64_t w = 0; w < s.changed.size(); ++w)
-      changed_bytes += static_cast<std::uint64_t>(std::popcount(s.changed[w]));
-    changed_bytes <<= v.shift;
-    const bool want_full = s.force_full || s.cached.empty() || s.delta_bytes + changed_bytes >= v.bytes;
-    std::uint64_t any_full[1] = {want_full};
-    GDS_TRY(core::agree(func, a.communicator(), local, any_full));
-    const bool full = any_full[0] != 0;
-
-    // write
-    core::kill_point("cache.write");
-    const std::uint64_t n = v.number;
-    remove_file(record_path(s.dir, n));  // a record left by an attempt that failed after it
+    GDS_TRY(phase_decide(func, a, v, local, &full));
     VersionHeader h;
-    h.rank = static_cast<std::uint32_t>(a.rank);
-    h.nprocs = static_cast<std::uint32_t>(a.nprocs);
-    h.number = n;
-    h.next = v.next;
-    h.base = full ? n : s.cached.back().base;
-    h.prev = s.cached.empty() ? kNone : s.cached.back().number;
-    h.part_bytes = v.bytes;
-    h.shift = v.shift;
-    h.full = full;
-    h.signature = s.signature;
     VersionPieces file;
-    GDS_status_t status = lay_out(func, s, v, h, &file);
-    h.header_crc = file.header_crc;
-    const std::uint64_t held = file.held;
-    if (status == GDS_STATUS_OK) status = s.spares->write(func, version_path(s.dir, n), file.pieces);
-    // The scheme learns the lengths it will receive and reserves its
-    // buffers; agreed with the write, so redundancy starts only where every
-    // process can take part in all of it.
-    const GDS_status_t ready = s.scheme->prepare(func, n, file.size);
-    if (status == GDS_STATUS_OK) status = ready;
-    if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
-      remove_version(s, n);
-      return agreed;
-    }
-
-    // redundancy
+    core::kill_point("cache.write");
+    GDS_TRY(phase_write(func, a, v, full, &h, &file));
     core::kill_point("cache.redundancy");
-    status = s.scheme->encode(func, n, FileView{file.pieces, file.size});
-    if (status == GDS_STATUS_OK) status = sync_dir(func, s.dir);
-    core::kill_point("cache.agree");
-    if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
-      remove_version(s, n);
-      return agreed;
-    }
-
-    // record
+    GDS_TRY(phase_redundancy(func, a, h.number, file));
     core::kill_point("cache.record");
-    Cached c{n, h.base, h.prev, 0, held};
-    s.cached.push_back(c);
-    const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(s.cache_size, s.cached.size()));
-    s.cached.back().oldest = s.cached[s.cached.size() - keep].number;
-    status = write_record(func, s.dir, Record{h.rank, h.nprocs, h.header_crc, n, h.base, h.prev, s.cached.back().oldest});
-    if (status == GDS_STATUS_OK) status = sync_dir(func, s.dir);
-    if (const GDS_status_t agreed = core::agree(func, a.communicator(), status); agreed != GDS_STATUS_OK) {
-      s.cached.pop_back();
-      remove_version(s, n);
-      return agreed;
-    }
-
-    // drop: what no retained version needs (the chain of the oldest retained one)
+    GDS_TRY(phase_record(func, a, h, file.held));
     core::kill_point("cache.drop");
-    const std::uint64_t needed = s.cached[s.cached.size() - keep].base;
-    while (s.cached.front().number < needed) {
-      remove_version(s, s.cached.front().number);
-      s.cached.pop_front();
-    }
-    if (full) s.delta_bytes = 0;
-    else s.delta_bytes += held;
-    std::fill(s.changed.begin(), s.changed.end(), 0);
-    s.since_cached = 0;
-    s.force_full = false;
+    phase_drop(a, full, file.held);
     return GDS_STATUS_OK;
   }
 
