@@ -277,16 +277,16 @@ Cache g_cache;
 struct Found {
   std::uint64_t number, base, prev, oldest, nprocs;
 };
+using Catalogue = std::map<std::uint64_t, Found>;
 
-// Restart: the newest version whose record some process has and whose files
-// every process has or gets rebuilt; then its chain replayed into memory.
-GDS_status_t recover(const char *func, Array &a) {
+// The phases of a restart from the cache. Each ends in an agreed status.
+
+// Records: every process's commit records, gathered; versions whose records
+// disagree are left out. *recorded: the versions this process has a record of.
+GDS_status_t gather_records(const char *func, Array &a, Catalogue *found, std::set<std::uint64_t> *recorded) {
   ArrayState &s = state(a);
   MPI_Comm comm = a.communicator();
-  const Places p = places(a);
-  // Records, from every process.
   std::vector<std::uint64_t> mine;
-  std::set<std::uint64_t> recorded;  // here
   for (const std::string &name : list_dir(s.dir)) {
     const CacheName c = parse_cache_name(name);
     if (c.kind != CacheName::record || c.tmp) continue;
@@ -299,7 +299,7 @@ GDS_status_t recover(const char *func, Array &a) {
       continue;
     }
     mine.insert(mine.end(), {r.number, r.base, r.prev, r.oldest, r.nprocs});
-    recorded.insert(r.number);
+    recorded->insert(r.number);
   }
   int count = static_cast<int>(mine.size()), total = 0;
   std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
@@ -312,7 +312,6 @@ GDS_status_t recover(const char *func, Array &a) {
   std::vector<std::uint64_t> all(static_cast<std::size_t>(total));
   rc = MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgatherv", rc);
-  std::map<std::uint64_t, Found> found;
   std::set<std::uint64_t> inconsistent;
   for (std::size_t i = 0; i + 5 <= all.size(); i += 5) {
     const Found f{all[i], all[i + 1], all[i + 2], all[i + 3], all[i + 4]};
@@ -320,165 +319,216 @@ GDS_status_t recover(const char *func, Array &a) {
       return core::fail(GDS_STATUS_UNRECOVERABLE, func,
                         "array %s was persisted by %llu processes and this run has %d; restart needs as many",
                         s.name.c_str(), ull(f.nprocs), a.nprocs);
-    auto [it, fresh] = found.emplace(f.number, f);
+    auto [it, fresh] = found->emplace(f.number, f);
     if (!fresh && (it->second.base != f.base || it->second.prev != f.prev || it->second.oldest != f.oldest))
       inconsistent.insert(f.number);
   }
-  for (const std::uint64_t n : inconsistent) found.erase(n);
+  for (const std::uint64_t n : inconsistent) found->erase(n);
+  return GDS_STATUS_OK;
+}
+
+// The chain of a candidate version, oldest first: back along `prev` to the
+// full version the oldest version retained with it starts from (or, if that
+// one's record is gone, to the candidate's own full version). Empty if a
+// record on the way is missing.
+std::vector<std::uint64_t> chain_of(const Catalogue &found, const Found &top) {
+  const std::uint64_t stop = found.count(top.oldest) != 0 ? found.at(top.oldest).base : top.base;
+  std::vector<std::uint64_t> chain{top.number};
+  bool whole = true;
+  while (whole && chain.back() != stop && chain.back() > stop) {
+    const std::uint64_t prev = found.at(chain.back()).prev;
+    whole = prev != kNone && found.count(prev) != 0;
+    if (whole) chain.push_back(prev);
+  }
+  if (!whole || chain.back() != stop) return {};
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+// Files: which of the chain's files every process has, checked to the last
+// block (*oks: a flag per process and version, rank-major). They stay
+// mapped in *files for the replay (read once: no copies, no new memory). A
+// file of another array of this name is refused everywhere.
+GDS_status_t check_files(const char *func, Array &a, const Catalogue &found, const std::vector<std::uint64_t> &chain,
+                         std::vector<Mapped> *files, std::vector<char> *oks) {
+  ArrayState &s = state(a);
+  const Places p = places(a);
+  const std::size_t len = chain.size();
+  std::vector<char> ok(len);
+  oks->assign(len * static_cast<std::size_t>(a.nprocs), 0);
+  files->clear();
+  files->resize(len);
+  bool foreign = false;
+  for (std::size_t i = 0; i < len; ++i) {
+    const std::string why = read_own_version(p, chain[i], &(*files)[i]);
+    ok[i] = why.empty();
+    if (ok[i]) {
+      VersionFile v;
+      (void)parse_version((*files)[i].bytes(), &v, false);
+      const Found &f = found.at(chain[i]);
+      if (v.h.signature != s.signature || v.h.part_bytes != store(a).local_bytes() || v.h.shift != store(a).shift())
+        foreign = true;
+      else if (v.h.base != f.base || v.h.prev != f.prev)
+        ok[i] = 0;
+    } else if (why != "missing") {
+      const std::string what = version_path(s.dir, chain[i]) + ": " + why;  // outlives the raise
+      const core::Detected d{nullptr, nullptr, static_cast<std::int64_t>(chain[i]), 0, a.rank, what.c_str()};
+      core::log(core::Level::warning, func, "array %s: %s; rebuilding it from redundancy", s.name.c_str(),
+                what.c_str());
+      core::fail(GDS_STATUS_CORRUPT, func, "%s", what.c_str());
+      core::detected(func, &a, GDS_STATUS_CORRUPT, d);
+    }
+  }
+  std::uint64_t any_foreign[1] = {foreign};
+  GDS_TRY(core::agree(func, a.communicator(), GDS_STATUS_OK, any_foreign));
+  if (any_foreign[0] != 0)
+    return core::fail(GDS_STATUS_INVALID, func,
+                      "the persisted array %s has another shape, element type, order, block size or distribution; "
+                      "give this array another %s or start a new job",
+                      s.name.c_str(), GDS_NAME_KEY);
+  const int rc = MPI_Allgather(ok.data(), static_cast<int>(len), MPI_CHAR, oks->data(), static_cast<int>(len),
+                               MPI_CHAR, a.communicator());
+  return rc == MPI_SUCCESS ? GDS_STATUS_OK : core::mpi_fail(func, "MPI_Allgather", rc);
+}
+
+// Rebuild: what was lost, version by version, from the scheme's redundancy;
+// each file under a temporary name, checked block by block, then renamed.
+GDS_status_t rebuild_lost(const char *func, Array &a, const std::vector<std::uint64_t> &chain,
+                          const std::vector<char> &oks, std::vector<Mapped> *files, std::set<int> *processes,
+                          std::uint64_t *rebuilt_files) {
+  ArrayState &s = state(a);
+  const std::size_t len = chain.size();
+  for (std::size_t i = 0; i < len; ++i) {
+    std::vector<char> lost(static_cast<std::size_t>(a.nprocs));
+    bool any = false;
+    for (int r = 0; r < a.nprocs; ++r) {
+      lost[static_cast<std::size_t>(r)] = !oks[static_cast<std::size_t>(r) * len + i];
+      any = any || lost[static_cast<std::size_t>(r)];
+    }
+    if (!any) continue;
+    const std::string path = version_path(s.dir, chain[i]), tmp = path + ".tmp";
+    const bool lost_here = lost[static_cast<std::size_t>(a.rank)] != 0;
+    GDS_status_t here =
+        s.scheme->rebuild(func, chain[i], lost, lost_here ? std::span<const std::byte>() : (*files)[i].bytes(), tmp);
+    if (lost_here) {
+      if (here == GDS_STATUS_OK) {
+        Mapped rebuilt;
+        VersionFile v;
+        std::string why = rebuilt.open(tmp) ? parse_version(rebuilt.bytes(), &v, true) : "cannot be read back";
+        if (why.empty() && (v.h.number != chain[i] || v.h.rank != static_cast<std::uint32_t>(a.rank)))
+          why = "written for another version or process";
+        if (!why.empty())
+          here = core::fail(GDS_STATUS_UNRECOVERABLE, func, "version %llu of process %d rebuilt wrong: %s",
+                            ull(chain[i]), a.rank, why.c_str());
+        else if (::rename(tmp.c_str(), path.c_str()) != 0)
+          here = core::fail(GDS_STATUS_IO_ERROR, func, "cannot rename %s to %s", tmp.c_str(), path.c_str());
+        else
+          (*files)[i] = std::move(rebuilt);  // the mapping follows the file
+      }
+      if (here != GDS_STATUS_OK) remove_file(tmp);
+    }
+    GDS_TRY(core::agree(func, a.communicator(), here));
+    for (int r = 0; r < a.nprocs; ++r)
+      if (lost[static_cast<std::size_t>(r)]) {
+        processes->insert(r);
+        ++*rebuilt_files;
+      }
+  }
+  return GDS_STATUS_OK;
+}
+
+// Replay: the chain's files into memory, oldest first; the versions the
+// newest one retained become memory versions (*navigable of them).
+GDS_status_t replay_chain(const char *func, Array &a, const Catalogue &found, const std::vector<std::uint64_t> &chain,
+                          const std::vector<Mapped> &files, std::uint64_t *navigable) {
+  ArrayState &s = state(a);
+  MPI_Comm comm = a.communicator();
+  const Found &newest = found.at(chain.back());
+  std::vector<std::uint64_t> bits(core::words_for(s.nblocks));
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    const std::span<const std::byte> file = files[i].bytes();  // checked (or rebuilt) before
+    VersionFile v;
+    GDS_status_t here = GDS_STATUS_OK;
+    if (const std::string why = parse_version(file, &v, false); !why.empty())
+      here = core::fail(GDS_STATUS_CORRUPT, func, "%s: %s", version_path(s.dir, chain[i]).c_str(), why.c_str());
+    GDS_TRY(core::agree(func, comm, here));
+    std::uint64_t at = v.data_offset;
+    here = rma::write_local_part(func, a, [&](std::byte *memory) {
+      for (const std::uint32_t b : v.blocks) {
+        const std::uint64_t n = block_length(v.h.part_bytes, v.h.shift, b);
+        std::memcpy(memory + (std::uint64_t{b} << v.h.shift), file.data() + at, n);
+        at += n;
+        core::set_bit(bits, b);
+      }
+      return GDS_STATUS_OK;
+    });
+    GDS_TRY(core::agree(func, comm, here));
+    s.cached.push_back(Cached{chain[i], v.h.base, v.h.prev, found.at(chain[i]).oldest, at - v.data_offset});
+    if (!v.h.full) s.delta_bytes += at - v.data_offset;
+    else s.delta_bytes = 0;
+    if (chain[i] < newest.oldest) continue;
+    versions::BlockRuns runs;
+    core::for_each_run_of_bits(bits, static_cast<std::uint32_t>(s.nblocks),
+                               [&](std::uint32_t first, std::uint32_t count) { runs.emplace_back(first, count); });
+    std::fill(bits.begin(), bits.end(), 0);
+    GDS_TRY(versions::replay(func, a, chain[i], v.label, v.h.next, v.next_label, runs));
+    ++*navigable;
+  }
+  return GDS_STATUS_OK;
+}
+
+// Records taken: every process records the versions restart took where it
+// lacks the record (killed before writing it, its group's files lost, a
+// damaged one): restart took them on another process's record, which a later
+// loss of that process's group would take with it, and every version after.
+GDS_status_t record_taken(const char *func, Array &a, const Catalogue &found, const std::vector<std::uint64_t> &chain,
+                          const std::vector<Mapped> &files, const std::set<std::uint64_t> &recorded) {
+  ArrayState &s = state(a);
+  GDS_status_t recording = GDS_STATUS_OK;
+  bool wrote = false;
+  for (std::size_t i = 0; i < chain.size() && recording == GDS_STATUS_OK; ++i) {
+    if (recorded.count(chain[i]) != 0) continue;
+    VersionFile v;
+    (void)parse_version(files[i].bytes(), &v, false);  // checked before
+    const Found &f = found.at(chain[i]);
+    const Record r{static_cast<std::uint32_t>(a.rank), static_cast<std::uint32_t>(a.nprocs), v.h.header_crc,
+                   chain[i], f.base, f.prev, f.oldest};
+    recording = write_record(func, s.dir, r);
+    wrote = true;
+  }
+  if (wrote && recording == GDS_STATUS_OK) recording = sync_dir(func, s.dir);
+  return core::agree(func, a.communicator(), recording);
+}
+
+// Restart: the newest version whose record some process has and whose files
+// every process has or gets rebuilt; then its chain replayed into memory.
+GDS_status_t recover(const char *func, Array &a) {
+  ArrayState &s = state(a);
+  Catalogue found;
+  std::set<std::uint64_t> recorded;  // here
+  GDS_TRY(gather_records(func, a, &found, &recorded));
   if (found.empty()) {
     remove_others(s, {});
     return GDS_STATUS_OK;  // nothing to restart from: a fresh start
   }
-
   GDS_status_t last = GDS_STATUS_UNRECOVERABLE;
   for (auto cand = found.rbegin(); cand != found.rend(); ++cand) {
-    // The chain: back along `prev` from the candidate to the full version
-    // the oldest version retained with it starts from (or, if that one's
-    // record is gone, to the candidate's own full version).
-    const Found &top = cand->second;
-    const std::uint64_t stop = found.count(top.oldest) != 0 ? found.at(top.oldest).base : top.base;
-    std::vector<std::uint64_t> chain{cand->first};
-    bool whole = true;
-    while (whole && chain.back() != stop && chain.back() > stop) {
-      const std::uint64_t prev = found.at(chain.back()).prev;
-      whole = prev != kNone && found.count(prev) != 0;
-      if (whole) chain.push_back(prev);
-    }
-    if (!whole || chain.back() != stop) continue;
-    std::reverse(chain.begin(), chain.end());
-    // Which files every process has, checked to the last block. They stay
-    // mapped for the replay (read once: no copies, no new memory).
-    const std::size_t len = chain.size();
-    std::vector<char> ok(len), oks(len * static_cast<std::size_t>(a.nprocs));
-    std::vector<Mapped> files(len);
-    int foreign = 0;
-    for (std::size_t i = 0; i < len; ++i) {
-      const std::string why = read_own_version(p, chain[i], &files[i]);
-      ok[i] = why.empty();
-      if (ok[i]) {
-        VersionFile v;
-        (void)parse_version(files[i].bytes(), &v, false);
-        const Found &f = found.at(chain[i]);
-        if (v.h.signature != s.signature || v.h.part_bytes != store(a).local_bytes() ||
-            v.h.shift != store(a).shift())
-          foreign = 1;
-        else if (v.h.base != f.base || v.h.prev != f.prev)
-          ok[i] = 0;
-      } else if (why != "missing") {
-        const std::string what = version_path(s.dir, chain[i]) + ": " + why;  // outlives the raise
-        const core::Detected d{nullptr, nullptr, static_cast<std::int64_t>(chain[i]), 0, a.rank, what.c_str()};
-        core::log(core::Level::warning, func, "array %s: %s; rebuilding it from redundancy", s.name.c_str(),
-                  what.c_str());
-        core::fail(GDS_STATUS_CORRUPT, func, "%s", what.c_str());
-        core::detected(func, &a, GDS_STATUS_CORRUPT, d);
-      }
-    }
-    std::uint64_t any_foreign[1] = {foreign != 0};
-    GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, any_foreign));
-    if (any_foreign[0] != 0)
-      return core::fail(GDS_STATUS_INVALID, func,
-                        "the persisted array %s has another shape, element type, order, block size or distribution; "
-                        "give this array another %s or start a new job",
-                        s.name.c_str(), GDS_NAME_KEY);
-    rc = MPI_Allgather(ok.data(), static_cast<int>(len), MPI_CHAR, oks.data(), static_cast<int>(len), MPI_CHAR, comm);
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
-    // Rebuild what was lost, version by version.
+    const std::vector<std::uint64_t> chain = chain_of(found, cand->second);
+    if (chain.empty()) continue;
+    std::vector<Mapped> files;
+    std::vector<char> oks;
+    GDS_TRY(check_files(func, a, found, chain, &files, &oks));
     std::set<int> rebuilt_processes;
     std::uint64_t rebuilt_files = 0;
-    GDS_status_t status = GDS_STATUS_OK;
-    for (std::size_t i = 0; i < len && status == GDS_STATUS_OK; ++i) {
-      std::vector<char> lost(static_cast<std::size_t>(a.nprocs));
-      bool any = false;
-      for (int r = 0; r < a.nprocs; ++r) {
-        lost[static_cast<std::size_t>(r)] = !oks[static_cast<std::size_t>(r) * len + i];
-        any = any || lost[static_cast<std::size_t>(r)];
-      }
-      if (!any) continue;
-      // Rebuilt under a temporary name, checked block by block, then renamed.
-      const std::string path = version_path(s.dir, chain[i]), tmp = path + ".tmp";
-      const bool lost_here = lost[static_cast<std::size_t>(a.rank)] != 0;
-      GDS_status_t here =
-          s.scheme->rebuild(func, chain[i], lost, lost_here ? std::span<const std::byte>() : files[i].bytes(), tmp);
-      if (lost_here) {
-        if (here == GDS_STATUS_OK) {
-          Mapped rebuilt;
-          VersionFile v;
-          std::string why = rebuilt.open(tmp) ? parse_version(rebuilt.bytes(), &v, true) : "cannot be read back";
-          if (why.empty() && (v.h.number != chain[i] || v.h.rank != static_cast<std::uint32_t>(a.rank)))
-            why = "written for another version or process";
-          if (!why.empty())
-            here = core::fail(GDS_STATUS_UNRECOVERABLE, func, "version %llu of process %d rebuilt wrong: %s",
-                              ull(chain[i]), a.rank, why.c_str());
-          else if (::rename(tmp.c_str(), path.c_str()) != 0)
-            here = core::fail(GDS_STATUS_IO_ERROR, func, "cannot rename %s to %s", tmp.c_str(), path.c_str());
-          else
-            files[i] = std::move(rebuilt);  // the mapping follows the file
-        }
-        if (here != GDS_STATUS_OK) remove_file(tmp);
-      }
-      status = core::agree(func, comm, here);
-      for (int r = 0; r < a.nprocs; ++r)
-        if (lost[static_cast<std::size_t>(r)]) {
-          rebuilt_processes.insert(r);
-          ++rebuilt_files;
-        }
-    }
-    if (status != GDS_STATUS_OK) {
+    if (const GDS_status_t status = rebuild_lost(func, a, chain, oks, &files, &rebuilt_processes, &rebuilt_files);
+        status != GDS_STATUS_OK) {
       last = status == GDS_STATUS_REMOTE_ERROR ? GDS_STATUS_UNRECOVERABLE : status;
-      continue;
+      continue;  // an older candidate
     }
-    // Replay the chain into memory: the retained versions become memory versions.
-    const Found &newest = found.at(chain.back());
-    std::vector<std::uint64_t> bits(core::words_for(s.nblocks));
     std::uint64_t navigable = 0;
-    for (std::size_t i = 0; i < len; ++i) {
-      const std::span<const std::byte> file = files[i].bytes();  // checked above (or rebuilt)
-      VersionFile v;
-      GDS_status_t here = GDS_STATUS_OK;
-      if (const std::string why = parse_version(file, &v, false); !why.empty())
-        here = core::fail(GDS_STATUS_CORRUPT, func, "%s: %s", version_path(s.dir, chain[i]).c_str(), why.c_str());
-      GDS_TRY(core::agree(func, comm, here));
-      std::uint64_t at = v.data_offset;
-      here = rma::write_local_part(func, a, [&](std::byte *memory) {
-        for (const std::uint32_t b : v.blocks) {
-          const std::uint64_t n = block_length(v.h.part_bytes, v.h.shift, b);
-          std::memcpy(memory + (std::uint64_t{b} << v.h.shift), file.data() + at, n);
-          at += n;
-          core::set_bit(bits, b);
-        }
-        return GDS_STATUS_OK;
-      });
-      GDS_TRY(core::agree(func, comm, here));
-      s.cached.push_back(Cached{chain[i], v.h.base, v.h.prev, found.at(chain[i]).oldest, at - v.data_offset});
-      if (!v.h.full) s.delta_bytes += at - v.data_offset;
-      else s.delta_bytes = 0;
-      if (chain[i] < newest.oldest) continue;
-      versions::BlockRuns runs;
-      core::for_each_run_of_bits(bits, static_cast<std::uint32_t>(s.nblocks),
-                                 [&](std::uint32_t first, std::uint32_t count) { runs.emplace_back(first, count); });
-      std::fill(bits.begin(), bits.end(), 0);
-      GDS_TRY(versions::replay(func, a, chain[i], v.label, v.h.next, v.next_label, runs));
-      ++navigable;
-    }
+    GDS_TRY(replay_chain(func, a, found, chain, files, &navigable));
     remove_others(s, std::set<std::uint64_t>(chain.begin(), chain.end()));
-    // Every process records the versions restart took where it lacks the
-    // record (killed before writing it, its group's files lost, a damaged
-    // one): restart took them on another process's record, which a later
-    // loss of that process's group would take with it, and every version
-    // after them.
-    GDS_status_t recording = GDS_STATUS_OK;
-    bool wrote = false;
-    for (std::size_t i = 0; i < len && recording == GDS_STATUS_OK; ++i) {
-      if (recorded.count(chain[i]) != 0) continue;
-      VersionFile v;
-      (void)parse_version(files[i].bytes(), &v, false);  // checked above
-      const Found &f = found.at(chain[i]);
-      recording = write_record(func, s.dir, Record{static_cast<std::uint32_t>(a.rank), static_cast<std::uint32_t>(a.nprocs),
-                                                   v.h.header_crc, chain[i], f.base, f.prev, f.oldest});
-      wrote = true;
-    }
-    if (wrote && recording == GDS_STATUS_OK) recording = sync_dir(func, s.dir);
-    GDS_TRY(core::agree(func, comm, recording));
+    GDS_TRY(record_taken(func, a, found, chain, files, recorded));
     s.force_full = !rebuilt_processes.empty();  // redundancy whole again from the next cached version on
     s.info.restarted = 1;
     s.info.level = GDS_LEVEL_CACHE;
