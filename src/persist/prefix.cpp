@@ -541,57 +541,27 @@ void abandon_all(Array &a) {
   f.failed_since_wait = GDS_STATUS_MPI_ERROR;
 }
 
-// Moves the oldest flush in flight on by one stage if every process is
-// ready for it (blocking: waits until this process is). False if it could
-// not (another process is still busy, or an agreement failed).
-bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
-  ArrayState &s = state(a);
-  Flusher &f = flusher(a);
-  Flight &fl = f.flights.front();
-  if (blocking) Background::wait(fl.ticket, Lane::flush);
-  const bool done = Background::finished(fl.ticket, Lane::flush);
-  const bool failed_here = done && fl.result->status != GDS_STATUS_OK;
-  std::uint64_t any[2] = {!done, failed_here};
-  const auto drop = [&](GDS_status_t status, const std::string &what, bool mine_to_raise) {
-    if (mine_to_raise) *failure = Failure{fl.number, status, what};
-    if (a.rank == 0) remove_file(fl.tmp);
-    if (f.failed_since_wait == GDS_STATUS_OK) f.failed_since_wait = status;
-    f.flights.pop_front();
-    return true;
-  };
-  if (core::agree(func, a.communicator(), GDS_STATUS_OK, any) != GDS_STATUS_OK) {
-    // Without agreement the stages cannot go on together.
-    *failure = Failure{fl.number, GDS_STATUS_MPI_ERROR, "MPI_Allreduce failed; no more flushes of this array"};
-    abandon_all(a);
-    return false;
-  }
-  if (any[0]) return false;
-  if (any[1]) return drop(failed_here ? fl.result->status : GDS_STATUS_REMOTE_ERROR, fl.result->what, failed_here);
-  if (fl.stage == Stage::publish) {  // published (rank 0): done
-    f.flights.pop_front();
-    return true;
-  }
-  if (fl.stage == Stage::write && !f.contiguous) {
-    // Interleaved elements: the stripes are read back and checksummed.
-    core::kill_point("flush.checksum");
-    std::uint64_t first = 0, last = 0;
-    stripe_share(std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe)), a.rank, a.nprocs, &first, &last);
-    fl.result = std::make_shared<Result>();
-    fl.ticket = submit_flush(fl.result, fl.tmp + ": no memory to checksum it",
-                             [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, stripe = fl.stripe, first,
-                              last](Result *r) { checksum_share(path, offset, bytes, stripe, first, last, r); });
-    fl.stage = Stage::checksum;
-    return true;
-  }
-  // Seal: rank 0 gathers the checksums (the pieces written, or the stripes
-  // read back), adds them to the file and hands it to its publish job.
-  GDS_status_t st = GDS_STATUS_OK;
-  std::string what;
-  std::vector<std::uint32_t> crcs;
+// Stage write -> checksum, for interleaved elements: every process reads
+// back its share of the stripes and checksums them.
+void start_checksum(Array &a, Flight &fl) {
+  core::kill_point("flush.checksum");
+  std::uint64_t first = 0, last = 0;
+  stripe_share(std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe)), a.rank, a.nprocs, &first, &last);
+  fl.result = std::make_shared<Result>();
+  fl.ticket = submit_flush(fl.result, fl.tmp + ": no memory to checksum it",
+                           [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, stripe = fl.stripe, first,
+                            last](Result *r) { checksum_share(path, offset, bytes, stripe, first, last, r); });
+  fl.stage = Stage::checksum;
+}
+
+// The stripes' checksums on rank 0 (*crcs), from the pieces every process
+// wrote (stage write) or from the stripes they read back (stage checksum).
+// The same collective calls on every process whatever fails.
+GDS_status_t gather_checksums(Array &a, const Flight &fl, std::vector<std::uint32_t> *crcs, std::string *what) {
   int rc = MPI_SUCCESS;
+  std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
   if (fl.stage == Stage::write) {
     const int mine_bytes = static_cast<int>(fl.result->pieces.size() * sizeof(Piece));
-    std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
     rc = MPI_Gather(&mine_bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, a.communicator());
     if (rc != MPI_SUCCESS) std::fill(counts.begin(), counts.end(), 0);  // the Gatherv is made anyway (same calls)
     std::vector<Piece> all;
@@ -606,25 +576,34 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
     const int rc2 = MPI_Gatherv(fl.result->pieces.data(), mine_bytes, MPI_BYTE, all.data(), counts.data(),
                                 displs.data(), MPI_BYTE, 0, a.communicator());
     if (rc == MPI_SUCCESS) rc = rc2;
-    if (rc == MPI_SUCCESS && a.rank == 0 && !join_pieces(std::move(all), fl.bytes, fl.stripe, &crcs, &what))
-      st = GDS_STATUS_INTERNAL;
+    if (rc == MPI_SUCCESS && a.rank == 0 && !join_pieces(std::move(all), fl.bytes, fl.stripe, crcs, what))
+      return GDS_STATUS_INTERNAL;
   } else {
     const std::uint64_t nstripes = std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe));
-    std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
     for (int r = 0; r < a.nprocs; ++r) {
       std::uint64_t first = 0, last = 0;
       stripe_share(nstripes, r, a.nprocs, &first, &last);
       counts[static_cast<std::size_t>(r)] = static_cast<int>(last - first);
       displs[static_cast<std::size_t>(r)] = static_cast<int>(first);
     }
-    crcs.resize(a.rank == 0 ? nstripes : 0);
-    rc = MPI_Gatherv(fl.result->crcs.data(), static_cast<int>(fl.result->crcs.size()), MPI_UINT32_T, crcs.data(),
+    crcs->resize(a.rank == 0 ? nstripes : 0);
+    rc = MPI_Gatherv(fl.result->crcs.data(), static_cast<int>(fl.result->crcs.size()), MPI_UINT32_T, crcs->data(),
                      counts.data(), displs.data(), MPI_UINT32_T, 0, a.communicator());
   }
-  if (rc != MPI_SUCCESS) {
-    st = GDS_STATUS_MPI_ERROR;
-    what = "MPI_Gather of the checksums failed";
-  }
+  if (rc == MPI_SUCCESS) return GDS_STATUS_OK;
+  *what = "MPI_Gather of the checksums failed";
+  return GDS_STATUS_MPI_ERROR;
+}
+
+// Stage -> publish: rank 0 adds the checksums to the file and hands it to
+// its publish job, then to the pruning of what the prefix no longer keeps.
+// A failure is agreed at the next step, as a failed job's would be.
+void seal(const char *func, Array &a, Flight &fl) {
+  ArrayState &s = state(a);
+  Flusher &f = flusher(a);
+  std::string what;
+  std::vector<std::uint32_t> crcs;
+  GDS_status_t st = gather_checksums(a, fl, &crcs, &what);
   fl.result = std::make_shared<Result>();
   fl.ticket = 0;
   if (st == GDS_STATUS_OK && a.rank == 0) {
@@ -648,11 +627,44 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
     }
   }
   if (st != GDS_STATUS_OK) {
-    // Agreed at the next step (as a failed job's would be).
     fl.result->status = st;
     fl.result->what = what;
   }
   fl.stage = Stage::publish;
+}
+
+// Moves the oldest flush in flight on by one stage if every process is
+// ready for it (blocking: waits until this process is): write, then
+// checksum (interleaved elements only), then publish. False if it could not
+// (another process is still busy, or an agreement failed).
+bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
+  Flusher &f = flusher(a);
+  Flight &fl = f.flights.front();
+  if (blocking) Background::wait(fl.ticket, Lane::flush);
+  const bool done = Background::finished(fl.ticket, Lane::flush);
+  const bool failed_here = done && fl.result->status != GDS_STATUS_OK;
+  std::uint64_t any[2] = {!done, failed_here};
+  if (core::agree(func, a.communicator(), GDS_STATUS_OK, any) != GDS_STATUS_OK) {
+    // Without agreement the stages cannot go on together.
+    *failure = Failure{fl.number, GDS_STATUS_MPI_ERROR, "MPI_Allreduce failed; no more flushes of this array"};
+    abandon_all(a);
+    return false;
+  }
+  if (any[0]) return false;
+  if (any[1]) {  // the flush is dropped; the process whose job failed raises it
+    const GDS_status_t status = failed_here ? fl.result->status : GDS_STATUS_REMOTE_ERROR;
+    if (failed_here) *failure = Failure{fl.number, status, fl.result->what};
+    if (a.rank == 0) remove_file(fl.tmp);
+    if (f.failed_since_wait == GDS_STATUS_OK) f.failed_since_wait = status;
+    f.flights.pop_front();
+    return true;
+  }
+  if (fl.stage == Stage::publish) {  // published (rank 0): done
+    f.flights.pop_front();
+    return true;
+  }
+  if (fl.stage == Stage::write && !f.contiguous) start_checksum(a, fl);
+  else seal(func, a, fl);
   return true;
 }
 
