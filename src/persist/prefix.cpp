@@ -40,6 +40,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "core/background.hpp"
@@ -873,6 +874,24 @@ GDS_status_t recover(const char *func, Array &a) {
 
 }  // namespace
 
+namespace {
+
+// Removes the array's flushed versions newer than `newest` (every one
+// without it) and reindexes the job; how many went. Rank 0.
+std::size_t remove_flushes(const char *func, const Flusher &f, const std::string &array,
+                           std::optional<std::uint64_t> newest) {
+  std::size_t removed = 0;
+  for (const std::uint64_t n : flushed_versions(f.dir))
+    if (!newest || n > *newest) {
+      remove_file(flushed_path(f.dir, n));
+      ++removed;
+    }
+  if (removed > 0) update_index(func, f.job_dir, array, {}, true);
+  return removed;
+}
+
+}  // namespace
+
 GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
   ArrayState &s = state(a);
   MPI_Comm comm = a.communicator();
@@ -920,38 +939,21 @@ GDS_status_t open_prefix(const char *func, Array &a, bool from_prefix) {
     // Flushes newer than the restarted version belong to a timeline that is
     // gone (the cache restarted from an older version, or they are damaged):
     // removed, so that no later restart takes them.
-    std::size_t stale = 0;
-    if (a.rank == 0) {
-      for (const std::uint64_t n : flushed_versions(f->dir))
-        if (n > s.info.version) {
-          remove_file(flushed_path(f->dir, n));
-          ++stale;
-        }
-      if (stale > 0) {
-        update_index(func, f->job_dir, s.name, {}, true);
+    if (a.rank == 0)
+      if (const std::size_t stale = remove_flushes(func, *f, s.name, s.info.version); stale > 0)
         core::log(core::Level::info, func, "array %s: removed %zu flushed version(s) newer than version %llu, "
                   "which it restarted from", s.name.c_str(), stale, ull(s.info.version));
-      }
-    }
     return GDS_STATUS_OK;
   }
   if (s.restart) return GDS_STATUS_OK;  // nothing to restart from
   // A fresh start: an earlier run's flushes of this array are removed, so
   // that no later restart mixes them with this run's.
-  std::size_t removed = 0;
-  if (a.rank == 0) {
-    for (const std::uint64_t n : flushed_versions(f->dir)) {
-      remove_file(flushed_path(f->dir, n));
-      ++removed;
-    }
-    if (removed > 0) {
-      update_index(func, f->job_dir, s.name, {}, true);
+  if (a.rank == 0)
+    if (const std::size_t removed = remove_flushes(func, *f, s.name, std::nullopt); removed > 0)
       core::log(core::Level::info, func,
                 "array %s: removed %zu flushed version(s) an earlier run left in %s (restart was not asked for: "
                 "%s=1 or GDS_RESTART=1)",
                 s.name.c_str(), removed, f->dir.c_str(), GDS_RESTART_KEY);
-    }
-  }
   return GDS_STATUS_OK;
 }
 
