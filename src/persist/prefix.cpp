@@ -741,32 +741,32 @@ void start(const char *func, Array &a, std::uint64_t number, std::vector<Failure
   f.flights.push_back(std::move(fl));
 }
 
-// Restart from the newest flushed version every process can read; the
-// older flushed versions (up to the prefix size) become navigable memory
-// versions first. Collective.
-GDS_status_t recover(const char *func, Array &a) {
-  ArrayState &s = state(a);
-  Flusher &f = flusher(a);
+using Usable = std::vector<std::pair<std::uint64_t, h5::Meta>>;
+
+// The flushed versions, newest first, as rank 0 lists them, on every process.
+GDS_status_t list_flushes(const char *func, Array &a, std::vector<std::uint64_t> *found) {
   MPI_Comm comm = a.communicator();
-  // Rank 0 lists the directory for every process.
-  std::vector<std::uint64_t> found;
-  if (a.rank == 0) found = flushed_versions(f.dir);
-  std::uint64_t count = found.size();
+  if (a.rank == 0) *found = flushed_versions(flusher(a).dir);
+  std::uint64_t count = found->size();
   int rc = MPI_Bcast(&count, 1, MPI_UINT64_T, 0, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Bcast", rc);
-  found.resize(static_cast<std::size_t>(count));
-  rc = MPI_Bcast(found.data(), static_cast<int>(count), MPI_UINT64_T, 0, comm);
-  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Bcast", rc);
-  if (found.empty()) return GDS_STATUS_OK;  // nothing flushed: a fresh start
+  found->resize(static_cast<std::size_t>(count));
+  rc = MPI_Bcast(found->data(), static_cast<int>(count), MPI_UINT64_T, 0, comm);
+  return rc == MPI_SUCCESS ? GDS_STATUS_OK : core::mpi_fail(func, "MPI_Bcast", rc);
+}
 
-  // The newest prefix_size versions whose metadata every process accepts.
-  std::vector<std::pair<std::uint64_t, h5::Meta>> usable;
+// The newest prefix_size flushed versions whose metadata every process
+// accepts, newest first; a sound flush of another array of this name is
+// refused, as the cache does.
+GDS_status_t usable_flushes(const char *func, Array &a, const std::vector<std::uint64_t> &found, Usable *usable) {
+  ArrayState &s = state(a);
+  const Flusher &f = flusher(a);
+  MPI_Comm comm = a.communicator();
   for (const std::uint64_t n : found) {
-    if (usable.size() >= s.prefix_size) break;
+    if (usable->size() >= s.prefix_size) break;
     const std::string path = flushed_path(f.dir, n);
     h5::Meta m;
     std::string why = h5::read_meta(path, &m);
-    // A sound flush of another array of this name: refused, as the cache does.
     const std::string other = why.empty() ? matches(a, m) : std::string();
     std::uint64_t any_foreign[1] = {!other.empty()};
     GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, any_foreign));
@@ -785,8 +785,23 @@ GDS_status_t recover(const char *func, Array &a) {
       core::detected(func, &a, GDS_STATUS_CORRUPT,
                      core::Detected{nullptr, nullptr, static_cast<std::int64_t>(n), 0, a.rank, what.c_str()});
     }
-    if (core::agree(func, comm, mine) == GDS_STATUS_OK) usable.emplace_back(n, std::move(m));
+    if (core::agree(func, comm, mine) == GDS_STATUS_OK) usable->emplace_back(n, std::move(m));
   }
+  return GDS_STATUS_OK;
+}
+
+// Restart from the newest flushed version every process can read; the
+// older flushed versions (up to the prefix size) become navigable memory
+// versions first. Collective.
+GDS_status_t recover(const char *func, Array &a) {
+  ArrayState &s = state(a);
+  Flusher &f = flusher(a);
+  MPI_Comm comm = a.communicator();
+  std::vector<std::uint64_t> found;
+  GDS_TRY(list_flushes(func, a, &found));
+  if (found.empty()) return GDS_STATUS_OK;  // nothing flushed: a fresh start
+  Usable usable;
+  GDS_TRY(usable_flushes(func, a, found, &usable));
   std::reverse(usable.begin(), usable.end());  // oldest first
   const versions::Store &store = *versions::state(a).store;
   const versions::BlockRuns all_blocks =
