@@ -19,7 +19,7 @@ GDS_status_t arguments_differ(const char *func, const char *what) {
 }
 
 GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::span<std::uint64_t> values,
-                   std::uint64_t signature) {
+                   std::uint64_t signature, const char *what) {
   if (values.size() > kAgreedValues)
     return fail_critical(GDS_STATUS_INTERNAL, func, "%zu values to agree on", values.size());
   // max(~s) = ~min(s): one MPI_MAX reduction yields both bounds of the signatures.
@@ -33,7 +33,7 @@ GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::spa
   std::copy(all + kHead, all + n, values.begin());
   if (local != GDS_STATUS_OK) return local;
   if (all[0] != 0) return remote_failure(func);
-  if (all[1] != ~all[2]) return arguments_differ(func);
+  if (all[1] != ~all[2]) return arguments_differ(func, what);
   return GDS_STATUS_OK;
 }
 

@@ -28,11 +28,11 @@ GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uin
 // complement of the maximum of the complements.
 inline constexpr std::size_t kAgreedValues = 8;
 GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::span<std::uint64_t> values,
-                   std::uint64_t signature = 0);
+                   std::uint64_t signature = 0, const char *what = "arguments");
 
 // The statuses the agreements return where another process failed, or where
 // the processes' arguments differed, with their messages (`what`: which
-// arguments).
+// arguments; agree() takes it too).
 GDS_status_t remote_failure(const char *func);
 GDS_status_t arguments_differ(const char *func, const char *what = "arguments");
 

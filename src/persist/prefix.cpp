@@ -837,7 +837,12 @@ GDS_status_t recover(const char *func, Array &a) {
         why = read_part(path, u.second, *f.runs, f.esize, memory, 0, part_bytes, &blocks);
         return GDS_STATUS_OK;
       });
-      if (core::agree(func, comm, !why.empty() ? refuse(why) : synced) != GDS_STATUS_OK) {
+      // A file that cannot be read is refused (an older version is tried);
+      // a window that cannot be synchronized fails the restart.
+      std::uint64_t unreadable[1] = {!why.empty()};
+      if (!why.empty()) refuse(why);
+      GDS_TRY(core::agree(func, comm, synced, unreadable));
+      if (unreadable[0] != 0) {
         dirty = true;
         continue;
       }

@@ -195,7 +195,8 @@ GDS_API GDS_status_t GDS_version_verify(GDS_gds_t gds, GDS_size_t version, const
   // Agree: a failure, the arguments, and whether some process found bad blocks.
   std::uint64_t any_bad[1] = {!bad.empty()};
   const GDS_status_t agreed = agree(__func__, a.communicator(), s, any_bad,
-                                    Signature{}.add(args.data(), args.size() * sizeof args[0]).value());
+                                    Signature{}.add(args.data(), args.size() * sizeof args[0]).value(),
+                                    "versions or boxes");
   if (s != GDS_STATUS_OK || agreed == GDS_STATUS_MPI_ERROR) return checked(__func__, &a, agreed);
   GDS_TRY(agreed);
   if (!bad.empty()) {
