@@ -445,6 +445,7 @@ GDS_status_t replay_chain(const char *func, Array &a, const Catalogue &found, co
   MPI_Comm comm = a.communicator();
   const Found &newest = found.at(chain.back());
   std::vector<std::uint64_t> bits(core::words_for(s.nblocks));
+  GDS_status_t synced = GDS_STATUS_OK;  // the window's syncs, agreed once at the end
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const std::span<const std::byte> file = files[i].bytes();  // checked (or rebuilt) before
     VersionFile v;
@@ -453,6 +454,8 @@ GDS_status_t replay_chain(const char *func, Array &a, const Catalogue &found, co
       here = core::fail(GDS_STATUS_CORRUPT, func, "%s: %s", version_path(s.dir, chain[i]).c_str(), why.c_str());
     GDS_TRY(core::agree(func, comm, here));
     std::uint64_t at = v.data_offset;
+    // The replay reads the memory only on this process: remote reads need
+    // the sync only once the restart is over.
     here = rma::write_local_part(func, a, [&](std::byte *memory) {
       for (const std::uint32_t b : v.blocks) {
         const std::uint64_t n = block_length(v.h.part_bytes, v.h.shift, b);
@@ -462,7 +465,7 @@ GDS_status_t replay_chain(const char *func, Array &a, const Catalogue &found, co
       }
       return GDS_STATUS_OK;
     });
-    GDS_TRY(core::agree(func, comm, here));
+    if (synced == GDS_STATUS_OK) synced = here;
     s.cached.push_back(Cached{chain[i], v.h.base, v.h.prev, found.at(chain[i]).oldest, at - v.data_offset});
     if (!v.h.full) s.delta_bytes += at - v.data_offset;
     else s.delta_bytes = 0;
@@ -474,7 +477,7 @@ GDS_status_t replay_chain(const char *func, Array &a, const Catalogue &found, co
     GDS_TRY(versions::replay(func, a, chain[i], v.label, v.h.next, v.next_label, runs));
     ++*navigable;
   }
-  return GDS_STATUS_OK;
+  return core::agree(func, comm, synced);
 }
 
 // Records taken: every process records the versions restart took where it

@@ -95,14 +95,14 @@ const SlotRef *Store::local_table(const Version &v) const {
 void Store::free_slot(SlotRef r) {
   Slab &s = *slabs_[slab_of(r)];
   const std::uint32_t i = slot_of(r);
-  s.free_bits[i >> 6] |= std::uint64_t{1} << (i & 63);
+  core::set_bit(s.free_bits, i);
   ++s.free;
 }
 
 bool Store::is_free(SlotRef r) const {
   const Slab &s = *slabs_[slab_of(r)];
   const std::uint32_t i = slot_of(r);
-  return (s.free_bits[i >> 6] >> (i & 63)) & 1u;
+  return core::test_bit(s.free_bits, i);
 }
 
 void Store::leave_base(std::uint32_t b) {
@@ -221,7 +221,7 @@ void Store::suspect(const std::vector<rma::BlockRange> &exposed) {
   if (nblocks_ == 0) return;
   for (const rma::BlockRange &r : exposed) {
     const std::uint32_t last = std::min(r.last, nblocks_ - 1);
-    for (std::uint32_t b = r.first; b <= last; ++b) suspect_[b >> 6] |= std::uint64_t{1} << (b & 63);
+    for (std::uint32_t b = r.first; b <= last; ++b) core::set_bit(suspect_, b);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/array.hpp"
+#include "core/bits.hpp"
 #include "core/check.hpp"
 #include "core/collective.hpp"
 #include "core/log.hpp"
@@ -23,8 +24,6 @@ using namespace gds::core;
 namespace {
 
 using gds::core::ull;
-
-void set_bit(std::vector<std::uint64_t> &bits, std::uint64_t b) { bits[b >> 6] |= std::uint64_t{1} << (b & 63); }
 
 // The global index of element `offset` of this process's block (GDS_alloc), in
 // storage order.
