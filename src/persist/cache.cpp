@@ -1,6 +1,7 @@
-// The cache level: versions as files in a node-local directory per process,
-// protected across failure groups by a redundancy scheme, and restart from
-// them. It is the level versions hands every version to (versions::Level).
+// The cache level (versions::Level): versions as files in a node-local
+// directory per process, protected across failure groups by a redundancy
+// scheme (one file per scheme); its catalogue of their blocks, rebuilt from
+// the files at restart (recover).
 //
 // Phases of a cached version (inside GDS_version_inc's phase persist), each
 // ending with an agreed status:
@@ -30,6 +31,7 @@
 #include "core/runtime.hpp"
 #include "core/util.hpp"
 #include "persist/files.hpp"
+#include "persist/levels.hpp"
 #include "persist/names.hpp"
 #include "persist/state.hpp"
 #include "rma/state.hpp"
@@ -89,6 +91,7 @@ GDS_status_t write_record(const char *func, const std::string &dir, const Record
 // one buffer, s.buffer).
 struct VersionPieces {
   std::vector<std::byte> head;
+  std::vector<versions::Stored> own;  // where its blocks are in it
   std::vector<iovec> pieces;
   std::uint64_t size = 0;  // of the file
   std::uint64_t held = 0;  // bytes of blocks in it
@@ -114,6 +117,7 @@ GDS_status_t lay_out(const char *func, ArrayState &s, const versions::Frozen &v,
       run += block_length(v.bytes, v.shift, b);
     }
     data.push_back(iovec{const_cast<std::byte *>(v.memory + start), run});
+    out->own.push_back(versions::Stored{first, count, out->held});  // from the data's start, for now
     out->held += run;
   };
   if (h.full) {
@@ -126,6 +130,7 @@ GDS_status_t lay_out(const char *func, ArrayState &s, const versions::Frozen &v,
   (void)parse_version(std::span<const std::byte>(out->head.data(), kVersionHeaderBytes), &parsed, false);
   out->header_crc = parsed.h.header_crc;
   out->size = out->head.size() + out->held;
+  for (versions::Stored &o : out->own) o.at += out->head.size();
   out->pieces.assign(1, iovec{out->head.data(), out->head.size()});
   out->pieces.insert(out->pieces.end(), data.begin(), data.end());
   if (s.copy != Copy::single && out->pieces.size() > kMaxPieces) {
@@ -199,9 +204,12 @@ GDS_status_t phase_redundancy(const char *func, Array &a, std::uint64_t n, const
   return agreed;
 }
 
-// record: the commit record, after which restart may take the version.
-GDS_status_t phase_record(const char *func, Array &a, const VersionHeader &h, std::uint64_t held) {
+// record: the commit record, after which restart may take the version
+// (and the catalogue has it).
+GDS_status_t phase_record(const char *func, Array &a, const versions::Frozen &v, const VersionHeader &h,
+                          VersionPieces *file) {
   ArrayState &s = state(a);
+  const std::uint64_t held = file->held;
   s.cached.push_back(Cached{h.number, h.base, h.prev, 0, held});
   const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(s.cache_size, s.cached.size()));
   s.cached.back().oldest = s.cached[s.cached.size() - keep].number;
@@ -212,7 +220,10 @@ GDS_status_t phase_record(const char *func, Array &a, const VersionHeader &h, st
   if (agreed != GDS_STATUS_OK) {
     s.cached.pop_back();
     remove_version(s, h.number);
+    return agreed;
   }
+  s.catalogue.entries.push_back(versions::Catalogue::Entry{h.number, v.next, *v.label, *v.next_label, h.full != 0,
+                                                           true, std::move(file->own)});
   return agreed;
 }
 
@@ -226,6 +237,7 @@ void phase_drop(Array &a, bool full, std::uint64_t held) {
     remove_version(s, s.cached.front().number);
     s.cached.pop_front();
   }
+  s.catalogue.drop_older_than(needed);
   if (full) s.delta_bytes = 0;
   else s.delta_bytes += held;
   std::fill(s.changed.begin(), s.changed.end(), 0);
@@ -233,57 +245,17 @@ void phase_drop(Array &a, bool full, std::uint64_t held) {
   s.force_full = false;
 }
 
-// The level under memory: the cache (this file) and the prefix (prefix.cpp).
-class Cache final : public versions::Level {
- public:
-  [[nodiscard]] bool holds(const Array &a) const override {
-    const ArrayState &s = a.state<ArrayState>();
-    return s.persistent() || s.flushing();
-  }
-
-  void committed(const char *func, Array &a, std::uint64_t number) override { flush_committed(func, a, number); }
-  void dropping(Array &a, std::uint64_t number) override { flush_dropping(a, number); }
-
-  // A version for the cache every `every` versions, in the phases below;
-  // between them, kill points.
-  GDS_status_t commit(const char *func, Array &a, const versions::Frozen &v, GDS_status_t local) override {
-    ArrayState &s = state(a);
-    if (!s.persistent()) return core::agree(func, a.communicator(), local);  // the prefix only
-    for (const auto &[first, count] : v.changed)
-      for (std::uint32_t b = first; b < first + count; ++b) core::set_bit(s.changed, b);
-    if (++s.since_cached < s.every) return core::agree(func, a.communicator(), local);
-    bool full = false;
-    core::kill_point("cache.decide");
-    GDS_TRY(phase_decide(func, a, v, local, &full));
-    VersionHeader h;
-    VersionPieces file;
-    core::kill_point("cache.write");
-    GDS_TRY(phase_write(func, a, v, full, &h, &file));
-    core::kill_point("cache.redundancy");
-    GDS_TRY(phase_redundancy(func, a, h.number, file));
-    core::kill_point("cache.record");
-    GDS_TRY(phase_record(func, a, h, file.held));
-    core::kill_point("cache.drop");
-    phase_drop(a, full, file.held);
-    return GDS_STATUS_OK;
-  }
-
-  void restored(Array &a, std::uint64_t) override { state(a).force_full = true; }
-};
-
-Cache g_cache;
-
 // What one process found of a version: its record's fields.
 struct Found {
   std::uint64_t number, base, prev, oldest, nprocs;
 };
-using Catalogue = std::map<std::uint64_t, Found>;
+using Records = std::map<std::uint64_t, Found>;  // by version
 
 // The phases of a restart from the cache. Each ends in an agreed status.
 
 // Records: every process's commit records, gathered; versions whose records
 // disagree are left out. *recorded: the versions this process has a record of.
-GDS_status_t gather_records(const char *func, Array &a, Catalogue *found, std::set<std::uint64_t> *recorded) {
+GDS_status_t gather_records(const char *func, Array &a, Records *found, std::set<std::uint64_t> *recorded) {
   ArrayState &s = state(a);
   MPI_Comm comm = a.communicator();
   std::vector<std::uint64_t> mine;
@@ -331,7 +303,7 @@ GDS_status_t gather_records(const char *func, Array &a, Catalogue *found, std::s
 // full version the oldest version retained with it starts from (or, if that
 // one's record is gone, to the candidate's own full version). Empty if a
 // record on the way is missing.
-std::vector<std::uint64_t> chain_of(const Catalogue &found, const Found &top) {
+std::vector<std::uint64_t> chain_of(const Records &found, const Found &top) {
   const std::uint64_t stop = found.count(top.oldest) != 0 ? found.at(top.oldest).base : top.base;
   std::vector<std::uint64_t> chain{top.number};
   bool whole = true;
@@ -349,7 +321,7 @@ std::vector<std::uint64_t> chain_of(const Catalogue &found, const Found &top) {
 // block (*oks: a flag per process and version, rank-major). They stay
 // mapped in *files for the replay (read once: no copies, no new memory). A
 // file of another array of this name is refused everywhere.
-GDS_status_t check_files(const char *func, Array &a, const Catalogue &found, const std::vector<std::uint64_t> &chain,
+GDS_status_t check_files(const char *func, Array &a, const Records &found, const std::vector<std::uint64_t> &chain,
                          std::vector<Mapped> *files, std::vector<char> *oks) {
   ArrayState &s = state(a);
   const Places p = places(a);
@@ -437,54 +409,32 @@ GDS_status_t rebuild_lost(const char *func, Array &a, const std::vector<std::uin
   return GDS_STATUS_OK;
 }
 
-// Replay: the chain's files into memory, oldest first; the versions the
-// newest one retained become memory versions (*navigable of them).
-GDS_status_t replay_chain(const char *func, Array &a, const Catalogue &found, const std::vector<std::uint64_t> &chain,
-                          const std::vector<Mapped> &files, std::uint64_t *navigable) {
-  ArrayState &s = state(a);
-  MPI_Comm comm = a.communicator();
+// The chain's files as a catalogue: each version's blocks where its file
+// holds them; the versions the newest one retained are navigable.
+void catalogue_of(const Records &found, const std::vector<std::uint64_t> &chain, const std::vector<Mapped> &files,
+                  versions::Catalogue *out) {
   const Found &newest = found.at(chain.back());
-  std::vector<std::uint64_t> bits(core::words_for(s.nblocks));
-  GDS_status_t synced = GDS_STATUS_OK;  // the window's syncs, agreed once at the end
+  out->entries.clear();
   for (std::size_t i = 0; i < chain.size(); ++i) {
-    const std::span<const std::byte> file = files[i].bytes();  // checked (or rebuilt) before
     VersionFile v;
-    GDS_status_t here = GDS_STATUS_OK;
-    if (const std::string why = parse_version(file, &v, false); !why.empty())
-      here = core::fail(GDS_STATUS_CORRUPT, func, "%s: %s", version_path(s.dir, chain[i]).c_str(), why.c_str());
-    GDS_TRY(core::agree(func, comm, here));
+    (void)parse_version(files[i].bytes(), &v, false);  // checked (or rebuilt) before
+    versions::Catalogue::Entry e{chain[i], v.h.next, v.label, v.next_label, v.h.full, chain[i] >= newest.oldest, {}};
     std::uint64_t at = v.data_offset;
-    // The replay reads the memory only on this process: remote reads need
-    // the sync only once the restart is over.
-    here = rma::write_local_part(func, a, [&](std::byte *memory) {
-      for (const std::uint32_t b : v.blocks) {
-        const std::uint64_t n = block_length(v.h.part_bytes, v.h.shift, b);
-        std::memcpy(memory + (std::uint64_t{b} << v.h.shift), file.data() + at, n);
-        at += n;
-        core::set_bit(bits, b);
-      }
-      return GDS_STATUS_OK;
-    });
-    if (synced == GDS_STATUS_OK) synced = here;
-    s.cached.push_back(Cached{chain[i], v.h.base, v.h.prev, found.at(chain[i]).oldest, at - v.data_offset});
-    if (!v.h.full) s.delta_bytes += at - v.data_offset;
-    else s.delta_bytes = 0;
-    if (chain[i] < newest.oldest) continue;
-    versions::BlockRuns runs;
-    core::for_each_run_of_bits(bits, static_cast<std::uint32_t>(s.nblocks),
-                               [&](std::uint32_t first, std::uint32_t count) { runs.emplace_back(first, count); });
-    std::fill(bits.begin(), bits.end(), 0);
-    GDS_TRY(versions::replay(func, a, chain[i], v.label, v.h.next, v.next_label, runs));
-    ++*navigable;
+    for (const std::uint32_t b : v.blocks) {
+      if (e.own.empty() || e.own.back().first + e.own.back().count != b)
+        e.own.push_back(versions::Stored{b, 0, at});
+      ++e.own.back().count;
+      at += block_length(v.h.part_bytes, v.h.shift, b);
+    }
+    out->entries.push_back(std::move(e));
   }
-  return core::agree(func, comm, synced);
 }
 
 // Records taken: every process records the versions restart took where it
 // lacks the record (killed before writing it, its group's files lost, a
 // damaged one): restart took them on another process's record, which a later
 // loss of that process's group would take with it, and every version after.
-GDS_status_t record_taken(const char *func, Array &a, const Catalogue &found, const std::vector<std::uint64_t> &chain,
+GDS_status_t record_taken(const char *func, Array &a, const Records &found, const std::vector<std::uint64_t> &chain,
                           const std::vector<Mapped> &files, const std::set<std::uint64_t> &recorded) {
   ArrayState &s = state(a);
   GDS_status_t recording = GDS_STATUS_OK;
@@ -503,57 +453,6 @@ GDS_status_t record_taken(const char *func, Array &a, const Catalogue &found, co
   return core::agree(func, a.communicator(), recording);
 }
 
-// Restart: the newest version whose record some process has and whose files
-// every process has or gets rebuilt; then its chain replayed into memory.
-GDS_status_t recover(const char *func, Array &a) {
-  ArrayState &s = state(a);
-  Catalogue found;
-  std::set<std::uint64_t> recorded;  // here
-  GDS_TRY(gather_records(func, a, &found, &recorded));
-  if (found.empty()) {
-    remove_others(s, {});
-    return GDS_STATUS_OK;  // nothing to restart from: a fresh start
-  }
-  GDS_status_t last = GDS_STATUS_UNRECOVERABLE;
-  for (auto cand = found.rbegin(); cand != found.rend(); ++cand) {
-    const std::vector<std::uint64_t> chain = chain_of(found, cand->second);
-    if (chain.empty()) continue;
-    std::vector<Mapped> files;
-    std::vector<char> oks;
-    GDS_TRY(check_files(func, a, found, chain, &files, &oks));
-    std::set<int> rebuilt_processes;
-    std::uint64_t rebuilt_files = 0;
-    if (const GDS_status_t status = rebuild_lost(func, a, chain, oks, &files, &rebuilt_processes, &rebuilt_files);
-        status != GDS_STATUS_OK) {
-      last = status == GDS_STATUS_REMOTE_ERROR ? GDS_STATUS_UNRECOVERABLE : status;
-      continue;  // an older candidate
-    }
-    std::uint64_t navigable = 0;
-    GDS_TRY(replay_chain(func, a, found, chain, files, &navigable));
-    remove_others(s, std::set<std::uint64_t>(chain.begin(), chain.end()));
-    GDS_TRY(record_taken(func, a, found, chain, files, recorded));
-    s.force_full = !rebuilt_processes.empty();  // redundancy whole again from the next cached version on
-    s.info.restarted = 1;
-    s.info.level = GDS_LEVEL_CACHE;
-    s.info.version = chain.back();
-    s.info.versions = navigable;
-    s.info.rebuilt_processes = static_cast<int>(rebuilt_processes.size());
-    s.info.rebuilt_files = rebuilt_files;
-    if (a.rank == 0)
-      core::log(core::Level::info, func,
-                "array %s restarted from version %llu of the cache (%llu version(s) navigable, %d process(es) "
-                "rebuilt)",
-                s.name.c_str(), ull(chain.back()), ull(navigable), s.info.rebuilt_processes);
-    return GDS_STATUS_OK;
-  }
-  return core::fail(last == GDS_STATUS_UNRECOVERABLE ? GDS_STATUS_UNRECOVERABLE : last, func,
-                    "array %s: no persisted version can be restored (files lost beyond what copy type %s rebuilds)",
-                    s.name.c_str(), copy_name(s.copy));
-}
-
-}  // namespace
-
-namespace {
 
 // The redundancy the failure groups allow, as SCR decides it: PARTNER and
 // XOR need two groups or more (SINGLE otherwise, with a warning when the
@@ -588,20 +487,164 @@ void fit_to_groups(const char *func, Array &a, std::vector<std::vector<int>> *se
          Copy::partner);
 }
 
-}  // namespace
-
+// Forgets every cached version of the array and removes its files (a
+// restart took another level's version, or none): the next cached version
+// is a full one.
 void reset_cache(Array &a) {
   ArrayState &s = state(a);
   remove_others(s, {});
   s.cached.clear();
+  s.catalogue.entries.clear();
   s.delta_bytes = 0;
   s.since_cached = 0;
   s.force_full = true;
   std::fill(s.changed.begin(), s.changed.end(), 0);
 }
 
-void install_level() { versions::set_level(&g_cache); }
-void remove_level() { versions::set_level(nullptr); }
+}  // namespace
+
+// A restart's state from recover to recovered: the records gathered, the
+// chain taken, its files (mapped: read once, no copies) and what was rebuilt.
+struct CacheRestart {
+  Records found;
+  std::set<std::uint64_t> recorded;  // here
+  std::vector<std::uint64_t> chain;
+  std::vector<Mapped> files;
+  std::set<int> rebuilt_processes;
+  std::uint64_t rebuilt_files = 0;
+};
+
+namespace {
+
+class CacheLevel final : public versions::Level {
+ public:
+  [[nodiscard]] int id() const override { return GDS_LEVEL_CACHE; }
+  [[nodiscard]] const char *name() const override { return "cache"; }
+  [[nodiscard]] bool holds(const Array &a) const override { return a.state<ArrayState>().persistent(); }
+
+  // A version for the cache every `every` versions, in the phases above;
+  // between them, kill points.
+  GDS_status_t commit(const char *func, Array &a, const versions::Frozen &v, GDS_status_t local) override {
+    ArrayState &s = state(a);
+    for (const auto &[first, count] : v.changed)
+      for (std::uint32_t b = first; b < first + count; ++b) core::set_bit(s.changed, b);
+    if (++s.since_cached < s.every) return core::agree(func, a.communicator(), local);
+    bool full = false;
+    core::kill_point("cache.decide");
+    GDS_TRY(phase_decide(func, a, v, local, &full));
+    VersionHeader h;
+    VersionPieces file;
+    core::kill_point("cache.write");
+    GDS_TRY(phase_write(func, a, v, full, &h, &file));
+    core::kill_point("cache.redundancy");
+    GDS_TRY(phase_redundancy(func, a, h.number, file));
+    core::kill_point("cache.record");
+    const std::uint64_t held = file.held;
+    GDS_TRY(phase_record(func, a, v, h, &file));
+    core::kill_point("cache.drop");
+    phase_drop(a, full, held);
+    return GDS_STATUS_OK;
+  }
+
+  void restored(Array &a, std::uint64_t) override { state(a).force_full = true; }
+  // The cache keeps its own versions (GDS_CACHE_SIZE), not memory's.
+  void drop(Array &, std::uint64_t) override {}
+
+  [[nodiscard]] std::optional<versions::Location> locate(Array &a, std::uint64_t number,
+                                                         std::uint32_t block) const override {
+    const versions::Catalogue &c = state(a).catalogue;
+    const versions::Catalogue::Entry *e = c.find(number);
+    if (e == nullptr) return std::nullopt;
+    return c.locate(static_cast<std::size_t>(e - c.entries.data()), block, store(a).shift());
+  }
+
+  // The newest version whose record some process has and whose files every
+  // process has or gets rebuilt (older candidates when a rebuild fails).
+  GDS_status_t recover(const char *func, Array &a, versions::Catalogue *out) override {
+    ArrayState &s = state(a);
+    auto r = std::make_shared<CacheRestart>();
+    GDS_TRY(gather_records(func, a, &r->found, &r->recorded));
+    if (r->found.empty()) return GDS_STATUS_OK;  // nothing to restart from
+    GDS_status_t last = GDS_STATUS_UNRECOVERABLE;
+    for (auto cand = r->found.rbegin(); cand != r->found.rend(); ++cand) {
+      std::vector<std::uint64_t> chain = chain_of(r->found, cand->second);
+      if (chain.empty()) continue;
+      std::vector<char> oks;
+      GDS_TRY(check_files(func, a, r->found, chain, &r->files, &oks));
+      r->rebuilt_processes.clear();
+      r->rebuilt_files = 0;
+      if (const GDS_status_t status =
+              rebuild_lost(func, a, chain, oks, &r->files, &r->rebuilt_processes, &r->rebuilt_files);
+          status != GDS_STATUS_OK) {
+        last = status == GDS_STATUS_REMOTE_ERROR ? GDS_STATUS_UNRECOVERABLE : status;
+        continue;  // an older candidate
+      }
+      catalogue_of(r->found, chain, r->files, out);
+      r->chain = std::move(chain);
+      s.cache_restart = std::move(r);
+      return GDS_STATUS_OK;
+    }
+    return core::fail(last, func,
+                      "array %s: no cached version can be restored (files lost beyond what copy type %s rebuilds)",
+                      s.name.c_str(), copy_name(s.copy));
+  }
+
+  std::string read(Array &a, const versions::Catalogue &, std::size_t i, std::uint64_t at, std::uint64_t bytes,
+                   std::byte *dst, bool) override {
+    const CacheRestart &r = *state(a).cache_restart;
+    const std::span<const std::byte> file = r.files[i].bytes();  // checked to the last block before
+    if (at > file.size() || bytes > file.size() - at) return "shorter than its blocks";
+    std::memcpy(dst, file.data() + at, bytes);
+    return "";
+  }
+
+  // The chain up to the version taken becomes what the cache holds; every
+  // process records what it lacks the record of.
+  GDS_status_t recovered(const char *func, Array &a, const versions::Catalogue &c, std::size_t taken,
+                         std::uint64_t navigable) override {
+    ArrayState &s = state(a);
+    const std::shared_ptr<CacheRestart> r = std::move(s.cache_restart);
+    const std::vector<std::uint64_t> chain(r->chain.begin(), r->chain.begin() + static_cast<std::ptrdiff_t>(taken) + 1);
+    s.cached.clear();
+    s.delta_bytes = 0;
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      const Found &f = r->found.at(chain[i]);
+      std::uint64_t held = 0;
+      for (const versions::Stored &o : c.entries[i].own)
+        held += std::min(std::uint64_t{o.first + o.count} << store(a).shift(), store(a).local_bytes()) -
+                (std::uint64_t{o.first} << store(a).shift());
+      s.cached.push_back(Cached{chain[i], f.base, f.prev, f.oldest, held});
+      s.delta_bytes = c.entries[i].full ? 0 : s.delta_bytes + held;
+    }
+    s.catalogue.entries.assign(c.entries.begin(), c.entries.begin() + static_cast<std::ptrdiff_t>(taken) + 1);
+    remove_others(s, std::set<std::uint64_t>(chain.begin(), chain.end()));
+    GDS_TRY(record_taken(func, a, r->found, chain, r->files, r->recorded));
+    s.force_full = !r->rebuilt_processes.empty();  // redundancy whole again from the next cached version on
+    s.info.restarted = 1;
+    s.info.level = GDS_LEVEL_CACHE;
+    s.info.version = chain.back();
+    s.info.versions = navigable;
+    s.info.rebuilt_processes = static_cast<int>(r->rebuilt_processes.size());
+    s.info.rebuilt_files = r->rebuilt_files;
+    if (a.rank == 0)
+      core::log(core::Level::info, func,
+                "array %s restarted from version %llu of the cache (%llu version(s) navigable, %d process(es) "
+                "rebuilt)",
+                s.name.c_str(), ull(chain.back()), ull(navigable), s.info.rebuilt_processes);
+    return GDS_STATUS_OK;
+  }
+
+  void restarted_elsewhere(const char *, Array &a, int, std::optional<std::uint64_t>) override {
+    state(a).cache_restart.reset();
+    reset_cache(a);  // the cache starts over from the restarted content
+  }
+};
+
+CacheLevel g_cache;
+
+}  // namespace
+
+versions::Level &cache_level() { return g_cache; }
 
 GDS_status_t open_cache(const char *func, Array &a) {
   ArrayState &s = state(a);
@@ -628,7 +671,7 @@ GDS_status_t open_cache(const char *func, Array &a) {
     case Copy::xor_: GDS_TRY(make_xor(func, p, sets, &s.scheme)); break;
     case Copy::none: break;
   }
-  if (s.restart) return recover(func, a);
+  if (s.restart) return GDS_STATUS_OK;  // restart.cpp asks the levels
   const std::size_t removed = remove_others(s, {});
   if (removed > 0)
     core::log(core::Level::info, func,
@@ -640,17 +683,3 @@ GDS_status_t open_cache(const char *func, Array &a) {
 
 }  // namespace gds::persist
 
-using namespace gds::core;
-
-extern "C" {
-
-GDS_API GDS_status_t GDS_get_restart_info(GDS_gds_t gds, GDS_restart_info_t *info) try {
-  GDS_ENTER();
-  Cursor *c = nullptr;
-  GDS_TRY(resolve(__func__, gds, &c));
-  GDS_REQUIRE(info != nullptr, GDS_STATUS_NULL_ARGUMENT, "info is NULL");
-  *info = gds::persist::state(*c->array).info;
-  return GDS_STATUS_OK;
-} GDS_API_CATCH
-
-}  // extern "C"

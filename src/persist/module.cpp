@@ -7,6 +7,7 @@
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
 #include "core/util.hpp"
+#include "persist/levels.hpp"
 #include "persist/state.hpp"
 
 namespace gds::persist {
@@ -36,9 +37,9 @@ class Persist final : public core::Module {
   void configure() override {
     read_settings();
     created_ = 0;
-    install_level();
+    versions::set_levels({&cache_level(), &prefix_level()});
   }
-  void finalize() override { remove_level(); }
+  void finalize() override { versions::set_levels({}); }
 
   void show_info() const override {
     const Settings &s = g_settings;
@@ -120,21 +121,9 @@ class Persist final : public core::Module {
     ArrayState &s = state(a);
     const std::uint64_t order = created_++;
     if (s.name.empty()) s.name = "array" + std::to_string(order);
-    GDS_status_t cache = s.persistent() ? open_cache(func, a) : GDS_STATUS_OK;
-    if (!s.flushing()) return cache;
-    // The prefix: restart from it when the cache had nothing, or could not
-    // restore (files lost beyond its redundancy, another process count).
-    if (cache != GDS_STATUS_OK && cache != GDS_STATUS_UNRECOVERABLE) return cache;
-    const bool from_prefix = s.restart && s.info.restarted == 0;
-    GDS_TRY(open_prefix(func, a, from_prefix));
-    if (s.info.level == GDS_LEVEL_PREFIX && s.persistent()) {
-      reset_cache(a);  // the cache starts over from the restarted content
-      if (cache != GDS_STATUS_OK && a.rank == 0)
-        core::log(core::Level::info, func, "array %s: the cache could not restore it; the prefix did",
-                  s.name.c_str());
-      cache = GDS_STATUS_OK;
-    }
-    return cache;
+    if (s.persistent()) GDS_TRY(open_cache(func, a));
+    if (s.flushing()) GDS_TRY(open_prefix(func, a));
+    return s.restart ? restart(func, a) : GDS_STATUS_OK;
   }
 
   GDS_status_t detach(const char *func, core::Array &a) override {

@@ -14,6 +14,7 @@
 #include "gds_version.h"
 #include "persist/format.hpp"
 #include "persist/scheme.hpp"
+#include "versions/level.hpp"
 
 namespace gds::persist {
 
@@ -50,7 +51,8 @@ struct Cached {
   std::uint64_t held_bytes = 0;  // of this process's file
 };
 
-class Flusher;  // prefix.cpp
+class Flusher;       // prefix_flush.hpp
+struct CacheRestart;  // cache.cpp: a restart's files, from recover to recovered
 
 struct ArrayState final : core::ArrayState {
   static constexpr core::Layer kLayer = 2;  // its place above core (core/module.hpp)
@@ -74,6 +76,8 @@ struct ArrayState final : core::ArrayState {
   bool force_full = true;              // the next cached version holds every block
   std::uint64_t since_cached = 0;      // versions made since the last cached one
   std::deque<Cached> cached;           // on disk, oldest first (dropped chain members included)
+  versions::Catalogue catalogue;       // the same versions' blocks in their files
+  std::shared_ptr<CacheRestart> cache_restart;
   std::uint64_t delta_bytes = 0;       // held by incremental files since the last full one
   GDS_restart_info_t info{};
   std::vector<std::byte> buffer;       // a version file of many pieces in one, for PARTNER and XOR
@@ -86,24 +90,16 @@ inline ArrayState &state(core::Array &a) { return a.state<ArrayState>(); }
 
 core::Module &module();
 
-// Cache level (cache.cpp).
+// Cache level (cache.cpp; levels.hpp). Opens the array's cache directory
+// and its redundancy scheme (collective); without restart asked for, an
+// earlier run's files of the array go.
 GDS_status_t open_cache(const char *func, core::Array &a);
-// Forgets every cached version of the array and removes its files (after a
-// restart from the prefix): the next cached version is a full one.
-void reset_cache(core::Array &a);
-void install_level();
-void remove_level();
 
-// Prefix level (prefix.cpp). Collective.
-// Opens the array's prefix directory; with `from_prefix`, restarts the
-// array from its newest complete flushed version (any process count).
-// Without restart asked for, an earlier run's flushes of the array go.
-GDS_status_t open_prefix(const char *func, core::Array &a, bool from_prefix);
-// After GDS_version_inc committed version `number`: moves the flushes in
-// flight on and starts this version's if it is due.
-void flush_committed(const char *func, core::Array &a, std::uint64_t number);
-// Before retention drops version `number` here (local).
-void flush_dropping(core::Array &a, std::uint64_t number);
+// Prefix level (prefix.cpp; levels.hpp). Collective.
+// Opens the array's prefix directory (restart, from any process count, is
+// restart.cpp's). Without restart asked for, an earlier run's flushes of
+// the array go.
+GDS_status_t open_prefix(const char *func, core::Array &a);
 // Waits for every flush of the array (durable, renamed, indexed);
 // GDS_STATUS_IO_ERROR if one failed since the last wait.
 GDS_status_t flush_wait(const char *func, core::Array &a);

@@ -1,15 +1,21 @@
-// Persistent levels under the memory versions: the interface a level above
-// versions (src/persist) registers, so that versions calls it without
-// including it (dependencies point one way).
+// The levels a version is kept at: memory (this module's version store),
+// and the levels above it that the persist module registers (the cache,
+// then the prefix), so that versions calls them without including them
+// (dependencies point one way).
 //
-// GDS_version_inc hands every version it makes to the level, in a phase of
-// its own (`persist`, between freeze and commit): the version is committed
-// in memory only if the level agreed. At restart the level rebuilds the
-// memory versions with replay().
+// Every level implements one interface: commit a version's changed blocks,
+// locate a block of a version, drop a version, recover after a restart.
+// GDS_version_inc hands every version it makes to the levels above memory,
+// in a phase of its own (`persist`, between freeze and commit): the version
+// is committed in memory only if they agreed. At restart, one driver
+// (persist/restart.cpp) asks the levels in order for what they hold
+// (recover: a catalogue) and replays it into memory versions with replay().
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,35 +41,119 @@ struct Frozen {
   unsigned shift = 0;            // log2 of the block size
 };
 
+// Blocks [first, first + count) of this process's part, stored one after
+// the other from byte `at` of a version's storage at a level (a cache
+// file's offset, a flushed version's local byte).
+struct Stored {
+  std::uint32_t first = 0, count = 0;
+  std::uint64_t at = 0;
+};
+
+// Where a block of a version lives at a level.
+struct Location {
+  std::uint64_t holder = 0;  // the version whose storage holds it (older than the version if incremental)
+  std::uint64_t at = 0;      // its byte in that storage
+  const std::byte *memory = nullptr;  // memory: its bytes (nullptr: an all-zero block)
+};
+
+// What a level holds of an array's versions on this process: per version,
+// the blocks stored with it; every other block is the previous entry's
+// (entries of a chain are consecutive). Oldest first.
+class Catalogue {
+ public:
+  struct Entry {
+    std::uint64_t number = 0, next = 0;  // the version, and the current version after it
+    std::string label, next_label;
+    bool full = false;          // every block is stored with it
+    bool navigable = true;      // restart makes a memory version of it (else only its content goes on)
+    std::vector<Stored> own;    // the blocks stored with it, ascending
+  };
+  std::vector<Entry> entries;
+
+  [[nodiscard]] bool empty() const { return entries.empty(); }
+  // The entry of version `number`, or nullptr.
+  [[nodiscard]] const Entry *find(std::uint64_t number) const;
+  // Where block `block` of entry `i` is: the newest entry up to i that
+  // stores it; nullopt if none does (a chain cut short).
+  [[nodiscard]] std::optional<Location> locate(std::size_t i, std::uint32_t block, unsigned shift) const;
+  // Drops the entries older than version `number` (which no entry kept
+  // may need: the caller keeps the chain of every version it retains).
+  void drop_older_than(std::uint64_t number);
+};
+
+// An array's blocks as runs: all of them.
+BlockRuns all_blocks(std::uint32_t nblocks);
+// The runs of entry `e`'s own blocks.
+BlockRuns own_runs(const Catalogue::Entry &e);
+
 class Level {
  public:
   virtual ~Level() = default;
+  // GDS_LEVEL_CACHE, GDS_LEVEL_PREFIX, or GDS_LEVEL_NONE for memory.
+  [[nodiscard]] virtual int id() const = 0;
+  [[nodiscard]] virtual const char *name() const = 0;
   // Whether the array has this level (the same on every process).
   [[nodiscard]] virtual bool holds(const core::Array &a) const = 0;
-  // Phase persist (collective over the array; returns a status every process
-  // agrees on). `local` is what this process found so far (settled into the
-  // agreement); a failure leaves the level without the version.
+
+  // Commit: phase persist (collective over the array; returns a status
+  // every process agrees on). `local` is what this process found so far
+  // (settled into the agreement); a failure leaves the level without the
+  // version.
   virtual GDS_status_t commit(const char *func, core::Array &a, const Frozen &v, GDS_status_t local) = 0;
-  // GDS_version_restore took the current content back to `number`; the
-  // next version may differ from the last committed one anywhere.
-  virtual void restored(core::Array &a, std::uint64_t number) = 0;
   // GDS_version_inc committed version `number` in memory (collective, after
   // commit). The level may start work off the application's path that reads
-  // the version's blocks (version_blocks()) until dropping() is called for
-  // it. Failures of that work are the level's to raise: the version exists.
-  virtual void committed(const char *func, core::Array &a, std::uint64_t number) = 0;
-  // Retention is about to drop version `number` here: work reading its
-  // blocks must end first (local).
-  virtual void dropping(core::Array &a, std::uint64_t number) = 0;
+  // the version's blocks (locate() at memory) until drop() is called for it.
+  // Failures of that work are the level's to raise: the version exists.
+  virtual void committed(const char *, core::Array &, std::uint64_t) {}
+  // GDS_version_restore took the current content back to `number`; the
+  // next version may differ from the last committed one anywhere.
+  virtual void restored(core::Array &, std::uint64_t) {}
+  // Drop: retention drops version `number` from memory (local). A level
+  // above memory ends the work that reads its blocks there; memory frees
+  // them after every level did.
+  virtual void drop(core::Array &a, std::uint64_t number) = 0;
+
+  // Locate: where block `block` of version `number` is at this level
+  // (this process's part), or nullopt if the level does not hold it.
+  [[nodiscard]] virtual std::optional<Location> locate(core::Array &a, std::uint64_t number,
+                                                       std::uint32_t block) const = 0;
+
+  // Recover (restart; collective, agreed): rebuilds the level's catalogue
+  // of the array from its own metadata, repairing what its redundancy can,
+  // and returns the versions restart can take, oldest first, ending with
+  // the newest complete one; empty if the level has nothing.
+  // GDS_STATUS_UNRECOVERABLE: it has versions, but none can be restored.
+  virtual GDS_status_t recover(const char *func, core::Array &a, Catalogue *out) = 0;
+  // Bytes [at, at + bytes) of entry `i`'s storage (never more than a run of
+  // its own blocks) to dst: "" or why not. Local; never throws. With
+  // `check_later`, checks the level can make from the blocks' checksums
+  // wait for check().
+  virtual std::string read(core::Array &a, const Catalogue &c, std::size_t i, std::uint64_t at, std::uint64_t bytes,
+                           std::byte *dst, bool check_later) = 0;
+  // The checks read() left for later, against the frozen version replay
+  // made of entry `i`: "" or why not (local; the driver agrees). Called
+  // once per entry read with check_later.
+  virtual std::string check(core::Array &, const Catalogue &, std::size_t, const Frozen &) { return ""; }
+  // Restart took entry `taken` of this level's catalogue (collective,
+  // agreed): the level records it and reports it (restart info).
+  virtual GDS_status_t recovered(const char *func, core::Array &a, const Catalogue &c, std::size_t taken,
+                                 std::uint64_t navigable) = 0;
+  // Restart took version `number` from another level (`from`), or nothing
+  // (nullopt: a fresh start). Collective: the level forgets what it holds
+  // that is not on that timeline.
+  virtual void restarted_elsewhere(const char *func, core::Array &a, int from, std::optional<std::uint64_t> number) = 0;
 };
 
-// This process's blocks of retained version `number`: where each block's
-// content is (nullptr: an all-zero block). Empty if it is not retained.
+// The memory level (this module's version store; always there).
+Level &memory();
+// This process's blocks of retained version `number` in memory: where each
+// block's content is (nullptr: an all-zero block). Empty if it is not
+// retained.
 std::vector<const std::byte *> version_blocks(core::Array &a, std::uint64_t number);
 
-// The level above memory (nullptr: none); set by the persist module.
-Level *level();
-void set_level(Level *l);
+// The levels above memory, in order (set by the persist module).
+std::span<Level *const> levels();
+void set_levels(std::vector<Level *> levels);
 
 // How replay() makes a version other than from the array's memory.
 struct ReplayOptions {

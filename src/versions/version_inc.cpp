@@ -15,6 +15,7 @@
 //             has one, makes the version durable; if it cannot, the frozen
 //             copies are abandoned
 //   commit    the version exists: numbers, label, retention
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <string>
@@ -47,7 +48,6 @@ using gds::core::ull;
 constexpr int kMaxSettleRounds = 8;
 
 int g_failing_phase = 0;  // GDS_FAULT_VERSION_PHASE
-Level *g_level = nullptr;
 
 const char *phase_name(Phase p) {
   switch (p) {
@@ -212,13 +212,26 @@ Frozen frozen(Array &a, std::uint64_t number, std::uint64_t next, const std::str
                 store.shift()};
 }
 
-// Phase persist: the level above memory makes the version durable, or the
-// frozen copies are abandoned. The level agrees on the outcome itself.
+// Whether a level above memory holds the array.
+bool levelled(const Array &a) {
+  const std::span<Level *const> above = levels();
+  return std::any_of(above.begin(), above.end(), [&](const Level *l) { return l->holds(a); });
+}
+
+// Phase persist: the levels above memory that hold the array make the
+// version durable in order, or the frozen copies are abandoned. Each agrees
+// on its outcome, which the next one starts from; a failure leaves the
+// levels after it alone.
 GDS_status_t persist(const char *func, Array &a, GDS_status_t local, std::uint64_t increment,
                      const std::string &new_label) {
   ArrayState &s = state(a);
-  const GDS_status_t status =
-      g_level->commit(func, a, frozen(a, s.current, s.current + increment, s.label, new_label), local);
+  const Frozen v = frozen(a, s.current, s.current + increment, s.label, new_label);
+  GDS_status_t status = local;
+  for (gds::versions::Level *l : levels()) {
+    if (!l->holds(a)) continue;
+    status = l->commit(func, a, v, status);
+    if (status != GDS_STATUS_OK) break;
+  }
   if (status != GDS_STATUS_OK) s.store->abandon();
   return status;
 }
@@ -235,10 +248,10 @@ GDS_status_t commit(const char *func, Array &a, std::uint64_t increment, std::st
   s.label = std::move(label);
   std::uint64_t drop[1] = {store.drop_wish()};
   if (store.has_byte_budget()) GDS_TRY(agree(func, a.communicator(), GDS_STATUS_OK, drop));
-  if (g_level != nullptr && g_level->holds(a))
-    for (std::uint64_t i = 0; i < drop[0] && i < store.versions().size(); ++i)
-      g_level->dropping(a, store.versions()[static_cast<std::size_t>(i)].number);
-  store.drop_oldest(drop[0]);
+  for (std::uint64_t i = 0; i < drop[0] && i < store.versions().size(); ++i)
+    for (gds::versions::Level *l : levels())
+      if (l->holds(a)) l->drop(a, store.versions()[static_cast<std::size_t>(i)].number);
+  store.drop_oldest(drop[0]);  // memory's drop
   return GDS_STATUS_OK;
 }
 
@@ -265,20 +278,7 @@ GDS_status_t check_collective(const char *func, const Array &a) {
 
 void inject_phase_failure(int phase) { g_failing_phase = phase; }
 
-Level *level() { return g_level; }
 
-std::vector<const std::byte *> version_blocks(core::Array &a, std::uint64_t number) {
-  const Store &store = *state(a).store;
-  const Version *v = store.find(number);
-  if (v == nullptr) return {};
-  std::vector<const std::byte *> blocks(store.nblocks(), nullptr);
-  const SlotRef *table = store.local_table(*v);
-  if (table == nullptr) return blocks;
-  for (std::uint32_t b = 0; b < store.nblocks(); ++b)
-    if (table[b] != kZero) blocks[b] = store.local_slot(table[b]);
-  return blocks;
-}
-void set_level(Level *l) { g_level = l; }
 
 GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std::string label, std::uint64_t next,
                     std::string next_label, const BlockRuns &changed, const ReplayOptions &options, bool *refused) {
@@ -351,15 +351,17 @@ GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const 
     GDS_TRY(reserve(func, a, late != GDS_STATUS_OK ? late : injected(func, Phase::reserve)));
     // Without a level the persist phase has no agreement of its own: its
     // (injected) failure is agreed on by freeze's.
-    const bool levelled = g_level != nullptr && g_level->holds(a);
+    const bool above = levelled(a);
     GDS_status_t frozen = injected(func, Phase::freeze);
-    if (!levelled && frozen == GDS_STATUS_OK) frozen = injected(func, Phase::persist);
+    if (!above && frozen == GDS_STATUS_OK) frozen = injected(func, Phase::persist);
     GDS_TRY(freeze(func, a, frozen, &tables));
-    if (levelled) GDS_TRY(persist(func, a, injected(func, Phase::persist), increment, new_label));
+    if (above) GDS_TRY(persist(func, a, injected(func, Phase::persist), increment, new_label));
     kill_point("commit");
     const std::uint64_t number = state(a).current;
     GDS_TRY(commit(func, a, increment, std::move(new_label), std::move(tables)));
-    if (levelled) g_level->committed(func, a, number);
+    if (above)
+      for (gds::versions::Level *l : levels())
+        if (l->holds(a)) l->committed(func, a, number);
     return GDS_STATUS_OK;
   };
   const GDS_status_t made = phases();
@@ -391,7 +393,8 @@ GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version) try 
   GDS_TRY(checked(__func__, &a, agree(__func__, a.communicator(), late)));
   gds::rma::ArrayState &rs = gds::rma::state(a);
   vs.store->restore(*v, rs.base);
-  if (g_level != nullptr) g_level->restored(a, version);
+  for (gds::versions::Level *l : levels())
+    if (l->holds(a)) l->restored(a, version);
   // Nobody writes again before every process has rolled back.
   return agree(__func__, a.communicator(), rs.window.sync(__func__));
 } GDS_API_CATCH

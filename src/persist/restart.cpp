@@ -1,0 +1,241 @@
+// The one restart driver: the levels above memory are asked in order
+// (cache, then prefix) for what they hold of the array (recover: a
+// catalogue, their own metadata read and repaired); the first that has a
+// version is replayed into memory versions, entry by entry, each block read
+// from where the catalogue locates it; the levels are then told which
+// version was taken. Phases, each ending agreed:
+//   recover   the level's catalogue (cache: records gathered, a chain
+//             chosen, its files checked and rebuilt; prefix: the flushes
+//             every process can read)
+//   replay    the entries, oldest first, into memory and memory versions;
+//             an entry that cannot be read or does not check is skipped
+//             (with the incremental entries after it)
+//   settle    the array's memory back to the newest entry made, if a later
+//             one failed half-written
+//   record    the level records what it took (recovered), the others
+//             forget what is not on its timeline (restarted_elsewhere)
+#include <cstring>
+
+#include "core/bits.hpp"
+#include "core/collective.hpp"
+#include "core/log.hpp"
+#include "core/runtime.hpp"
+#include "persist/format.hpp"
+#include "persist/levels.hpp"
+#include "persist/state.hpp"
+#include "rma/state.hpp"
+#include "versions/state.hpp"
+
+using gds::core::Array;
+using gds::versions::Catalogue;
+using gds::versions::Level;
+using gds::versions::Stored;
+
+namespace gds::persist {
+
+namespace {
+
+constexpr std::size_t kNoEntry = ~std::size_t{0};
+
+// The block geometry of this process's part.
+struct Geometry {
+  unsigned shift;
+  std::uint32_t nblocks;
+  std::uint64_t part_bytes;
+  [[nodiscard]] std::uint64_t start(std::uint32_t b) const { return std::uint64_t{b} << shift; }
+  // Bytes of blocks [first, first + count).
+  [[nodiscard]] std::uint64_t run_bytes(std::uint32_t first, std::uint32_t count) const {
+    return std::min(start(first + count), part_bytes) - start(first);
+  }
+};
+
+Geometry geometry(Array &a) {
+  const versions::Store &st = *versions::state(a).store;
+  return Geometry{st.shift(), st.nblocks(), st.local_bytes()};
+}
+
+// A level's entry refused on this process: said, raised, failed.
+GDS_status_t refuse(const char *func, Array &a, const Level &l, std::uint64_t number, const std::string &why) {
+  const std::string what = std::string("the ") + l.name() + "'s version " + std::to_string(number) + ": " + why;
+  core::log(core::Level::warning, func, "array %s: %s", state(a).name.c_str(), what.c_str());
+  core::fail(GDS_STATUS_CORRUPT, func, "%s", what.c_str());
+  core::detected(func, &a, GDS_STATUS_CORRUPT,
+                 core::Detected{nullptr, nullptr, static_cast<std::int64_t>(number), 0, a.rank, what.c_str()});
+  return GDS_STATUS_CORRUPT;
+}
+
+// Entry i's own blocks into the array's memory (*written: marked); "" or why not.
+std::string write_own(Array &a, Level &l, const Catalogue &c, std::size_t i, const Geometry &g,
+                      std::vector<std::uint64_t> *written, GDS_status_t *synced) {
+  std::string why;
+  *synced = rma::write_local_part("restart", a, [&](std::byte *memory) {
+    for (const Stored &s : c.entries[i].own) {
+      why = l.read(a, c, i, s.at, g.run_bytes(s.first, s.count), memory + g.start(s.first), c.entries[i].navigable);
+      if (!why.empty()) break;
+      for (std::uint32_t b = s.first; b < s.first + s.count; ++b) core::set_bit(*written, b);
+    }
+    return GDS_STATUS_OK;
+  });
+  return why;
+}
+
+// Bytes [offset, offset + bytes) of entry i's content (a full entry) to
+// dst, through its own runs; "" or why not.
+std::string read_full(Array &a, Level &l, const Catalogue &c, std::size_t i, const Geometry &g, std::uint64_t offset,
+                      std::uint64_t bytes, std::byte *dst) {
+  for (const Stored &s : c.entries[i].own) {
+    const std::uint64_t lo = g.start(s.first), hi = lo + g.run_bytes(s.first, s.count);
+    const std::uint64_t from = std::max(lo, offset), to = std::min(hi, offset + bytes);
+    if (from >= to) continue;
+    if (std::string why = l.read(a, c, i, s.at + (from - lo), to - from, dst + (from - offset), true); !why.empty())
+      return why;
+  }
+  return "";
+}
+
+// Phase settle: the array's memory made entry `good`'s content again, each
+// block read from the entry the catalogue locates it in (newest first).
+GDS_status_t settle_memory(const char *func, Array &a, Level &l, const Catalogue &c, std::size_t good,
+                           const Geometry &g) {
+  std::vector<std::uint64_t> filled(core::words_for(g.nblocks));
+  std::string why;
+  const GDS_status_t synced = rma::write_local_part(func, a, [&](std::byte *memory) {
+    for (std::size_t j = good + 1; j-- > 0 && why.empty();) {
+      for (const Stored &s : c.entries[j].own)
+        for (std::uint32_t b = s.first; b < s.first + s.count && why.empty(); ++b) {
+          if (core::test_bit(filled, b)) continue;
+          const std::optional<versions::Location> at = c.locate(good, b, g.shift);
+          if (!at || at->holder != c.entries[j].number) continue;
+          why = l.read(a, c, j, at->at, g.run_bytes(b, 1), memory + g.start(b), false);
+          core::set_bit(filled, b);
+        }
+      if (c.entries[j].full) break;
+    }
+    return GDS_STATUS_OK;
+  });
+  return core::agree(func, a.communicator(),
+                     !why.empty() ? core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: version %llu: %s",
+                                               state(a).name.c_str(), core::ull(c.entries[good].number), why.c_str())
+                                  : synced);
+}
+
+// Phase replay: the catalogue's entries, oldest first. An entry is written
+// into memory (its own blocks over the previous entry's content), then made
+// a memory version from it if navigable; a full entry followed by another
+// full one is read straight into its version's memory instead. *good: the
+// newest entry made; *navigable: how many were.
+GDS_status_t replay_entries(const char *func, Array &a, Level &l, const Catalogue &c, std::size_t *good,
+                            std::uint64_t *navigable) {
+  const Geometry g = geometry(a);
+  MPI_Comm comm = a.communicator();
+  std::vector<std::uint64_t> written(core::words_for(g.nblocks));  // since the last version made from memory
+  std::size_t memory_at = kNoEntry;  // the entry whose content the memory holds
+  *good = kNoEntry;
+  for (std::size_t i = 0; i < c.entries.size(); ++i) {
+    const Catalogue::Entry &e = c.entries[i];
+    if (!e.full && (i == 0 || memory_at != i - 1)) continue;  // its base is not in memory
+    const bool fill = e.full && e.navigable && i + 1 < c.entries.size() && c.entries[i + 1].full;
+    std::string why;
+    versions::ReplayOptions how;
+    if (fill) {
+      how.fill = [&](std::uint64_t offset, std::uint64_t bytes, std::byte *dst) {
+        if (why.empty()) why = read_full(a, l, c, i, g, offset, bytes, dst);
+      };
+    } else {
+      GDS_status_t synced = GDS_STATUS_OK;
+      why = write_own(a, l, c, i, g, &written, &synced);
+      std::uint64_t unreadable[1] = {!why.empty()};
+      if (!why.empty()) refuse(func, a, l, e.number, why);
+      GDS_TRY(core::agree(func, comm, synced, unreadable));
+      if (unreadable[0] != 0) {
+        memory_at = kNoEntry;
+        continue;
+      }
+      memory_at = i;
+    }
+    if (!e.navigable) continue;  // its content goes on into the next entry
+    versions::BlockRuns runs;
+    if (fill) {
+      runs = versions::all_blocks(g.nblocks);
+    } else {
+      core::for_each_run_of_bits(written, g.nblocks,
+                                 [&](std::uint32_t first, std::uint32_t count) { runs.emplace_back(first, count); });
+      std::fill(written.begin(), written.end(), 0);
+    }
+    how.check = [&](const versions::Frozen &v) {
+      if (why.empty()) why = l.check(a, c, i, v);
+      return why.empty() ? GDS_STATUS_OK : refuse(func, a, l, e.number, why);
+    };
+    bool refused = false;
+    GDS_TRY(versions::replay(func, a, e.number, e.label, e.next, e.next_label, runs, how, &refused));
+    if (refused) {
+      if (!fill) memory_at = kNoEntry;
+      continue;
+    }
+    ++*navigable;
+    *good = i;
+  }
+  if (*good != kNoEntry && memory_at != *good) GDS_TRY(settle_memory(func, a, l, c, *good, g));
+  return GDS_STATUS_OK;
+}
+
+}  // namespace
+
+GDS_status_t restart(const char *func, Array &a) {
+  ArrayState &s = state(a);
+  const std::span<Level *const> above = versions::levels();
+  GDS_status_t unrecoverable = GDS_STATUS_OK;  // a level had versions, none restored
+  for (Level *l : above) {
+    if (!l->holds(a)) continue;
+    Catalogue c;
+    const GDS_status_t found = l->recover(func, a, &c);
+    if (found == GDS_STATUS_UNRECOVERABLE) {
+      unrecoverable = found;
+      continue;
+    }
+    GDS_TRY(found);
+    if (c.empty()) continue;
+    std::size_t good = kNoEntry;
+    std::uint64_t navigable = 0;
+    GDS_TRY(replay_entries(func, a, *l, c, &good, &navigable));
+    if (good == kNoEntry) {
+      core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: none of the %s's %zu version(s) can be read",
+                 s.name.c_str(), l->name(), c.entries.size());
+      unrecoverable = GDS_STATUS_UNRECOVERABLE;
+      continue;
+    }
+    GDS_TRY(l->recovered(func, a, c, good, navigable));
+    for (Level *other : above)
+      if (other != l && other->holds(a)) other->restarted_elsewhere(func, a, l->id(), c.entries[good].number);
+    if (unrecoverable != GDS_STATUS_OK && a.rank == 0)
+      core::log(core::Level::info, func, "array %s: the levels before the %s could not restore it; the %s did",
+                s.name.c_str(), l->name(), l->name());
+    return GDS_STATUS_OK;
+  }
+  if (unrecoverable == GDS_STATUS_OK) {  // a fresh start (what cannot be restored stays to be looked at)
+    for (Level *l : above)
+      if (l->holds(a)) l->restarted_elsewhere(func, a, GDS_LEVEL_NONE, std::nullopt);
+    return GDS_STATUS_OK;
+  }
+  return core::fail(GDS_STATUS_UNRECOVERABLE, func,
+                      "array %s: no persisted version can be restored (files lost beyond what copy type %s rebuilds, "
+                      "and no flushed version readable)",
+                      s.name.c_str(), copy_name(s.copy));
+}
+
+}  // namespace gds::persist
+
+using namespace gds::core;
+
+extern "C" {
+
+GDS_API GDS_status_t GDS_get_restart_info(GDS_gds_t gds, GDS_restart_info_t *info) try {
+  GDS_ENTER();
+  Cursor *c = nullptr;
+  GDS_TRY(resolve(__func__, gds, &c));
+  GDS_REQUIRE(info != nullptr, GDS_STATUS_NULL_ARGUMENT, "info is NULL");
+  *info = gds::persist::state(*c->array).info;
+  return GDS_STATUS_OK;
+} GDS_API_CATCH
+
+}  // extern "C"
