@@ -42,11 +42,3 @@ TEST(TypeCache, ForgettingTypesNeverFreesOneInUse) {
 }
 
 }  // namespace
-
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  const int result = RUN_ALL_TESTS();
-  MPI_Finalize();
-  return result;
-}

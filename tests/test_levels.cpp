@@ -1,0 +1,159 @@
+// The levels' interface from inside (white-box, MPI): the catalogue's
+// locate through incremental chains, and every level's locate of a block of
+// a version it holds, checked against the bytes that version had: memory
+// (the version store), the cache (the block's bytes in the file it names),
+// the prefix (the flushed versions it keeps, none older). Each process
+// changes a different number of blocks per version, some none.
+#include <gds.h>
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/array.hpp"
+#include "persist/levels.hpp"
+#include "persist/names.hpp"
+#include "persist/state.hpp"
+#include "support/gds_test.hpp"
+#include "versions/level.hpp"
+#include "versions/state.hpp"
+
+using namespace gds::test;
+using gds::versions::Catalogue;
+using gds::versions::Stored;
+
+namespace {
+
+Catalogue::Entry entry(std::uint64_t n, bool full, std::vector<Stored> own) {
+  return Catalogue::Entry{n, n + 1, "", "", full, true, std::move(own)};
+}
+
+class Levels : public MpiTest {};
+
+// A fresh directory under /tmp, the same on every process.
+std::string scratch_dir(const char *name) {
+  char path[256] = {};
+  if (world_rank() == 0) {
+    std::snprintf(path, sizeof path, "/tmp/gds_%s_XXXXXX", name);
+    if (mkdtemp(path) == nullptr) path[0] = 0;
+  }
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return path;
+}
+
+}  // namespace
+
+TEST(Catalogue, LocateFindsTheNewestEntryThatStoresTheBlock) {
+  Catalogue c;
+  c.entries.push_back(entry(4, true, {{0, 10, 100}}));       // blocks 0-9 from byte 100
+  c.entries.push_back(entry(5, false, {{2, 3, 64}}));         // 2-4
+  c.entries.push_back(entry(6, false, {{0, 1, 64}, {9, 1, 64 + 16}}));
+  const unsigned shift = 4;  // 16-byte blocks
+  auto at = c.locate(2, 3, shift);
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->holder, 5u);
+  EXPECT_EQ(at->at, 64u + 16u);
+  at = c.locate(2, 9, shift);
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->holder, 6u);
+  EXPECT_EQ(at->at, 80u);
+  at = c.locate(2, 7, shift);
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->holder, 4u);
+  EXPECT_EQ(at->at, 100u + 7 * 16);
+  at = c.locate(1, 0, shift);  // version 5: block 0 is still version 4's
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->holder, 4u);
+  EXPECT_FALSE(c.locate(2, 10, shift).has_value());  // past the part
+  ASSERT_NE(c.find(5), nullptr);
+  EXPECT_EQ(c.find(7), nullptr);
+  c.drop_older_than(5);
+  EXPECT_EQ(c.entries.size(), 2u);
+  EXPECT_FALSE(c.locate(0, 0, shift).has_value());  // its base is gone: a chain cut short
+}
+
+TEST_F(Levels, EveryLevelLocatesTheBlocksOfTheVersionsItHolds) {
+  const std::string base = scratch_dir("levels_cache"), prefix = scratch_dir("levels_prefix");
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, GDS_COPY_TYPE_KEY, "SINGLE");
+  MPI_Info_set(info, GDS_CACHE_BASE_KEY, base.c_str());
+  MPI_Info_set(info, GDS_PREFIX_KEY, prefix.c_str());
+  MPI_Info_set(info, GDS_VERSION_BLOCK_SIZE_KEY, "64");
+  MPI_Info_set(info, GDS_NAME_KEY, "located");
+  const GDS_size_t count = 96 * static_cast<GDS_size_t>(nprocs) + 5;  // a short last block somewhere
+  GDS_gds_t g = GDS_NULL;
+  ASSERT_ALL_GDS_OK(GDS_alloc(1, &count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &g));
+  MPI_Info_free(&info);
+  gds::core::Cursor *cursor = nullptr;
+  ASSERT_EQ(gds::core::resolve("test", g, &cursor), GDS_STATUS_OK);
+  gds::core::Array &a = *cursor->array;
+  const gds::versions::Store &store = *gds::versions::state(a).store;
+  const std::uint64_t block = store.block_bytes(), part = store.local_bytes();
+  std::mt19937 rng(77 + static_cast<unsigned>(rank));  // each process changes something different
+  std::vector<std::vector<std::byte>> content;         // per version, this process's part
+  const GDS_size_t first = a.local_lo[0];
+  std::vector<int> mine(static_cast<std::size_t>(part / sizeof(int)), 0);
+  for (int v = 0; v < 5; ++v) {
+    const std::size_t changes = mine.empty() ? 0 : rng() % (rank + 2) * (v % 2 == 0 ? 1 : 7);  // some none
+    for (std::size_t k = 0; k < changes; ++k) {
+      const std::size_t at = rng() % mine.size();
+      mine[at] = static_cast<int>(rng());
+      const GDS_size_t index = first + at;
+      ASSERT_GDS_OK(GDS_put(&mine[at], nullptr, &index, &index, g));
+    }
+    ASSERT_ALL_GDS_OK(GDS_fence(g));
+    content.emplace_back(reinterpret_cast<const std::byte *>(mine.data()),
+                         reinterpret_cast<const std::byte *>(mine.data()) + part);
+    ASSERT_ALL_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
+  }
+  ASSERT_ALL_GDS_OK(GDS_flush_wait(g));
+  const gds::persist::ArrayState &ps = gds::persist::state(a);
+  const auto block_bytes = [&](std::uint32_t b) { return std::min(part, (b + 1) * block) - b * block; };
+  for (std::uint64_t n = 0; n < content.size(); ++n) {
+    SCOPED_TRACE("version " + std::to_string(n));
+    const auto &want = content[n];
+    for (std::uint32_t b = 0; b < store.nblocks(); ++b) {
+      // Memory keeps every version (no retention set).
+      const auto m = gds::versions::memory().locate(a, n, b);
+      ASSERT_TRUE(m.has_value());
+      if (m->memory == nullptr) {
+        for (std::uint64_t i = 0; i < block_bytes(b); ++i) ASSERT_EQ(want[b * block + i], std::byte{0});
+      } else {
+        ASSERT_EQ(std::memcmp(m->memory, want.data() + b * block, block_bytes(b)), 0);
+      }
+      // The cache keeps the last 2 versions (GDS_CACHE_SIZE) and the
+      // chains they need; what it locates is where the files hold it.
+      const auto c = gds::persist::cache_level().locate(a, n, b);
+      if (n + 2 >= content.size()) ASSERT_TRUE(c.has_value());
+      if (c) {
+        ASSERT_LE(c->holder, n);
+        std::ifstream file(gds::persist::version_path(ps.dir, c->holder), std::ios::binary);
+        std::vector<char> bytes(block_bytes(b));
+        file.seekg(static_cast<std::streamoff>(c->at));
+        ASSERT_TRUE(file.read(bytes.data(), static_cast<std::streamsize>(bytes.size())));
+        ASSERT_EQ(std::memcmp(bytes.data(), want.data() + b * block, bytes.size()), 0);
+      }
+      // The prefix keeps the last 2 flushed versions (GDS_PREFIX_SIZE), each whole.
+      const auto p = gds::persist::prefix_level().locate(a, n, b);
+      ASSERT_EQ(p.has_value(), n + 2 >= content.size());
+      if (p) {
+        EXPECT_EQ(p->holder, n);
+        EXPECT_EQ(p->at, b * block);
+      }
+    }
+  }
+  ASSERT_ALL_GDS_OK(GDS_free(&g));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    std::filesystem::remove_all(base);
+    std::filesystem::remove_all(prefix);
+  }
+}
