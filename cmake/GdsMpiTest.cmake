@@ -25,6 +25,7 @@ function(gds_add_mpi_test name)
              COMMAND ${MPIEXEC_EXECUTABLE} -n ${n} $<TARGET_FILE:${T_TARGET}> ${T_ARGS})
     set_tests_properties(${test} PROPERTIES
       TIMEOUT ${T_TIMEOUT}
+      PROCESSORS ${n}
       LABELS "${labels}"
       ENVIRONMENT "${env}")
   endforeach()
