@@ -117,6 +117,7 @@ std::optional<Copy> parse_copy(const std::string &text) {
   return std::nullopt;
 }
 
+// (A flat list of the settings, one block each, in the order of Settings.)
 void read_settings() {
   Settings s;
   std::string error;

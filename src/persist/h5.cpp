@@ -322,6 +322,8 @@ GDS_status_t finish(const char *func, const std::string &path, std::uint64_t str
   return GDS_STATUS_OK;
 }
 
+// (Longer than most functions: one flat sequence of attribute reads, each
+// checked where it is read; split, the checks would be further from them.)
 std::string read_meta(const std::string &path, Meta *out) {
   const Quiet quiet;
   struct stat st {};
