@@ -328,11 +328,9 @@ const std::vector<Type> &types() {
         TYPE(MPI_DOUBLE_COMPLEX, complex, Complex<double>),
         TYPE(MPI_COMPLEX8, complex, Complex<float>),
         TYPE(MPI_COMPLEX16, complex, Complex<double>),
-        // Only MPI_REPLACE: GDS accepts MPI_SUM and MPI_PROD on MPI_COMPLEX32, but
-        // MPICH 4.0.2 (ch4:ucx, yaksa reduction off as GDS_init sets it) never
-        // completes such an accumulate: the next GDS_fence hangs in MPI_Win_flush.
-        // Until GDS refuses them (GDS_STATUS_MPI_BUG) the grid leaves them out.
-        make_type<Complex<f128>>(MPI_COMPLEX32, "MPI_COMPLEX32", Class::complex, {MPI_REPLACE}),
+        // MPICH never completes (or computes wrongly) MPI_SUM and MPI_PROD on
+        // MPI_COMPLEX32: GDS refuses them there (refused() below).
+        TYPE(MPI_COMPLEX32, complex, Complex<f128>),
         TYPE(MPI_LOGICAL, logical, Logical<std::int32_t>),
         TYPE(MPI_CHARACTER, character, Character<char>),
         TYPE(MPI_2INTEGER, pair, Pair<std::int32_t, std::int32_t>),
@@ -558,6 +556,8 @@ GDS_status_t grid_l2g(GDS_size_t offset, GDS_size_t global[]) {
 
 std::uint64_t g_seed = 0;
 bool g_unsigned_refused = false;  // GDS refuses MPI_MAX/MPI_MIN on unsigned types (see test_data.cpp)
+// GDS refuses MPI_SUM/MPI_PROD on MPI_COMPLEX32 with MPICH (tests/mpi_bugs/complex32_sum_prod.c).
+bool g_mpich = false;
 
 // Whether this MPI compares unsigned integers as signed in MPI_MAX
 // accumulates, asked directly (as tests/mpi_bugs/unsigned_max_min.c does).
@@ -598,6 +598,10 @@ class Grid : public MpiTest, public ::testing::WithParamInterface<Case> {
     const char *workarounds = std::getenv("GDS_MPI_T_WORKAROUNDS");
     g_unsigned_refused =
         workarounds != nullptr && std::string(workarounds) == "0" && mpi_compares_unsigned_as_signed();
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int length = 0;
+    MPI_Get_library_version(version, &length);
+    g_mpich = std::strstr(version, "MPICH") != nullptr;
     if (world_rank() == 0) {
       std::printf("[ seed     ] %llu (GDS_TEST_SEED=%llu replays it)\n", seed, seed);
       if (!full_grid())
@@ -632,7 +636,8 @@ class Grid : public MpiTest, public ::testing::WithParamInterface<Case> {
     return v;
   }
   [[nodiscard]] bool refused(MPI_Op op) const {
-    return g_unsigned_refused && t.is_unsigned && (op == MPI_MAX || op == MPI_MIN);
+    return (g_unsigned_refused && t.is_unsigned && (op == MPI_MAX || op == MPI_MIN)) ||
+           (g_mpich && t.mpi == MPI_COMPLEX32 && (op == MPI_SUM || op == MPI_PROD));
   }
 
   // Makes or reuses the array and gives it the model's content, `init_op(p)`
