@@ -43,10 +43,8 @@ GDS_status_t check_op(const char *func, const Array &a, MPI_Op op) {
               "accumulate_op is not a predefined MPI reduction op, MPI_REPLACE or MPI_NO_OP");
   GDS_CHECK(op_applies(op, *a.type), GDS_STATUS_TYPE_MISMATCH, "%s is not defined for %s elements",
               name, a.type->name);
-  GDS_CHECK(gds::rma::op_computed_right(op, *a.type), GDS_STATUS_MPI_BUG,
-            "%s on %s elements: this MPI compares unsigned integers as signed (MPICH issue 6083) and GDS could "
-            "not correct it (GDS_MPI_T_WORKAROUNDS=0, or no MPIR_CVAR_ENABLE_YAKSA_REDUCTION)",
-            name, a.type->name);
+  const char *wrong = gds::rma::op_computed_wrong(op, *a.type);
+  GDS_CHECK(wrong == nullptr, GDS_STATUS_MPI_BUG, "%s on %s elements: %s", name, a.type->name, wrong);
   return GDS_STATUS_OK;
 }
 

@@ -14,6 +14,7 @@ namespace {
 constexpr const char *kYaksaReduction = "MPIR_CVAR_ENABLE_YAKSA_REDUCTION";
 
 UnsignedMinMax g_unsigned = UnsignedMinMax::correct;
+bool g_complex32_broken = false;  // MPICH: MPI_SUM and MPI_PROD of MPI_COMPLEX32 hang or are wrong
 bool g_tool_initialized = false;
 bool g_restore_yaksa = false;
 int g_yaksa_before = 1;
@@ -102,6 +103,11 @@ bool set_yaksa_reduction(int value, int *before) {
 }  // namespace
 
 void check_unsigned_min_max(MPI_Comm comm, bool may_change_mpi) {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  g_complex32_broken = MPI_COMPLEX32 != MPI_DATATYPE_NULL &&
+                       MPI_Get_library_version(version, &length) == MPI_SUCCESS &&
+                       std::strstr(version, "MPICH") != nullptr;
   g_unsigned = UnsignedMinMax::correct;
   if (unsigned_min_max_right(comm)) return;
   g_unsigned = UnsignedMinMax::refused;
@@ -132,8 +138,14 @@ const char *unsigned_min_max_note() {
   return "";
 }
 
-bool op_computed_right(MPI_Op op, const core::ElementType &type) {
-  return g_unsigned != UnsignedMinMax::refused || !type.is_unsigned || (op != MPI_MAX && op != MPI_MIN);
+const char *op_computed_wrong(MPI_Op op, const core::ElementType &type) {
+  if (g_unsigned == UnsignedMinMax::refused && type.is_unsigned && (op == MPI_MAX || op == MPI_MIN))
+    return "this MPI compares unsigned integers as signed (MPICH issue 6083) and GDS could not correct it "
+           "(GDS_MPI_T_WORKAROUNDS=0, or no MPIR_CVAR_ENABLE_YAKSA_REDUCTION)";
+  if (g_complex32_broken && type.mpi == MPI_COMPLEX32 && (op == MPI_SUM || op == MPI_PROD))
+    return "MPICH's accumulates of MPI_COMPLEX32 with MPI_SUM or MPI_PROD never complete or compute wrongly "
+           "(tests/mpi_bugs/complex32_sum_prod.c)";
+  return nullptr;
 }
 
 void restore_mpi_settings() {

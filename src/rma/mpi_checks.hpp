@@ -11,6 +11,12 @@
 // again; if they are still wrong (or GDS_MPI_T_WORKAROUNDS=0 forbids the
 // change) MAX and MIN on unsigned types are refused with GDS_STATUS_MPI_BUG.
 // Reproducer: tests/mpi_bugs/unsigned_max_min.c.
+//
+// MPICH 4.0.2 (found by tests/test_grid.cpp): accumulates of MPI_COMPLEX32
+// with MPI_SUM or MPI_PROD never complete with yaksa reductions off (what
+// the check above sets) and compute wrongly with them on. A probe could
+// hang, so on MPICH (by its library version) GDS refuses the two with
+// GDS_STATUS_MPI_BUG. Reproducer: tests/mpi_bugs/complex32_sum_prod.c.
 #pragma once
 
 #include <mpi.h>
@@ -26,8 +32,8 @@ void check_unsigned_min_max(MPI_Comm comm, bool may_change_mpi);
 [[nodiscard]] UnsignedMinMax unsigned_min_max();
 // One line on the outcome, for GDS_SHOW_INFO and warnings.
 [[nodiscard]] const char *unsigned_min_max_note();
-// Whether MPI computes `op` on `type` correctly (false: refuse it).
-[[nodiscard]] bool op_computed_right(MPI_Op op, const core::ElementType &type);
+// Why MPI does not compute `op` on `type` correctly (refuse it), or nullptr.
+[[nodiscard]] const char *op_computed_wrong(MPI_Op op, const core::ElementType &type);
 // GDS_finalize: gives MPI back its own settings.
 void restore_mpi_settings();
 
