@@ -333,23 +333,6 @@ TEST_F(Accumulate, ReplaceAndNoOp) {
 
 namespace {
 
-// Whether this MPI compares unsigned integers as signed in MPI_MAX
-// accumulates, asked directly (as tests/mpi_bugs/unsigned_max_min.c does).
-bool mpi_compares_unsigned_as_signed() {
-  std::uint64_t *base = nullptr;
-  MPI_Win win;
-  MPI_Win_allocate(4 * sizeof(std::uint64_t), sizeof(std::uint64_t), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
-  base[0] = std::uint64_t{1} << 63;
-  const std::uint64_t zero = 0;
-  MPI_Win_lock_all(0, win);
-  MPI_Accumulate(&zero, 1, MPI_UINT64_T, 0, 0, 1, MPI_UINT64_T, MPI_MAX, win);
-  MPI_Win_flush_all(win);
-  MPI_Win_unlock_all(win);
-  const bool wrong = base[0] != std::uint64_t{1} << 63;
-  MPI_Win_free(&win);
-  return wrong;
-}
-
 // An n-byte unsigned value at p (host order).
 void store_unsigned(unsigned char *p, std::size_t n, std::uint64_t v) {
   if (n == 1) *p = static_cast<std::uint8_t>(v);
@@ -379,8 +362,7 @@ std::uint64_t load_unsigned(const unsigned char *p, std::size_t n) {
 // it at GDS_init, or, where it may not (GDS_MPI_T_WORKAROUNDS=0, the
 // data_unsigned_refused test), refuses with GDS_STATUS_MPI_BUG.
 TEST_F(Accumulate, UnsignedMaxMinWithTheTopBitSet) {
-  const char *workarounds = std::getenv("GDS_MPI_T_WORKAROUNDS");
-  const bool refused = workarounds != nullptr && std::string(workarounds) == "0" && mpi_compares_unsigned_as_signed();
+  const bool refused = unsigned_min_max_refused();
   if (rank == 0) std::printf("[ note     ] expecting %s\n", refused ? "GDS_STATUS_MPI_BUG" : "right results");
   struct U {
     MPI_Datatype type;

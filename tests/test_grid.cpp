@@ -559,23 +559,6 @@ bool g_unsigned_refused = false;  // GDS refuses MPI_MAX/MPI_MIN on unsigned typ
 // GDS refuses MPI_SUM/MPI_PROD on MPI_COMPLEX32 with MPICH (tests/mpi_bugs/complex32_sum_prod.c).
 bool g_mpich = false;
 
-// Whether this MPI compares unsigned integers as signed in MPI_MAX
-// accumulates, asked directly (as tests/mpi_bugs/unsigned_max_min.c does).
-bool mpi_compares_unsigned_as_signed() {
-  std::uint64_t *base = nullptr;
-  MPI_Win win;
-  MPI_Win_allocate(4 * sizeof(std::uint64_t), sizeof(std::uint64_t), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
-  base[0] = std::uint64_t{1} << 63;
-  const std::uint64_t zero = 0;
-  MPI_Win_lock_all(0, win);
-  MPI_Accumulate(&zero, 1, MPI_UINT64_T, 0, 0, 1, MPI_UINT64_T, MPI_MAX, win);
-  MPI_Win_flush_all(win);
-  MPI_Win_unlock_all(win);
-  const bool wrong = base[0] != std::uint64_t{1} << 63;
-  MPI_Win_free(&win);
-  return wrong;
-}
-
 // The array the cases of one (type, dimensions, order, flavour) share; freed
 // when the next array is made, after a failed case and at the end.
 struct Shared {
@@ -595,13 +578,8 @@ class Grid : public MpiTest, public ::testing::WithParamInterface<Case> {
     if (seed == 0) seed = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
     MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     g_seed = seed;
-    const char *workarounds = std::getenv("GDS_MPI_T_WORKAROUNDS");
-    g_unsigned_refused =
-        workarounds != nullptr && std::string(workarounds) == "0" && mpi_compares_unsigned_as_signed();
-    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-    int length = 0;
-    MPI_Get_library_version(version, &length);
-    g_mpich = std::strstr(version, "MPICH") != nullptr;
+    g_unsigned_refused = unsigned_min_max_refused();
+    g_mpich = mpi_is_mpich();
     if (world_rank() == 0) {
       std::printf("[ seed     ] %llu (GDS_TEST_SEED=%llu replays it)\n", seed, seed);
       if (!full_grid())

@@ -132,7 +132,9 @@ TEST_F(Levels, EveryLevelLocatesTheBlocksOfTheVersionsItHolds) {
       // The cache keeps the last 2 versions (GDS_CACHE_SIZE) and the
       // chains they need; what it locates is where the files hold it.
       const auto c = gds::persist::cache_level().locate(a, n, b);
-      if (n + 2 >= content.size()) ASSERT_TRUE(c.has_value());
+      if (n + 2 >= content.size()) {
+        ASSERT_TRUE(c.has_value());
+      }
       if (c) {
         ASSERT_LE(c->holder, n);
         std::ifstream file(gds::persist::version_path(ps.dir, c->holder), std::ios::binary);

@@ -524,7 +524,7 @@ class CacheLevel final : public versions::Level {
 
   // A version for the cache every `every` versions, in the phases above;
   // between them, kill points.
-  GDS_status_t commit(const char *func, Array &a, const versions::Frozen &v, GDS_status_t local) override {
+  GDS_status_t commit(const char *func, Array &a, const versions::Frozen &v, GDS_status_t local, bool) override {
     ArrayState &s = state(a);
     for (const auto &[first, count] : v.changed)
       for (std::uint32_t b = first; b < first + count; ++b) core::set_bit(s.changed, b);

@@ -169,9 +169,10 @@ class PrefixLevel final : public versions::Level {
   [[nodiscard]] bool holds(const Array &a) const override { return a.state<ArrayState>().flushing(); }
 
   // Nothing to write yet (the flush starts once the version is committed):
-  // the outcome only, which the cache in front of it agreed on already.
-  GDS_status_t commit(const char *func, Array &a, const versions::Frozen &, GDS_status_t local) override {
-    return state(a).persistent() ? local : core::agree(func, a.communicator(), local);
+  // the outcome only, unless a level before it agreed on it already.
+  GDS_status_t commit(const char *func, Array &a, const versions::Frozen &, GDS_status_t local,
+                      bool agreed) override {
+    return agreed ? local : core::agree(func, a.communicator(), local);
   }
   void committed(const char *func, Array &a, std::uint64_t number) override { flush_committed(func, a, number); }
   void drop(Array &a, std::uint64_t number) override { flush_dropping(a, number); }

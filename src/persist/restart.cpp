@@ -65,10 +65,10 @@ GDS_status_t refuse(const char *func, Array &a, const Level &l, std::uint64_t nu
 }
 
 // Entry i's own blocks into the array's memory (*written: marked); "" or why not.
-std::string write_own(Array &a, Level &l, const Catalogue &c, std::size_t i, const Geometry &g,
+std::string write_own(const char *func, Array &a, Level &l, const Catalogue &c, std::size_t i, const Geometry &g,
                       std::vector<std::uint64_t> *written, GDS_status_t *synced) {
   std::string why;
-  *synced = rma::write_local_part("restart", a, [&](std::byte *memory) {
+  *synced = rma::write_local_part(func, a, [&](std::byte *memory) {
     for (const Stored &s : c.entries[i].own) {
       why = l.read(a, c, i, s.at, g.run_bytes(s.first, s.count), memory + g.start(s.first), c.entries[i].navigable);
       if (!why.empty()) break;
@@ -143,7 +143,7 @@ GDS_status_t replay_entries(const char *func, Array &a, Level &l, const Catalogu
       };
     } else {
       GDS_status_t synced = GDS_STATUS_OK;
-      why = write_own(a, l, c, i, g, &written, &synced);
+      why = write_own(func, a, l, c, i, g, &written, &synced);
       std::uint64_t unreadable[1] = {!why.empty()};
       if (!why.empty()) refuse(func, a, l, e.number, why);
       GDS_TRY(core::agree(func, comm, synced, unreadable));

@@ -97,9 +97,10 @@ class Level {
 
   // Commit: phase persist (collective over the array; returns a status
   // every process agrees on). `local` is what this process found so far
-  // (settled into the agreement); a failure leaves the level without the
-  // version.
-  virtual GDS_status_t commit(const char *func, core::Array &a, const Frozen &v, GDS_status_t local) = 0;
+  // (settled into the agreement; `agreed`: already agreed on by a level
+  // before this one); a failure leaves the level without the version.
+  virtual GDS_status_t commit(const char *func, core::Array &a, const Frozen &v, GDS_status_t local,
+                              bool agreed) = 0;
   // GDS_version_inc committed version `number` in memory (collective, after
   // commit). The level may start work off the application's path that reads
   // the version's blocks (locate() at memory) until drop() is called for it.

@@ -22,8 +22,8 @@ class Memory final : public Level {
   [[nodiscard]] const char *name() const override { return "memory"; }
   [[nodiscard]] bool holds(const core::Array &) const override { return true; }
   // The frozen copies are the version: nothing to write but the outcome.
-  GDS_status_t commit(const char *func, core::Array &a, const Frozen &, GDS_status_t local) override {
-    return core::agree(func, a.communicator(), local);
+  GDS_status_t commit(const char *func, core::Array &a, const Frozen &, GDS_status_t local, bool agreed) override {
+    return agreed ? local : core::agree(func, a.communicator(), local);
   }
   // The store frees the version's blocks (GDS_version_inc's commit phase).
   void drop(core::Array &, std::uint64_t) override {}

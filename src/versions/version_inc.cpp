@@ -227,9 +227,11 @@ GDS_status_t persist(const char *func, Array &a, GDS_status_t local, std::uint64
   ArrayState &s = state(a);
   const Frozen v = frozen(a, s.current, s.current + increment, s.label, new_label);
   GDS_status_t status = local;
+  bool agreed = false;
   for (gds::versions::Level *l : levels()) {
     if (!l->holds(a)) continue;
-    status = l->commit(func, a, v, status);
+    status = l->commit(func, a, v, status, agreed);
+    agreed = true;
     if (status != GDS_STATUS_OK) break;
   }
   if (status != GDS_STATUS_OK) s.store->abandon();

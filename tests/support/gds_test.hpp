@@ -3,6 +3,8 @@
 
 #include <gds.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -91,6 +93,35 @@ inline ::testing::AssertionResult message_names(const char *func, const char *te
   if (m.find(text) == std::string::npos)
     return ::testing::AssertionFailure() << "message \"" << m << "\" does not mention \"" << text << "\"";
   return ::testing::AssertionSuccess();
+}
+
+// Whether GDS refuses MPI_MAX/MPI_MIN on unsigned types here: this MPI
+// compares them as signed (MPICH issue 6083; asked directly, as
+// tests/mpi_bugs/unsigned_max_min.c does) and GDS_MPI_T_WORKAROUNDS=0
+// forbids GDS to correct it. Local.
+inline bool unsigned_min_max_refused() {
+  const char *workarounds = std::getenv("GDS_MPI_T_WORKAROUNDS");
+  if (workarounds == nullptr || std::string(workarounds) != "0") return false;
+  std::uint64_t *base = nullptr;
+  MPI_Win win;
+  MPI_Win_allocate(4 * sizeof(std::uint64_t), sizeof(std::uint64_t), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
+  base[0] = std::uint64_t{1} << 63;
+  const std::uint64_t zero = 0;
+  MPI_Win_lock_all(0, win);
+  MPI_Accumulate(&zero, 1, MPI_UINT64_T, 0, 0, 1, MPI_UINT64_T, MPI_MAX, win);
+  MPI_Win_flush_all(win);
+  MPI_Win_unlock_all(win);
+  const bool wrong = base[0] != std::uint64_t{1} << 63;
+  MPI_Win_free(&win);
+  return wrong;
+}
+
+// Whether the MPI library is MPICH or one derived from it (by its version string).
+inline bool mpi_is_mpich() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  return std::strstr(version, "MPICH") != nullptr;
 }
 
 }  // namespace gds::test
