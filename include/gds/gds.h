@@ -15,5 +15,6 @@
 #include "gds_access.h"
 #include "gds_version.h"
 #include "gds_error.h"
+#include "gds_group.h"
 
 #endif /* GDS_H */

@@ -204,17 +204,26 @@ GDS_status_t phase_redundancy(const char *func, Array &a, std::uint64_t n, const
   return agreed;
 }
 
+// The version's commit record; the cache lists it (taken back if the record fails).
+Record record_of(ArrayState &s, const VersionHeader &h, std::uint64_t held) {
+  s.cached.push_back(Cached{h.number, h.base, h.prev, 0, held});
+  const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(s.cache_size, s.cached.size()));
+  s.cached.back().oldest = s.cached[s.cached.size() - keep].number;
+  return Record{h.rank, h.nprocs, h.header_crc, h.number, h.base, h.prev, s.cached.back().oldest};
+}
+
+// The catalogue has a version once its record is written.
+void catalogue_add(ArrayState &s, const versions::Frozen &v, const VersionHeader &h, VersionPieces *file) {
+  s.catalogue.entries.push_back(versions::Catalogue::Entry{h.number, v.next, *v.label, *v.next_label, h.full != 0,
+                                                           true, std::move(file->own)});
+}
+
 // record: the commit record, after which restart may take the version
 // (and the catalogue has it).
 GDS_status_t phase_record(const char *func, Array &a, const versions::Frozen &v, const VersionHeader &h,
                           VersionPieces *file) {
   ArrayState &s = state(a);
-  const std::uint64_t held = file->held;
-  s.cached.push_back(Cached{h.number, h.base, h.prev, 0, held});
-  const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(s.cache_size, s.cached.size()));
-  s.cached.back().oldest = s.cached[s.cached.size() - keep].number;
-  const Record r{h.rank, h.nprocs, h.header_crc, h.number, h.base, h.prev, s.cached.back().oldest};
-  GDS_status_t status = write_record(func, s.dir, r);
+  GDS_status_t status = write_record(func, s.dir, record_of(s, h, file->held));
   if (status == GDS_STATUS_OK) status = sync_dir(func, s.dir);
   const GDS_status_t agreed = core::agree(func, a.communicator(), status);
   if (agreed != GDS_STATUS_OK) {
@@ -222,8 +231,7 @@ GDS_status_t phase_record(const char *func, Array &a, const versions::Frozen &v,
     remove_version(s, h.number);
     return agreed;
   }
-  s.catalogue.entries.push_back(versions::Catalogue::Entry{h.number, v.next, *v.label, *v.next_label, h.full != 0,
-                                                           true, std::move(file->own)});
+  catalogue_add(s, v, h, file);
   return agreed;
 }
 
@@ -272,6 +280,29 @@ GDS_status_t gather_records(const char *func, Array &a, Records *found, std::set
     }
     mine.insert(mine.end(), {r.number, r.base, r.prev, r.oldest, r.nprocs});
     recorded->insert(r.number);
+  }
+  // The commit records of the version groups the array was in.
+  const std::string node = group_dir(s, core::failure_groups().mine);
+  for (const std::string &entry : list_dir(node)) {
+    if (!group_of_dir(entry)) continue;
+    const std::string gdir = rank_dir(node + "/" + entry, a.rank);
+    for (const std::string &name : list_dir(gdir)) {
+      const CacheName c = parse_cache_name(name);
+      if (c.kind != CacheName::record || c.tmp) continue;
+      std::vector<std::byte> bytes;
+      GroupRecord g;
+      if (!read_file(gdir + "/" + name, &bytes) || !parse_group_record(bytes, &g).empty() ||
+          record_path(gdir, g.number) != gdir + "/" + name) {
+        core::log(core::Level::warning, func, "array %s: ignoring the unreadable or corrupt group commit record %s/%s",
+                  s.name.c_str(), gdir.c_str(), name.c_str());
+        continue;
+      }
+      for (const auto &[member, r] : g.members)
+        if (member == s.name && r.rank == static_cast<std::uint32_t>(a.rank)) {
+          mine.insert(mine.end(), {r.number, r.base, r.prev, r.oldest, r.nprocs});
+          recorded->insert(r.number);
+        }
+    }
   }
   int count = static_cast<int>(mine.size()), total = 0;
   std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
@@ -516,6 +547,21 @@ struct CacheRestart {
 
 namespace {
 
+// A process's directory of a group's commit records.
+std::string group_record_dir(Array &a, const std::string &group) {
+  return rank_dir(group_dir(state(a), core::failure_groups().mine) + "/" + group_dir_name(group), a.rank);
+}
+
+// Removes the group commit records in `dir` whose version `gone` says, and files being written.
+template <class Gone>
+void remove_group_records(const std::string &dir, Gone gone) {
+  for (const std::string &name : list_dir(dir)) {
+    const CacheName c = parse_cache_name(name);
+    if (c.kind == CacheName::record && !c.tmp && !gone(c.number)) continue;
+    remove_file(dir + "/" + name);
+  }
+}
+
 class CacheLevel final : public versions::Level {
  public:
   [[nodiscard]] int id() const override { return GDS_LEVEL_CACHE; }
@@ -523,7 +569,7 @@ class CacheLevel final : public versions::Level {
   [[nodiscard]] bool holds(const Array &a) const override { return a.state<ArrayState>().persistent(); }
 
   // A version for the cache every `every` versions, in the phases above;
-  // between them, kill points.
+  // between them, kill points. In a group, the record waits for end_group.
   GDS_status_t commit(const char *func, Array &a, const versions::Frozen &v, GDS_status_t local, bool) override {
     ArrayState &s = state(a);
     for (const auto &[first, count] : v.changed)
@@ -538,12 +584,96 @@ class CacheLevel final : public versions::Level {
     GDS_TRY(phase_write(func, a, v, full, &h, &file));
     core::kill_point("cache.redundancy");
     GDS_TRY(phase_redundancy(func, a, h.number, file));
+    if (group_) {
+      pending_.push_back(Pending{&a, v.next, *v.label, *v.next_label, h, std::move(file), full});
+      return GDS_STATUS_OK;
+    }
     core::kill_point("cache.record");
     const std::uint64_t held = file.held;
     GDS_TRY(phase_record(func, a, v, h, &file));
     core::kill_point("cache.drop");
     phase_drop(a, full, held);
     return GDS_STATUS_OK;
+  }
+
+  void begin_group(const std::string &group) override {
+    group_ = group;
+    pending_.clear();
+  }
+
+  // record, for a group: one commit record per process naming every
+  // member's version (<node>/<group>@group/r<rank>/v<n>.done), then each
+  // member's drop.
+  GDS_status_t end_group(const char *func, MPI_Comm comm, GDS_status_t status) override {
+    if (!group_) return status;
+    const std::string name = std::move(*group_);
+    group_.reset();
+    std::vector<Pending> pend = std::move(pending_);
+    pending_.clear();
+    if (status != GDS_STATUS_OK || pend.empty()) {
+      for (Pending &p : pend) remove_version(state(*p.a), p.h.number);
+      return status;
+    }
+    core::kill_point("cache.record");
+    GroupRecord g{pend.front().h.number, {}};
+    for (Pending &p : pend) {
+      ArrayState &s = state(*p.a);
+      g.members.emplace_back(s.name, record_of(s, p.h, p.file.held));
+    }
+    const std::string dir = group_record_dir(*pend.front().a, name);
+    status = make_dirs(func, dir);
+    if (status == GDS_STATUS_OK) {
+      const std::vector<std::byte> bytes = encode_group_record(g);
+      status = write_file_atomically(func, record_path(dir, g.number),
+                                     {{const_cast<std::byte *>(bytes.data()), bytes.size()}});
+    }
+    if (status == GDS_STATUS_OK) status = sync_dir(func, dir);
+    const GDS_status_t agreed = core::agree(func, comm, status);
+    if (agreed != GDS_STATUS_OK) {
+      for (Pending &p : pend) {
+        state(*p.a).cached.pop_back();
+        remove_version(state(*p.a), p.h.number);
+      }
+      return agreed;
+    }
+    core::kill_point("cache.drop");
+    std::uint64_t needed = kNone;
+    for (Pending &p : pend) {
+      ArrayState &s = state(*p.a);
+      const std::string label = p.label, next_label = p.next_label;
+      versions::Frozen v;
+      v.next = p.next;
+      v.label = &label;
+      v.next_label = &next_label;
+      const std::uint64_t held = p.file.held;
+      catalogue_add(s, v, p.h, &p.file);
+      phase_drop(*p.a, p.full, held);
+      needed = std::min(needed, s.cached.front().number);
+    }
+    remove_group_records(dir, [&](std::uint64_t n) { return n < needed; });
+    return GDS_STATUS_OK;
+  }
+
+  [[nodiscard]] std::string differs(const Array &a, const Array &b) const override {
+    const ArrayState &x = a.state<ArrayState>(), &y = b.state<ArrayState>();
+    if (x.copy != y.copy) return std::string("copy types ") + copy_name(x.copy) + " and " + copy_name(y.copy);
+    if (x.base != y.base) return "cache bases " + x.base + " and " + y.base;
+    if (x.every != y.every || x.cache_size != y.cache_size) return "cache every or cache size";
+    return "";
+  }
+
+  // The group's records that are not on its members' timeline go (an
+  // earlier run's, or all of them on a fresh start).
+  GDS_status_t open_group(const char *, const std::string &name, std::span<Array *const> members) override {
+    std::set<std::uint64_t> keep;
+    for (const Cached &c : state(*members.front()).cached) keep.insert(c.number);
+    remove_group_records(group_record_dir(*members.front(), name), [&](std::uint64_t n) { return keep.count(n) == 0; });
+    return GDS_STATUS_OK;
+  }
+
+  bool restart_info(const Array &a, GDS_restart_info_t *info) const override {
+    *info = a.state<ArrayState>().info;
+    return true;
   }
 
   void restored(Array &a, std::uint64_t) override { state(a).force_full = true; }
@@ -638,6 +768,19 @@ class CacheLevel final : public versions::Level {
     state(a).cache_restart.reset();
     reset_cache(a);  // the cache starts over from the restarted content
   }
+
+ private:
+  // A group member's version, written and redundant, waiting for the group's record.
+  struct Pending {
+    Array *a;
+    std::uint64_t next;
+    std::string label, next_label;
+    VersionHeader h;
+    VersionPieces file;
+    bool full;
+  };
+  std::optional<std::string> group_;  // between begin_group and end_group
+  std::vector<Pending> pending_;
 };
 
 CacheLevel g_cache;

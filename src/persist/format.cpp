@@ -12,6 +12,7 @@ namespace {
 
 constexpr char kVersionMagic[8] = {'G', 'D', 'S', 'V', 'E', 'R', 'S', '\n'};
 constexpr char kRecordMagic[8] = {'G', 'D', 'S', 'D', 'O', 'N', 'E', '\n'};
+constexpr char kGroupMagic[8] = {'G', 'D', 'S', 'G', 'R', 'U', 'P', '\n'};
 constexpr char kParityMagic[8] = {'G', 'D', 'S', 'X', 'O', 'R', 'P', '\n'};
 constexpr std::uint32_t kFull = 1;
 constexpr std::uint64_t kMaxLabel = 65536;
@@ -164,6 +165,58 @@ std::string parse_record(std::span<const std::byte> bytes, Record *out) {
   if (out->rank >= out->nprocs || out->base > out->number || out->oldest > out->number ||
       (out->prev != kNone && out->prev >= out->number) || get32(p + 56) != 0)
     return "commit record fields out of range";
+  return {};
+}
+
+// Group record: magic (8), format version (4), member count (4), number
+// (8), then per member: name length (4), name, its 64-byte record; then
+// the CRC32C of everything before (4).
+std::vector<std::byte> encode_group_record(const GroupRecord &g) {
+  std::size_t n = 24 + 4;
+  for (const auto &[name, r] : g.members) n += 4 + name.size() + kRecordBytes;
+  std::vector<std::byte> out(n);
+  std::byte *p = out.data();
+  std::memcpy(p, kGroupMagic, 8);
+  put32(p + 8, kFormatVersion);
+  put32(p + 12, static_cast<std::uint32_t>(g.members.size()));
+  put64(p + 16, g.number);
+  std::byte *q = p + 24;
+  for (const auto &[name, r] : g.members) {
+    put32(q, static_cast<std::uint32_t>(name.size()));
+    std::memcpy(q + 4, name.data(), name.size());
+    const std::vector<std::byte> rec = encode_record(r);
+    std::memcpy(q + 4 + name.size(), rec.data(), kRecordBytes);
+    q += 4 + name.size() + kRecordBytes;
+  }
+  put32(q, crc(p, n - 4));
+  return out;
+}
+
+std::string parse_group_record(std::span<const std::byte> bytes, GroupRecord *out) {
+  if (bytes.size() < 28) return "a group commit record is at least 28 bytes";
+  const std::byte *p = bytes.data();
+  if (std::memcmp(p, kGroupMagic, 8) != 0) return "not a GDS group commit record (bad magic number)";
+  if (get32(p + bytes.size() - 4) != crc(p, bytes.size() - 4)) return "group commit record checksum mismatch";
+  if (get32(p + 8) != kFormatVersion) return "format version " + std::to_string(get32(p + 8)) + " is not 1";
+  const std::uint32_t count = get32(p + 12);
+  if (count == 0 || count > kMaxGroupMembers) return "group commit record member count out of range";
+  out->number = get64(p + 16);
+  out->members.clear();
+  std::size_t at = 24;
+  const std::size_t end = bytes.size() - 4;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (end - at < 4) return "group commit record shorter than its members";
+    const std::uint32_t len = get32(p + at);
+    if (len == 0 || len > 64 || end - at - 4 < len + kRecordBytes) return "group commit record member out of range";
+    std::string name(reinterpret_cast<const char *>(p + at + 4), len);
+    Record r;
+    if (std::string why = parse_record(bytes.subspan(at + 4 + len, kRecordBytes), &r); !why.empty())
+      return "member " + std::to_string(i) + ": " + why;
+    if (r.number != out->number) return "group commit record member of another version";
+    out->members.emplace_back(std::move(name), r);
+    at += 4 + len + kRecordBytes;
+  }
+  if (at != end) return "group commit record longer than its members";
   return {};
 }
 

@@ -12,6 +12,9 @@
 //              process has made version n durable.
 //   x<n>.gdsx  XOR parity of this process's set for version n: header,
 //              the set members' file lengths, the parity chunk.
+//   v<n>.done  in a group's directory (<group>@group/r<rank>/): the group
+//              commit record, one per process for every member of a
+//              version group: each member's name and commit record.
 // README "Persistence" shows an annotated example of each.
 #pragma once
 
@@ -20,6 +23,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gds::persist {
@@ -75,6 +79,15 @@ struct Record {
 };
 std::vector<std::byte> encode_record(const Record &r);
 std::string parse_record(std::span<const std::byte> bytes, Record *out);
+
+// A version group's commit record: version `number` of every member.
+struct GroupRecord {
+  std::uint64_t number = 0;
+  std::vector<std::pair<std::string, Record>> members;  // name, record
+};
+inline constexpr std::size_t kMaxGroupMembers = 1024;
+std::vector<std::byte> encode_group_record(const GroupRecord &g);
+std::string parse_group_record(std::span<const std::byte> bytes, GroupRecord *out);
 
 struct ParityHeader {
   std::uint32_t set_size = 0, member = 0, rank = 0;

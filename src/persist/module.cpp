@@ -21,13 +21,6 @@ constexpr const char *kInfoKeys[] = {GDS_NAME_KEY,        GDS_COPY_TYPE_KEY,   G
 
 using gds::core::ull;
 
-bool valid_name(const std::string &n) {
-  if (n.empty() || n.size() > 64 || n[0] == '.') return false;
-  for (const char c : n)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
-  return true;
-}
-
 class Persist final : public core::Module {
  public:
   [[nodiscard]] core::Layer layer() const override { return ArrayState::kLayer; }
@@ -100,7 +93,7 @@ class Persist final : public core::Module {
     s->prefix_size = prefix_size.value_or(g.prefix_size);
     s->inflight = inflight.value_or(g.inflight);
     s->name = core::info_value(info, GDS_NAME_KEY).value_or("");  // unnamed: named at attach
-    GDS_CHECK(s->name.empty() || valid_name(s->name), GDS_STATUS_INVALID_INFO,
+    GDS_CHECK(s->name.empty() || core::valid_name(s->name), GDS_STATUS_INVALID_INFO,
               "info: %s=\"%s\" must have 1-64 letters, digits, '-', '_' or '.' (not first)", GDS_NAME_KEY,
               s->name.c_str());
     // What persisted files must match to be this array's.

@@ -10,6 +10,8 @@
 //     x<n>.gdsx        the XOR parity of version n this process holds (XOR)
 //     spare<k>         a dropped version's file, written over by a later one
 //     <name>.tmp       a file being written
+//   <base>/gds.<job>/node<group>/<group name>@group/r<rank>/
+//     v<n>.done        the version group's commit record of version n (format.hpp)
 #pragma once
 
 #include <cstdint>
@@ -36,6 +38,16 @@ inline std::string partner_path(const std::string &dir, int of, std::uint64_t n)
 }
 inline std::string parity_path(const std::string &dir, std::uint64_t n) {
   return dir + "/x" + std::to_string(n) + ".gdsx";
+}
+
+// A version group's directory in a failure group's directory; array names
+// have no '@', so it never is an array's.
+inline std::string group_dir_name(const std::string &group) { return group + "@group"; }
+// The group a failure group's directory entry is the directory of, if any.
+inline std::optional<std::string> group_of_dir(const std::string &name) {
+  constexpr std::size_t kSuffix = 6;  // "@group"
+  if (name.size() <= kSuffix || name.compare(name.size() - kSuffix, kSuffix, "@group") != 0) return std::nullopt;
+  return name.substr(0, name.size() - kSuffix);
 }
 
 // The job whose directory this entry of a base or prefix is (gds.<job>), if any.

@@ -61,6 +61,7 @@
 #include "persist/prefix_files.hpp"
 #include "persist/prefix_level.hpp"
 #include "persist/levels.hpp"
+#include "persist/query.hpp"
 #include "persist/state.hpp"
 #include "rma/state.hpp"
 #include "versions/level.hpp"
@@ -175,6 +176,34 @@ class PrefixLevel final : public versions::Level {
     return agreed ? local : core::agree(func, a.communicator(), local);
   }
   void committed(const char *func, Array &a, std::uint64_t number) override { flush_committed(func, a, number); }
+
+  [[nodiscard]] std::string differs(const Array &a, const Array &b) const override {
+    const ArrayState &x = a.state<ArrayState>(), &y = b.state<ArrayState>();
+    if (x.prefix != y.prefix) return "prefixes " + x.prefix + " and " + y.prefix;
+    if (x.flush != y.flush) return "flush intervals";
+    return "";
+  }
+
+  bool restart_info(const Array &a, GDS_restart_info_t *info) const override {
+    *info = a.state<ArrayState>().info;
+    return true;
+  }
+
+  // The group's member list, for GDS_restart_query when the cache is gone
+  // (rank 0 writes it; agreed).
+  GDS_status_t open_group(const char *func, const std::string &name, std::span<Array *const> members) override {
+    Array &first = *members.front();
+    GDS_status_t status = GDS_STATUS_OK;
+    if (first.rank == 0) {
+      std::vector<std::string> names;
+      for (const Array *a : members) names.push_back(a->state<ArrayState>().name);
+      const ArrayState &s = state(first);
+      const std::string job = job_dir(s.prefix, g_settings.job);
+      status = make_dirs(func, job);
+      if (status == GDS_STATUS_OK) status = write_group_members(func, job + "/" + group_dir_name(name), names);
+    }
+    return core::agree(func, first.communicator(), status);
+  }
   void drop(Array &a, std::uint64_t number) override { flush_dropping(a, number); }
 
   [[nodiscard]] std::optional<versions::Location> locate(Array &a, std::uint64_t number,

@@ -22,6 +22,7 @@
 
 #include "core/array.hpp"
 #include "gds_types.h"
+#include "gds_version.h"
 
 namespace gds::versions {
 
@@ -101,6 +102,26 @@ class Level {
   // before this one); a failure leaves the level without the version.
   virtual GDS_status_t commit(const char *func, core::Array &a, const Frozen &v, GDS_status_t local,
                               bool agreed) = 0;
+  // A version group's version (GDS_group_version_inc): begin_group, then
+  // commit() for each member, then end_group with the status they agreed
+  // on. The level may leave what makes the version restorable (the cache's
+  // commit record) to end_group, which makes it one step for every member
+  // (collective over the members' communicator; returns an agreed status;
+  // on failure no member keeps the version at this level).
+  virtual void begin_group(const std::string & /*group*/) {}
+  virtual GDS_status_t end_group(const char * /*func*/, MPI_Comm /*comm*/, GDS_status_t status) { return status; }
+  // GDS_group_create (collective): why arrays `a` and `b` cannot be in one
+  // group at this level ("" if they can); then the group `name` of
+  // `members` is opened (the level forgets what it held of an earlier group
+  // of that name that is not on the members' timeline).
+  [[nodiscard]] virtual std::string differs(const core::Array & /*a*/, const core::Array & /*b*/) const { return ""; }
+  virtual GDS_status_t open_group(const char * /*func*/, const std::string & /*name*/,
+                                  std::span<core::Array *const> /*members*/) {
+    return GDS_STATUS_OK;
+  }
+  // What the array's restart found at this level, if the level reports it
+  // (GDS_get_restart_info); false if not.
+  virtual bool restart_info(const core::Array & /*a*/, GDS_restart_info_t * /*info*/) const { return false; }
   // GDS_version_inc committed version `number` in memory (collective, after
   // commit). The level may start work off the application's path that reads
   // the version's blocks (locate() at memory) until drop() is called for it.

@@ -52,7 +52,10 @@ class Versions final : public core::Module {
               g_settings.prefault ? 1 : 0);
   }
 
-  void finalize() override { rma::set_version_reader(nullptr); }
+  void finalize() override {
+    clear_groups();
+    rma::set_version_reader(nullptr);
+  }
 
   GDS_status_t prepare(const char *func, const core::ArraySpec &, MPI_Info info, core::Signature &sig,
                        std::unique_ptr<core::ArrayState> *out) override {
@@ -87,8 +90,15 @@ class Versions final : public core::Module {
     return GDS_STATUS_OK;
   }
 
+  GDS_status_t prepare_free(const char *func, core::Array &a) const override {
+    GDS_CHECK(state(a).group == nullptr, GDS_STATUS_INVALID,
+              "the array is in a version group; free the group (GDS_group_free) first");
+    return GDS_STATUS_OK;
+  }
+
   GDS_status_t detach(const char *func, core::Array &a) override {
     ArrayState &s = state(a);
+    leave_group(a);
     return s.store ? s.store->release(func) : GDS_STATUS_OK;
   }
 };

@@ -3,12 +3,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "core/array.hpp"
 #include "versions/store.hpp"
 
 namespace gds::versions {
+
+struct Group;  // group.cpp: a version group
 
 struct ArrayState final : core::ArrayState {
   static constexpr core::Layer kLayer = 1;  // its place above core (core/module.hpp)
@@ -17,6 +20,9 @@ struct ArrayState final : core::ArrayState {
   std::unique_ptr<Store> store;  // from attach on
   std::uint64_t current = 0;     // the current version's number
   std::string label;             // and label
+  std::string newest_holds;      // the label describing the newest version's content (given when it was made)
+  Group *group = nullptr;        // the version group the array is in, if any
+  bool restarted = false;        // its versions were replayed from a level above memory
 };
 
 inline ArrayState &state(core::Array &a) { return a.state<ArrayState>(); }
@@ -43,6 +49,27 @@ inline constexpr int kFailablePhases = 5;
 // Fault injection (GDS_inject_fault): the next GDS_version_inc of this
 // process fails in `phase` (0 cancels).
 void inject_phase_failure(int phase);
+
+// The phases of GDS_version_inc for `members` (one array, or a version
+// group's members, on one communicator and at one number; `local`: each
+// one's status so far; `group`: the group's name). All members make the
+// version or none does; the caller raises a failure. Collective.
+GDS_status_t make_version(const char *func, std::span<core::Array *const> members,
+                          std::span<const GDS_status_t> local, std::uint64_t increment, std::string label,
+                          const std::string *group);
+// GDS_version_inc's argument checks; *new_label gets the label.
+GDS_status_t check_inc_args(const char *func, std::uint64_t current, std::uint64_t increment, const char *label,
+                            std::size_t label_size, std::string *new_label);
+// GDS_version_restore of one array (`local`: its status so far). Collective.
+GDS_status_t restore_version(const char *func, core::Array &a, std::uint64_t version, GDS_status_t local);
+// The label describing retained version `number`'s content: its successor's
+// (the current version's if it is the newest).
+const std::string &content_label(const core::Array &a, std::uint64_t number);
+// A version group's members are freed with it (group.cpp): the array's
+// group, if any, forgets it (GDS_finalize frees arrays before groups).
+void leave_group(core::Array &a);
+// GDS_finalize: every group goes.
+void clear_groups();
 
 // The versions module (src/lib/modules.cpp lists it).
 core::Module &module();

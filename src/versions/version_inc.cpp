@@ -218,23 +218,30 @@ bool levelled(const Array &a) {
   return std::any_of(above.begin(), above.end(), [&](const Level *l) { return l->holds(a); });
 }
 
-// Phase persist: the levels above memory that hold the array make the
+// Phase persist: the levels above memory that hold the arrays make the
 // version durable in order, or the frozen copies are abandoned. Each agrees
 // on its outcome, which the next one starts from; a failure leaves the
-// levels after it alone.
-GDS_status_t persist(const char *func, Array &a, GDS_status_t local, std::uint64_t increment,
-                     const std::string &new_label) {
-  ArrayState &s = state(a);
-  const Frozen v = frozen(a, s.current, s.current + increment, s.label, new_label);
+// levels after it alone. A group's members go through each level together
+// (begin_group, a commit per member, end_group: one commit record).
+GDS_status_t persist(const char *func, std::span<Array *const> members, GDS_status_t local, std::uint64_t increment,
+                     const std::string &new_label, const std::string *group) {
+  std::vector<Frozen> v;
+  v.reserve(members.size());
+  for (Array *a : members) v.push_back(frozen(*a, state(*a).current, state(*a).current + increment, state(*a).label,
+                                              new_label));
   GDS_status_t status = local;
   bool agreed = false;
   for (gds::versions::Level *l : levels()) {
-    if (!l->holds(a)) continue;
-    status = l->commit(func, a, v, status, agreed);
+    if (!l->holds(*members.front())) continue;
+    if (group != nullptr) l->begin_group(*group);
+    for (std::size_t i = 0; i < members.size() && (i == 0 || status == GDS_STATUS_OK); ++i)
+      status = l->commit(func, *members[i], v[i], status, agreed || i > 0);
+    if (group != nullptr) status = l->end_group(func, members.front()->communicator(), status);
     agreed = true;
     if (status != GDS_STATUS_OK) break;
   }
-  if (status != GDS_STATUS_OK) s.store->abandon();
+  if (status != GDS_STATUS_OK)
+    for (Array *a : members) state(*a).store->abandon();
   return status;
 }
 
@@ -248,6 +255,7 @@ GDS_status_t commit(const char *func, Array &a, std::uint64_t increment, std::st
   store.commit(s.current, std::move(s.label), std::move(tables));
   s.current += increment;
   s.label = std::move(label);
+  s.newest_holds = s.label;
   std::uint64_t drop[1] = {store.drop_wish()};
   if (store.has_byte_budget()) GDS_TRY(agree(func, a.communicator(), GDS_STATUS_OK, drop));
   for (std::uint64_t i = 0; i < drop[0] && i < store.versions().size(); ++i)
@@ -278,6 +286,103 @@ GDS_status_t check_collective(const char *func, const Array &a) {
 
 }  // namespace
 
+// The phases for `members` (one array, or a version group's members on
+// one communicator, all at the same number), each ending agreed; a failure
+// of the system (MPI, memory) is raised through Open Resilience once, by
+// the caller. All members make the version, or none does.
+GDS_status_t make_version(const char *func, std::span<Array *const> members, std::span<const GDS_status_t> local,
+                          std::uint64_t increment, std::string new_label, const std::string *group) {
+  const std::size_t k = members.size();
+  std::vector<GDS_status_t> late(k, GDS_STATUS_OK);
+  // An injected failure (GDS_inject_fault) is the first member's.
+  const auto first = [&](std::size_t i, GDS_status_t s, Phase p) {
+    if (s != GDS_STATUS_OK) return s;
+    return i == 0 ? injected(func, p) : GDS_STATUS_OK;
+  };
+  for (std::size_t i = 0; i < k; ++i)
+    GDS_TRY(settle(func, *members[i], first(i, local[i], Phase::settle), &late[i]));
+  for (std::size_t i = 0; i < k; ++i)
+    GDS_TRY(exchange(func, *members[i], first(i, late[i], Phase::exchange), increment, &late[i]));
+  for (std::size_t i = 0; i < k; ++i) GDS_TRY(reserve(func, *members[i], first(i, late[i], Phase::reserve)));
+  // Without a level the persist phase has no agreement of its own: its
+  // (injected) failure is agreed on by freeze's.
+  const bool above = levelled(*members.front());
+  GDS_status_t frozen_status = injected(func, Phase::freeze);
+  if (!above && frozen_status == GDS_STATUS_OK) frozen_status = injected(func, Phase::persist);
+  std::vector<std::vector<SlotRef>> tables(k);
+  for (std::size_t i = 0; i < k; ++i) {
+    const GDS_status_t made = freeze(func, *members[i], i == 0 ? frozen_status : GDS_STATUS_OK, &tables[i]);
+    if (made != GDS_STATUS_OK) {
+      for (std::size_t j = 0; j < i; ++j) state(*members[j]).store->abandon();
+      return made;
+    }
+  }
+  if (above) GDS_TRY(persist(func, members, injected(func, Phase::persist), increment, new_label, group));
+  kill_point("commit");
+  const std::uint64_t number = state(*members.front()).current;
+  for (std::size_t i = 0; i < k; ++i)
+    GDS_TRY(commit(func, *members[i], increment, i + 1 < k ? new_label : std::move(new_label), std::move(tables[i])));
+  if (above)
+    for (Array *a : members)
+      for (gds::versions::Level *l : levels())
+        if (l->holds(*a)) l->committed(func, *a, number);
+  return GDS_STATUS_OK;
+}
+
+
+GDS_status_t check_inc_args(const char *func, std::uint64_t current, std::uint64_t increment, const char *label,
+                            std::size_t label_size, std::string *new_label) {
+  if (increment == 0) return fail(GDS_STATUS_INVALID, func, "increment=0; it must be at least 1");
+  if (increment > UINT64_MAX - current)
+    return fail(GDS_STATUS_INVALID, func,
+                "increment=%llu would take the version number past 2^64 - 1 (the current version is %llu)",
+                ull(increment), ull(current));
+  if (label == nullptr && label_size > 0)
+    return fail(GDS_STATUS_NULL_ARGUMENT, func, "label is NULL but label_size=%zu", label_size);
+  if (label_size > GDS_VERSION_LABEL_MAX)
+    return fail(GDS_STATUS_INVALID, func, "label_size=%zu is more than GDS_VERSION_LABEL_MAX (%d)", label_size,
+                GDS_VERSION_LABEL_MAX);
+  try {
+    new_label->assign(label == nullptr ? "" : label, label_size);
+  } catch (const std::bad_alloc &) {
+    return fail_critical(GDS_STATUS_NOMEM, func, "no memory for a %zu-byte label", label_size);
+  }
+  return GDS_STATUS_OK;
+}
+
+// The label that describes version `number`'s content: its successor's
+// (the label given to the GDS_version_inc that froze it).
+const std::string &content_label(const core::Array &a, std::uint64_t number) {
+  const ArrayState &s = state(a);
+  const std::deque<Version> &vs = s.store->versions();
+  const auto next = std::upper_bound(vs.begin(), vs.end(), number,
+                                     [](std::uint64_t n, const Version &v) { return n < v.number; });
+  return next == vs.end() ? s.newest_holds : next->label;
+}
+
+GDS_status_t restore_version(const char *func, core::Array &a, std::uint64_t version, GDS_status_t s) {
+  ArrayState &vs = state(a);
+  if (s == GDS_STATUS_OK) s = check_collective(func, a);
+  const Version *v = vs.store->find(version);
+  if (s == GDS_STATUS_OK && v == nullptr)
+    s = vs.store->dropped(version)
+            ? fail(GDS_STATUS_VERSION_DROPPED, func, "version=%llu was dropped by retention", ull(version))
+            : fail(GDS_STATUS_NO_VERSION, func, "version=%llu does not exist (current is %llu)", ull(version),
+                   ull(vs.current));
+  GDS_status_t late = GDS_STATUS_OK;
+  GDS_TRY(checked(func, &a, exchange(func, a, s, version, &late)));
+  // All roll back or none does.
+  GDS_TRY(checked(func, &a, agree(func, a.communicator(), late)));
+  gds::rma::ArrayState &rs = gds::rma::state(a);
+  vs.store->restore(*v, rs.base);
+  std::string label = content_label(a, version);  // the current content is the version's
+  vs.label = std::move(label);
+  for (gds::versions::Level *l : levels())
+    if (l->holds(a)) l->restored(a, version);
+  // Nobody writes again before every process has rolled back.
+  return agree(func, a.communicator(), rs.window.sync(func));
+}
+
 void inject_phase_failure(int phase) { g_failing_phase = phase; }
 
 
@@ -301,6 +406,7 @@ GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std:
     if (*refused) return GDS_STATUS_OK;
   }
   s.current = number;
+  s.restarted = true;
   s.label = std::move(label);
   GDS_TRY(commit(func, a, next - number, std::move(next_label), std::move(tables)));
   // Filled from elsewhere, the version is not what the memory holds: the
@@ -322,51 +428,14 @@ GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const 
   GDS_TRY(resolve_collective(__func__, gds, &cursor, &s));
   Array &a = *cursor->array;
   if (s == GDS_STATUS_OK) s = check_collective(__func__, a);
-  const std::uint64_t current = state(a).current;
-  if (s == GDS_STATUS_OK && increment == 0) s = fail(GDS_STATUS_INVALID, __func__, "increment=0; it must be at least 1");
-  if (s == GDS_STATUS_OK && increment > UINT64_MAX - current)
+  if (s == GDS_STATUS_OK && state(a).group != nullptr)
     s = fail(GDS_STATUS_INVALID, __func__,
-             "increment=%llu would take the version number past 2^64 - 1 (the current version is %llu)",
-             ull(increment), ull(current));
-  if (s == GDS_STATUS_OK && label == nullptr && label_size > 0)
-    s = fail(GDS_STATUS_NULL_ARGUMENT, __func__, "label is NULL but label_size=%zu", label_size);
-  if (s == GDS_STATUS_OK && label_size > GDS_VERSION_LABEL_MAX)
-    s = fail(GDS_STATUS_INVALID, __func__, "label_size=%zu is more than GDS_VERSION_LABEL_MAX (%d)", label_size,
-             GDS_VERSION_LABEL_MAX);
+             "the array is in a version group; version it with GDS_group_version_inc (or free the group first)");
+  const std::uint64_t current = state(a).current;
   std::string new_label;
-  if (s == GDS_STATUS_OK) {
-    try {
-      new_label.assign(label == nullptr ? "" : label, label_size);
-    } catch (const std::bad_alloc &) {
-      s = fail_critical(GDS_STATUS_NOMEM, __func__, "no memory for a %zu-byte label", label_size);
-    }
-  }
-
-  // The phases, each ending agreed; a failure of the system (MPI, memory) is
-  // raised through Open Resilience once, here.
-  std::vector<SlotRef> tables;
-  const char *func = __func__;
-  const auto phases = [&] {
-    GDS_status_t late = GDS_STATUS_OK;
-    GDS_TRY(settle(func, a, s != GDS_STATUS_OK ? s : injected(func, Phase::settle), &late));
-    GDS_TRY(exchange(func, a, late != GDS_STATUS_OK ? late : injected(func, Phase::exchange), increment, &late));
-    GDS_TRY(reserve(func, a, late != GDS_STATUS_OK ? late : injected(func, Phase::reserve)));
-    // Without a level the persist phase has no agreement of its own: its
-    // (injected) failure is agreed on by freeze's.
-    const bool above = levelled(a);
-    GDS_status_t frozen = injected(func, Phase::freeze);
-    if (!above && frozen == GDS_STATUS_OK) frozen = injected(func, Phase::persist);
-    GDS_TRY(freeze(func, a, frozen, &tables));
-    if (above) GDS_TRY(persist(func, a, injected(func, Phase::persist), increment, new_label));
-    kill_point("commit");
-    const std::uint64_t number = state(a).current;
-    GDS_TRY(commit(func, a, increment, std::move(new_label), std::move(tables)));
-    if (above)
-      for (gds::versions::Level *l : levels())
-        if (l->holds(a)) l->committed(func, a, number);
-    return GDS_STATUS_OK;
-  };
-  const GDS_status_t made = phases();
+  if (s == GDS_STATUS_OK) s = check_inc_args(__func__, current, increment, label, label_size, &new_label);
+  Array *const members[1] = {&a};
+  const GDS_status_t made = make_version(__func__, members, {&s, 1}, increment, std::move(new_label), nullptr);
   if (made != GDS_STATUS_OK)
     return checked(__func__, &a, made,
                    Detected{nullptr, nullptr, static_cast<std::int64_t>(current),
@@ -380,25 +449,7 @@ GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version) try 
   Cursor *cursor = nullptr;
   GDS_status_t s = GDS_STATUS_OK;
   GDS_TRY(resolve_collective(__func__, gds, &cursor, &s));
-  Array &a = *cursor->array;
-  gds::versions::ArrayState &vs = state(a);
-  if (s == GDS_STATUS_OK) s = check_collective(__func__, a);
-  const Version *v = vs.store->find(version);
-  if (s == GDS_STATUS_OK && v == nullptr)
-    s = vs.store->dropped(version)
-            ? fail(GDS_STATUS_VERSION_DROPPED, __func__, "version=%llu was dropped by retention", ull(version))
-            : fail(GDS_STATUS_NO_VERSION, __func__, "version=%llu does not exist (current is %llu)", ull(version),
-                   ull(vs.current));
-  GDS_status_t late = GDS_STATUS_OK;
-  GDS_TRY(checked(__func__, &a, exchange(__func__, a, s, version, &late)));
-  // All roll back or none does.
-  GDS_TRY(checked(__func__, &a, agree(__func__, a.communicator(), late)));
-  gds::rma::ArrayState &rs = gds::rma::state(a);
-  vs.store->restore(*v, rs.base);
-  for (gds::versions::Level *l : levels())
-    if (l->holds(a)) l->restored(a, version);
-  // Nobody writes again before every process has rolled back.
-  return agree(__func__, a.communicator(), rs.window.sync(__func__));
+  return restore_version(__func__, *cursor->array, version, s);
 } GDS_API_CATCH
 
 }  // extern "C"

@@ -1,0 +1,226 @@
+/**
+ * \file gds_group.h
+ * \brief Version groups and the restart query (GDS extensions).
+ *
+ * A program's state is usually several arrays (a solver's x, r and p; a
+ * simulation's positions and velocities). A version group versions,
+ * restores, navigates and persists them as one: one GDS_group_version_inc()
+ * makes the same version number of every member, all or none, and when the
+ * members are persisted in the cache one commit record per process covers
+ * all of them, so a process killed at any moment never leaves them at
+ * different versions after a restart. An array used alone is versioned as
+ * before (GVR 1.0 programs are unchanged); an array in a group is versioned
+ * through its group.
+ *
+ * GDS_restart_query() tells a program, right after GDS_init() and before it
+ * creates any array, whether it is restarting: whether this job has
+ * persisted state, and for a named array or group which version, holding
+ * what. The program then skips its initialisation, creates its arrays (they
+ * restart inside GDS_alloc()/GDS_create()) and makes its group.
+ */
+#ifndef GDS_GROUP_H
+#define GDS_GROUP_H
+
+#include "gds_types.h"
+#include "gds_version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A version group (GDS extension). */
+typedef struct GDS_group_s *GDS_group_t;
+/** No group. */
+#define GDS_GROUP_NULL ((GDS_group_t)0)
+/** Most members a group may have. */
+#define GDS_GROUP_MAX_MEMBERS 1024
+
+/**
+ * \brief Makes a version group of \p count arrays (GDS extension).
+ *
+ * The members must share one communicator (the same processes in the same
+ * order: arrays allocated on the same communicator do), be at the same
+ * current version number, have the same persistence settings (copy type,
+ * cache base, cache every, prefix and flush), and belong to no other group.
+ * \p name names the group in the cache and in GDS_restart_query() (letters,
+ * digits, '-', '_', '.'; 1-64, as GDS_NAME_KEY); it must differ from every
+ * member's name.
+ *
+ * Restart: each member restarted inside its GDS_alloc()/GDS_create() from
+ * the newest version its own files hold; the group's commit records make
+ * that the same version for every member. Where a member could not restore
+ * it (its files lost beyond what its copy type rebuilds, or a prefix flush
+ * of one member published and another's not), GDS_group_create() brings
+ * every member back to the newest version every member retains (its
+ * content, and the label describing it; the current number stays the
+ * highest of the members', so numbers go on together), and
+ * GDS_group_get_restart_info() says so. With no version in common it fails
+ * with GDS_STATUS_UNRECOVERABLE.
+ *
+ * Completion: collective over the members' communicator; all processes pass
+ * the same name and the same arrays in the same order, and return the same
+ * status.
+ *
+ * \param[in] name the group's name
+ * \param[in] count number of arrays, 1 to GDS_GROUP_MAX_MEMBERS
+ * \param[in] arrays the arrays (the handles GDS_alloc()/GDS_create() returned, or clones)
+ * \param[out] group the new group
+ * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_INVALID (a count out of range,
+ *         a bad name, an array twice, an array in another group, members on different
+ *         communicators, at different versions or with different persistence settings),
+ *         GDS_STATUS_UNRECOVERABLE, GDS_STATUS_COLLECTIVE_MISMATCH, GDS_STATUS_REMOTE_ERROR,
+ *         handle statuses, GDS_STATUS_MPI_ERROR
+ */
+GDS_API GDS_status_t GDS_group_create(const char *name, int count, const GDS_gds_t arrays[], GDS_group_t *group);
+
+/**
+ * \brief Frees a group (not its arrays, which can then be versioned alone) and sets it to GDS_GROUP_NULL.
+ *
+ * A group must be freed before any of its members. Collective over the
+ * members' communicator.
+ *
+ * \param[in,out] group the group
+ * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_INVALID (not a group),
+ *         GDS_STATUS_MPI_ERROR
+ */
+GDS_API GDS_status_t GDS_group_free(GDS_group_t *group);
+
+/**
+ * \brief Makes a version of every member at once (GDS extension).
+ *
+ * As GDS_version_inc() on each member, with the same \p increment and \p label,
+ * but all or none: on failure no member has the new version. Members
+ * persisted in the cache are written, made redundant, then recorded by one
+ * commit record per process (the group's), after which restart takes the
+ * version for all of them. Prefix flushes follow, member by member, in the
+ * background.
+ *
+ * Completion and collectiveness as GDS_version_inc().
+ *
+ * \param[in] group the group
+ * \param[in] increment how far the version numbers advance (>= 1)
+ * \param[in] label bytes attached to the new current version of every member (NULL if label_size is 0)
+ * \param[in] label_size bytes in \p label, at most GDS_VERSION_LABEL_MAX
+ * \return as GDS_version_inc(), and GDS_STATUS_INVALID for a group that is not one
+ */
+GDS_API GDS_status_t GDS_group_version_inc(GDS_group_t group, GDS_size_t increment, const char *label,
+                                           size_t label_size);
+
+/**
+ * \brief Restores every member to one retained version (GDS extension).
+ *
+ * As GDS_version_restore() on each member, after checking that every member
+ * retains \p version (else nothing is restored). The members' current labels
+ * become the label describing the restored content.
+ *
+ * \param[in] group the group
+ * \param[in] version a version every member retains
+ * \return as GDS_version_restore()
+ */
+GDS_API GDS_status_t GDS_group_version_restore(GDS_group_t group, GDS_size_t version);
+
+/**
+ * \brief The group's current version number (every member's). Local.
+ * \param[in] group the group
+ * \param[out] version the current version number
+ * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_INVALID
+ */
+GDS_API GDS_status_t GDS_group_get_version_number(GDS_group_t group, GDS_size_t *version);
+
+/**
+ * \brief Points every member's handle (those passed to GDS_group_create()) at the current version. Local.
+ * \param[in] group the group
+ * \return GDS_STATUS_OK, GDS_STATUS_INVALID
+ */
+GDS_API GDS_status_t GDS_group_move_to_newest(GDS_group_t group);
+
+/**
+ * \brief Points every member's handle at the newest version older than the
+ *        handles' that every member retains. Local.
+ *
+ * The handles move together: they must all point at the same version
+ * (GDS_STATUS_INVALID otherwise, as after moving one of them alone).
+ *
+ * \param[in] group the group
+ * \return GDS_STATUS_OK, GDS_STATUS_NO_VERSION (none older: no handle moves), GDS_STATUS_INVALID
+ */
+GDS_API GDS_status_t GDS_group_move_to_prev(GDS_group_t group);
+
+/**
+ * \brief Points every member's handle at the oldest version newer than the
+ *        handles' that every member retains, or at the current version. Local.
+ * \param[in] group the group
+ * \return GDS_STATUS_OK, GDS_STATUS_NO_VERSION (already current), GDS_STATUS_INVALID
+ */
+GDS_API GDS_status_t GDS_group_move_to_next(GDS_group_t group);
+
+/**
+ * \brief Points every member's handle at their version number minus \p dec. Local.
+ * \param[in] group the group
+ * \param[in] dec how many version numbers back
+ * \return GDS_STATUS_OK, GDS_STATUS_NO_VERSION, GDS_STATUS_VERSION_DROPPED (some member
+ *         does not retain it: no handle moves), GDS_STATUS_INVALID
+ */
+GDS_API GDS_status_t GDS_group_version_dec(GDS_group_t group, GDS_size_t dec);
+
+/**
+ * \brief What the members' restart found (GDS extension). Local; the same on every process.
+ *
+ * restarted, level and version as the members' own GDS_get_restart_info()
+ * when they agree; when GDS_group_create() had to bring members back to a
+ * common version, version is that one and level the lowest level a member
+ * restarted from. versions, rebuilt_processes and rebuilt_files add up the
+ * members'.
+ *
+ * \param[in] group the group
+ * \param[out] info the figures
+ * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_INVALID
+ */
+GDS_API GDS_status_t GDS_group_get_restart_info(GDS_group_t group, GDS_restart_info_t *info);
+
+/** Bytes of a label GDS_restart_query() returns (longer labels are cut; holds_size says how long). */
+#define GDS_PERSISTED_LABEL_MAX 255
+
+/** What GDS_restart_query() found (GDS extension). */
+typedef struct GDS_persisted {
+  int found;              /**< 1 if this job has persisted state (for the name asked about, if any) */
+  int level;              /**< GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX: where the newest version is; GDS_LEVEL_NONE */
+  GDS_size_t version;     /**< the newest version persisted: the content a restart brings back */
+  GDS_size_t current;     /**< the current version number after the restart (the version's successor) */
+  char holds[GDS_PERSISTED_LABEL_MAX + 1]; /**< what the version holds: its successor's label (the label
+                                                given to the GDS_version_inc() that made it), NUL-terminated */
+  size_t holds_size;      /**< the full length of that label */
+} GDS_persisted_t;
+
+/**
+ * \brief Whether this job is restarting: its persisted state, before any array exists (GDS extension).
+ *
+ * Looks at what GDS_alloc()/GDS_create() would restart from with the
+ * settings of the environment (GDS_JOB_ID, GDS_RESTART, GDS_CACHE_BASE,
+ * GDS_PREFIX; see the README): the commit records in the node-local cache,
+ * then the prefix's index. With restart not asked for (no job id, or
+ * GDS_RESTART=0) nothing is found: the arrays will start afresh. A \p name
+ * asks about one array (its GDS_NAME_KEY) or group; NULL about any: then
+ * version is the newest over all of them.
+ *
+ * It reports the newest version recorded; the restart itself checks and
+ * rebuilds the files and may fall back to an older version (the members of
+ * a group come back together); GDS_get_restart_info() and
+ * GDS_group_get_restart_info() then say what was taken. An array created
+ * with info keys that change its cache base, prefix or restart is not seen
+ * as it will be.
+ *
+ * Completion: collective over GDS_COMM_WORLD; every process returns the same.
+ *
+ * \param[in] name an array's or group's name, or NULL
+ * \param[out] state what was found
+ * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_INVALID (a bad name),
+ *         GDS_STATUS_NOT_INITIALIZED, GDS_STATUS_MPI_ERROR
+ */
+GDS_API GDS_status_t GDS_restart_query(const char *name, GDS_persisted_t *state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GDS_GROUP_H */

@@ -1,0 +1,239 @@
+// GDS_restart_query: what this job has persisted, before any array exists.
+//
+// It reads what restart reads, with the environment's settings: the commit
+// records of the node-local cache (each process its own rank's, in its
+// failure group's directory: arrays' records and version groups' records),
+// then the prefix (rank 0: each array's newest complete flush; a group's
+// newest version flushed by all its members, which the group's member list
+// in the prefix names). Every process's findings are gathered, so all
+// return the same.
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "core/collective.hpp"
+#include "core/groups.hpp"
+#include "core/log.hpp"
+#include "core/runtime.hpp"
+#include "core/util.hpp"
+#include "gds_group.h"
+#include "persist/files.hpp"
+#include "persist/format.hpp"
+#include "persist/h5.hpp"
+#include "persist/names.hpp"
+#include "persist/prefix_files.hpp"
+#include "persist/query.hpp"
+#include "persist/state.hpp"
+
+namespace gds::persist {
+
+namespace {
+
+// What was found of one array or group.
+struct Found {
+  int level = GDS_LEVEL_NONE;
+  std::uint64_t version = 0, current = 0;
+  std::string holds;
+};
+using Findings = std::map<std::string, Found>;  // by name
+
+// Keeps `f` for `name` if it is newer (cache before prefix at equal versions).
+void keep(Findings *all, const std::string &name, const Found &f) {
+  auto [it, fresh] = all->emplace(name, f);
+  if (!fresh && (f.version > it->second.version ||
+                 (f.version == it->second.version && f.level < it->second.level)))
+    it->second = f;
+}
+
+// Version n's successor and its label, from process dir's version file; false if unreadable.
+bool read_successor(const std::string &dir, std::uint64_t n, Found *f) {
+  Mapped file;
+  VersionFile v;
+  if (!file.open(version_path(dir, n)) || !parse_version(file.bytes(), &v, false).empty()) return false;
+  f->current = v.h.next;
+  f->holds = v.next_label;
+  return true;
+}
+
+// The cache: this process's records in its failure group's directory.
+void scan_cache(const Settings &g, int rank, Findings *out) {
+  const std::string node = node_dir(job_dir(g.base, g.job), core::failure_groups().mine);
+  for (const std::string &entry : list_dir(node)) {
+    const std::string dir = rank_dir(node + "/" + entry, rank);
+    const std::optional<std::string> group = group_of_dir(entry);
+    for (const std::string &name : list_dir(dir)) {
+      const CacheName c = parse_cache_name(name);
+      if (c.kind != CacheName::record || c.tmp) continue;
+      std::vector<std::byte> bytes;
+      if (!read_file(dir + "/" + name, &bytes)) continue;
+      Found f{GDS_LEVEL_CACHE, c.number, 0, ""};
+      if (group) {
+        GroupRecord r;
+        if (!parse_group_record(bytes, &r).empty() || r.number != c.number) continue;
+        if (!read_successor(rank_dir(node + "/" + r.members.front().first, rank), r.number, &f)) continue;
+        keep(out, *group, f);
+        for (const auto &[member, rec] : r.members) keep(out, member, f);
+      } else {
+        Record r;
+        if (!parse_record(bytes, &r).empty() || r.number != c.number) continue;
+        if (!read_successor(dir, r.number, &f)) continue;
+        keep(out, entry, f);
+      }
+    }
+  }
+}
+
+// The prefix (rank 0): every array's newest complete flush, every group's
+// newest version complete for all its members.
+void scan_prefix(const Settings &g, Findings *out) {
+  const std::string job = job_dir(g.prefix, g.job);
+  std::map<std::string, std::vector<std::uint64_t>> flushed;  // newest first
+  for (const std::string &entry : list_dir(job)) {
+    std::vector<std::uint64_t> vs = flushed_versions(job + "/" + entry);
+    if (!vs.empty()) flushed.emplace(entry, std::move(vs));
+  }
+  const auto found = [&](const std::string &array, std::uint64_t n, Found *f) {
+    h5::Meta m;
+    if (!h5::read_meta(flushed_path(job + "/" + array, n), &m).empty()) return false;
+    *f = Found{GDS_LEVEL_PREFIX, n, m.next, m.next_label};
+    return true;
+  };
+  for (const auto &[array, vs] : flushed) {
+    Found f;
+    for (const std::uint64_t n : vs)
+      if (found(array, n, &f)) {
+        keep(out, array, f);
+        break;
+      }
+  }
+  for (const std::string &entry : list_dir(job)) {
+    const std::optional<std::string> group = group_of_dir(entry);
+    if (!group) continue;
+    std::vector<std::string> members = read_group_members(job + "/" + entry);
+    if (members.empty() || flushed.count(members.front()) == 0) continue;
+    for (const std::uint64_t n : flushed.at(members.front())) {
+      const bool all = std::all_of(members.begin(), members.end(), [&](const std::string &m) {
+        const auto it = flushed.find(m);
+        return it != flushed.end() && std::find(it->second.begin(), it->second.end(), n) != it->second.end();
+      });
+      Found f;
+      if (all && found(members.front(), n, &f)) {
+        keep(out, *group, f);
+        break;
+      }
+    }
+  }
+}
+
+// Findings as bytes (name, level, version, current, holds), and back.
+void put_string(std::vector<std::byte> *out, const std::string &s) {
+  const std::uint64_t n = s.size();
+  const auto *p = reinterpret_cast<const std::byte *>(&n);
+  out->insert(out->end(), p, p + sizeof n);
+  const auto *q = reinterpret_cast<const std::byte *>(s.data());
+  out->insert(out->end(), q, q + s.size());
+}
+void put_u64(std::vector<std::byte> *out, std::uint64_t v) {
+  const auto *p = reinterpret_cast<const std::byte *>(&v);
+  out->insert(out->end(), p, p + sizeof v);
+}
+std::uint64_t get_u64(const std::vector<std::byte> &in, std::size_t *at) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, in.data() + *at, sizeof v);
+  *at += sizeof v;
+  return v;
+}
+std::string get_string(const std::vector<std::byte> &in, std::size_t *at) {
+  const std::uint64_t n = get_u64(in, at);
+  std::string s(reinterpret_cast<const char *>(in.data() + *at), n);
+  *at += n;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> read_group_members(const std::string &path) {
+  std::vector<std::byte> bytes;
+  if (!read_file(path, &bytes)) return {};
+  std::string text(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  if (text.rfind("gds-group 1\n", 0) != 0) return {};
+  std::vector<std::string> members;
+  std::size_t at = 12;
+  while (at < text.size()) {
+    const std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) return {};  // cut short
+    std::string name = text.substr(at, end - at);
+    if (!core::valid_name(name)) return {};
+    members.push_back(std::move(name));
+    at = end + 1;
+  }
+  return members;
+}
+
+GDS_status_t write_group_members(const char *func, const std::string &path, const std::vector<std::string> &members) {
+  std::string text = "gds-group 1\n";
+  for (const std::string &m : members) text += m + "\n";
+  return write_file_atomically(func, path, {{text.data(), text.size()}});
+}
+
+}  // namespace gds::persist
+
+using namespace gds::core;
+using namespace gds::persist;
+
+extern "C" {
+
+GDS_API GDS_status_t GDS_restart_query(const char *name, GDS_persisted_t *state) try {
+  GDS_ENTER();
+  MPI_Comm world = g_rt.world;
+  GDS_status_t s = GDS_STATUS_OK;
+  if (state == nullptr) s = fail(GDS_STATUS_NULL_ARGUMENT, __func__, "state is NULL");
+  else if (name != nullptr && !valid_name(name))
+    s = fail(GDS_STATUS_INVALID, __func__, "name=\"%s\" is not an array's or group's name (1-64 letters, digits, "
+             "'-', '_' or '.', not first)", name);
+  const Settings &g = g_settings;
+  const bool restart = g.restart >= 0 ? g.restart == 1 : g.job_given;
+  Findings mine;
+  if (s == GDS_STATUS_OK && restart) {
+    if (g.copy != Copy::none) scan_cache(g, g_rt.world_rank, &mine);
+    if (!g.prefix.empty() && g_rt.world_rank == 0) scan_prefix(g, &mine);
+  }
+  std::vector<std::byte> bytes, all;
+  for (const auto &[n, f] : mine) {
+    put_string(&bytes, n);
+    put_u64(&bytes, static_cast<std::uint64_t>(f.level));
+    put_u64(&bytes, f.version);
+    put_u64(&bytes, f.current);
+    put_string(&bytes, f.holds);
+  }
+  std::vector<std::uint64_t> sizes;
+  GDS_TRY(allgather_bytes(__func__, world, s, bytes, &all, &sizes));
+  Findings merged;
+  for (std::size_t at = 0; at < all.size();) {
+    const std::string n = get_string(all, &at);
+    Found f;
+    f.level = static_cast<int>(get_u64(all, &at));
+    f.version = get_u64(all, &at);
+    f.current = get_u64(all, &at);
+    f.holds = get_string(all, &at);
+    keep(&merged, n, f);
+  }
+  *state = GDS_persisted_t{};
+  const Found *best = nullptr;
+  for (const auto &[n, f] : merged)
+    if ((name == nullptr || n == name) &&
+        (best == nullptr || f.version > best->version || (f.version == best->version && f.level < best->level)))
+      best = &f;
+  if (best == nullptr) return GDS_STATUS_OK;
+  state->found = 1;
+  state->level = best->level;
+  state->version = best->version;
+  state->current = best->current;
+  state->holds_size = best->holds.size();
+  const std::size_t cut = std::min<std::size_t>(best->holds.size(), GDS_PERSISTED_LABEL_MAX);
+  std::memcpy(state->holds, best->holds.data(), cut);
+  state->holds[cut] = '\0';
+  return GDS_STATUS_OK;
+} GDS_API_CATCH
+
+}  // extern "C"

@@ -1,0 +1,322 @@
+// Version groups and the restart query, in memory (the persisted side:
+// group_test.py): random writes to three arrays of different shapes and
+// mappings (processes holding different amounts, some none), group
+// versions against a model, navigation and restore by group, labels after a
+// restore, and every bad input of the group calls.
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+
+#include "support/gds_test.hpp"
+
+using namespace gds::test;
+
+namespace {
+
+using Value = long long;
+
+// An uneven cyclic mapping for GDS_create: global index i lives on rank
+// (i * 7 / 3) % p (so some processes get more, and with n < p some none).
+struct Uneven {
+  static int owner(Index i, int p) { return static_cast<int>((i * 7 / 3) % static_cast<Index>(p)); }
+};
+int g_nprocs = 1;
+Index g_create_n = 0;
+
+GDS_status_t g2l(const GDS_size_t idx[], int *rank, GDS_size_t *off) {
+  const Index i = idx[0];
+  *rank = Uneven::owner(i, g_nprocs);
+  Index before = 0;
+  for (Index j = 0; j < i; ++j) before += Uneven::owner(j, g_nprocs) == *rank;
+  *off = before;
+  return GDS_STATUS_OK;
+}
+int g_my_rank = 0;
+GDS_status_t l2g(GDS_size_t off, GDS_size_t idx[]) {
+  Index seen = 0;
+  for (Index j = 0; j < g_create_n; ++j)
+    if (Uneven::owner(j, g_nprocs) == g_my_rank && seen++ == off) {
+      idx[0] = j;
+      return GDS_STATUS_OK;
+    }
+  return GDS_STATUS_INVALID;
+}
+
+class Group : public MpiTest {
+ protected:
+  static constexpr int kArrays = 3;
+  GDS_gds_t a[kArrays] = {GDS_NULL, GDS_NULL, GDS_NULL};
+  std::vector<Index> size;  // element count of each (1-D)
+  std::vector<Value> create_buffer;
+  std::map<Index, std::vector<std::vector<Value>>> versions;  // version -> per-array content
+  std::vector<std::vector<Value>> current;
+
+  void SetUp() override {
+    g_nprocs = nprocs;
+    g_my_rank = rank;
+    size = {static_cast<Index>(1000 * nprocs + 17), static_cast<Index>(3), static_cast<Index>(5 * nprocs + 2)};
+    g_create_n = size[2];
+    ASSERT_ALL_GDS_OK(GDS_alloc(1, &size[0], nullptr, MPI_LONG_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD,
+                                MPI_INFO_NULL, &a[0]));
+    ASSERT_ALL_GDS_OK(GDS_alloc(1, &size[1], nullptr, MPI_LONG_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD,
+                                MPI_INFO_NULL, &a[1]));  // 3 elements: processes past 3 hold none
+    Index mine = 0;
+    for (Index i = 0; i < size[2]; ++i) mine += Uneven::owner(i, nprocs) == rank;
+    create_buffer.assign(mine, 0);
+    ASSERT_ALL_GDS_OK(GDS_create(1, &size[2], MPI_LONG_LONG, g2l, l2g, mine ? create_buffer.data() : nullptr, mine,
+                                 GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &a[2]));
+    current.assign(kArrays, {});
+    for (int k = 0; k < kArrays; ++k) current[k].assign(size[k], 0);
+  }
+  void TearDown() override {
+    for (GDS_gds_t &x : a)
+      if (x != GDS_NULL) EXPECT_GDS_OK(GDS_free(&x));
+    MpiTest::TearDown();
+  }
+
+  // Each process writes a different number of elements (rank 0 none at times), all agree on the model.
+  void random_writes(std::mt19937 &rng, Index step) {
+    MPI_Barrier(MPI_COMM_WORLD);  // every process is done reading what these writes change
+    for (int k = 0; k < kArrays; ++k) {
+      for (int r = 0; r < nprocs; ++r) {
+        const Index writes = rng() % (r + 2);  // rank r writes 0..r+1 elements
+        for (Index w = 0; w < writes; ++w) {
+          // Writers own disjoint elements (i % nprocs == r): concurrent puts never overlap.
+          const Index slots = (size[k] + static_cast<Index>(nprocs) - 1 - static_cast<Index>(r)) / static_cast<Index>(nprocs);
+          if (slots == 0) break;
+          const Index i = static_cast<Index>(r) + (rng() % slots) * static_cast<Index>(nprocs);
+          const Value v = static_cast<Value>(step * 1000003 + k * 101 + static_cast<Index>(r) + w);
+          current[k][i] = v;
+          if (r == rank) ASSERT_GDS_OK(GDS_put(&v, nullptr, &i, &i, a[k]));
+        }
+      }
+    }
+    for (int k = 0; k < kArrays; ++k) EXPECT_GDS_OK(GDS_wait(a[k]));
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+
+  // Every element of every array through handles h, against content c.
+  void expect_content(const GDS_gds_t h[], const std::vector<std::vector<Value>> &c, const char *what) {
+    for (int k = 0; k < kArrays; ++k) {
+      std::vector<Value> got(size[k]);
+      const Index lo = 0, hi = size[k] - 1;
+      EXPECT_GDS_OK(GDS_get(got.data(), nullptr, &lo, &hi, h[k]));
+      EXPECT_GDS_OK(GDS_wait(h[k]));
+      EXPECT_EQ(got, c[k]) << what << ", array " << k;
+    }
+  }
+
+  static std::string label_of(GDS_gds_t h) {
+    char *l = nullptr;
+    size_t n = 0;
+    if (GDS_get_version_label(h, &l, &n) != GDS_STATUS_OK) return "?";
+    return std::string(l, n);
+  }
+};
+
+TEST_F(Group, VersionsNavigationAndRestoreAgainstAModel) {
+  GDS_group_t g = GDS_GROUP_NULL;
+  ASSERT_ALL_GDS_OK(GDS_group_create("state", kArrays, a, &g));
+  std::mt19937 rng(1234);
+  const int kVersions = 6;
+  for (Index step = 1; step <= kVersions; ++step) {
+    random_writes(rng, step);
+    versions[step - 1] = current;
+    const std::string label = "step=" + std::to_string(step);
+    ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, label.data(), label.size()));
+    GDS_size_t v = 0;
+    EXPECT_GDS_OK(GDS_group_get_version_number(g, &v));
+    EXPECT_EQ(v, step);
+    for (int k = 0; k < kArrays; ++k) {
+      EXPECT_GDS_OK(GDS_get_version_number(a[k], &v));
+      EXPECT_EQ(v, step) << "array " << k;
+      EXPECT_EQ(label_of(a[k]), label);
+    }
+  }
+  // Back through every version with the group's handles, then forward again.
+  for (Index v = kVersions; v-- > 0;) {
+    ASSERT_ALL_GDS_OK(GDS_group_move_to_prev(g));
+    expect_content(a, versions[v], ("version " + std::to_string(v)).c_str());
+  }
+  EXPECT_EQ(GDS_group_move_to_prev(g), GDS_STATUS_NO_VERSION);
+  ASSERT_ALL_GDS_OK(GDS_group_move_to_next(g));
+  expect_content(a, versions[1], "next of version 0");
+  ASSERT_ALL_GDS_OK(GDS_group_version_dec(g, 1));
+  expect_content(a, versions[0], "dec 1 from version 1");
+  EXPECT_EQ(GDS_group_version_dec(g, 5), GDS_STATUS_NO_VERSION);
+  // A handle moved alone breaks the group's navigation, clearly.
+  ASSERT_ALL_GDS_OK(GDS_move_to_newest(a[1]));
+  EXPECT_EQ(GDS_group_move_to_prev(g), GDS_STATUS_INVALID);
+  ASSERT_ALL_GDS_OK(GDS_group_move_to_newest(g));
+  // Writes, then a group restore: content and labels are version 2's.
+  random_writes(rng, 99);
+  ASSERT_ALL_GDS_OK(GDS_group_version_restore(g, 2));
+  expect_content(a, versions[2], "restored version 2");
+  for (int k = 0; k < kArrays; ++k) EXPECT_EQ(label_of(a[k]), "step=3") << "the label describing version 2";
+  current = versions[2];
+  // Version numbers go on together after a restore.
+  random_writes(rng, 7);
+  ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 2, "x", 1));
+  GDS_size_t v = 0;
+  EXPECT_GDS_OK(GDS_group_get_version_number(g, &v));
+  EXPECT_EQ(v, kVersions + 2);
+  GDS_gds_t old[kArrays];
+  for (int k = 0; k < kArrays; ++k) {
+    ASSERT_GDS_OK(GDS_descriptor_clone(a[k], &old[k]));
+    ASSERT_GDS_OK(GDS_version_dec(old[k], 2));
+  }
+  expect_content(old, current, "the version after the restore");
+  for (GDS_gds_t &o : old) EXPECT_GDS_OK(GDS_free(&o));
+  // Members are versioned and freed through the group only.
+  EXPECT_EQ(GDS_version_inc(a[0], 1, nullptr, 0), GDS_STATUS_INVALID);
+  EXPECT_TRUE(message_names("GDS_version_inc", GDS_last_error_message()));
+  EXPECT_EQ(GDS_free(&a[2]), GDS_STATUS_INVALID);
+  EXPECT_NE(a[2], GDS_NULL);
+  GDS_restart_info_t info{};
+  EXPECT_GDS_OK(GDS_group_get_restart_info(g, &info));
+  EXPECT_EQ(info.restarted, 0);
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+  EXPECT_EQ(g, GDS_GROUP_NULL);
+  // Alone again.
+  ASSERT_ALL_GDS_OK(GDS_version_inc(a[0], 1, nullptr, 0));
+}
+
+TEST_F(Group, AllOrNoneWhenAPhaseFails) {
+  GDS_group_t g = GDS_GROUP_NULL;
+  ASSERT_ALL_GDS_OK(GDS_group_create("state", kArrays, a, &g));
+  std::mt19937 rng(77);
+  random_writes(rng, 1);
+  ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, nullptr, 0));
+  random_writes(rng, 2);
+  // Every phase fails in turn on the last process: no member gets the version.
+  for (int phase = 1; phase <= 5; ++phase) {
+    if (rank == nprocs - 1) ASSERT_GDS_OK(GDS_inject_fault(GDS_FAULT_VERSION_PHASE, static_cast<GDS_size_t>(phase)));
+    const GDS_status_t s = GDS_group_version_inc(g, 1, nullptr, 0);
+    EXPECT_NE(s, GDS_STATUS_OK) << "phase " << phase;
+    for (int k = 0; k < kArrays; ++k) {
+      GDS_size_t v = 0;
+      EXPECT_GDS_OK(GDS_get_version_number(a[k], &v));
+      EXPECT_EQ(v, 1u) << "phase " << phase << ", array " << k;
+    }
+  }
+  ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, nullptr, 0));
+  GDS_gds_t h[kArrays];
+  for (int k = 0; k < kArrays; ++k) {
+    ASSERT_GDS_OK(GDS_descriptor_clone(a[k], &h[k]));
+    ASSERT_GDS_OK(GDS_move_to_prev(h[k]));
+  }
+  expect_content(h, current, "the version made after the failures");
+  for (GDS_gds_t &x : h) EXPECT_GDS_OK(GDS_free(&x));
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+}
+
+TEST_F(Group, BadInputs) {
+  GDS_group_t g = GDS_GROUP_NULL;
+  EXPECT_EQ(GDS_group_create("g", 0, a, &g), GDS_STATUS_INVALID);
+  EXPECT_EQ(GDS_group_create("g", GDS_GROUP_MAX_MEMBERS + 1, a, &g), GDS_STATUS_INVALID);
+  EXPECT_EQ(GDS_group_create("g", 1, nullptr, &g), GDS_STATUS_NULL_ARGUMENT);
+  EXPECT_EQ(GDS_group_create(nullptr, 1, a, &g), GDS_STATUS_NULL_ARGUMENT);
+  EXPECT_EQ(GDS_group_create("g", 1, a, nullptr), GDS_STATUS_NULL_ARGUMENT);
+  for (const char *bad : {"", ".hidden", "a/b", "a@group", "with space"}) {
+    EXPECT_EQ(GDS_group_create(bad, 1, a, &g), GDS_STATUS_INVALID) << bad;
+    EXPECT_TRUE(message_names("GDS_group_create", GDS_last_error_message()));
+  }
+  const GDS_gds_t twice[2] = {a[0], a[0]};
+  EXPECT_EQ(GDS_group_create("g", 2, twice, &g), GDS_STATUS_INVALID);
+  // The same array through a clone is the same array.
+  GDS_gds_t clone = GDS_NULL;
+  ASSERT_GDS_OK(GDS_descriptor_clone(a[1], &clone));
+  const GDS_gds_t cloned[2] = {a[1], clone};
+  EXPECT_EQ(GDS_group_create("g", 2, cloned, &g), GDS_STATUS_INVALID);
+  // One process passing a bad argument fails the call everywhere.
+  EXPECT_NE(GDS_group_create(rank == nprocs - 1 ? "bad name" : "g", 1, a, &g), GDS_STATUS_OK);
+  // Members at different versions.
+  ASSERT_ALL_GDS_OK(GDS_version_inc(a[0], 1, nullptr, 0));
+  EXPECT_EQ(GDS_group_create("g", 2, a, &g), GDS_STATUS_INVALID);
+  ASSERT_ALL_GDS_OK(GDS_version_inc(a[1], 1, nullptr, 0));
+  // An array in two groups.
+  GDS_group_t g1 = GDS_GROUP_NULL, g2 = GDS_GROUP_NULL;
+  ASSERT_ALL_GDS_OK(GDS_group_create("one", 2, a, &g1));
+  const GDS_gds_t again[2] = {a[2], a[1]};
+  EXPECT_EQ(GDS_group_create("two", 2, again, &g2), GDS_STATUS_INVALID);
+  EXPECT_EQ(g2, GDS_GROUP_NULL);
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g1));
+  // A freed member.
+  GDS_gds_t gone = GDS_NULL;
+  const Index n = 10;
+  ASSERT_ALL_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &gone));
+  const GDS_gds_t stale = gone;
+  ASSERT_ALL_GDS_OK(GDS_free(&gone));
+  const GDS_gds_t with_freed[2] = {a[0], stale};
+  EXPECT_EQ(GDS_group_create("g", 2, with_freed, &g), GDS_STATUS_FREED_HANDLE);
+  // A clone freed under a group: its navigation says so.
+  ASSERT_GDS_OK(GDS_version_dec(clone, 0));
+  const GDS_gds_t by_clone[2] = {a[0], clone};
+  ASSERT_ALL_GDS_OK(GDS_group_create("g", 2, by_clone, &g));
+  EXPECT_GDS_OK(GDS_free(&clone));
+  EXPECT_EQ(GDS_group_move_to_prev(g), GDS_STATUS_INVALID);
+  ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, nullptr, 0));  // versions do not need the handles
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+  // Members on different communicators (the same processes in another order).
+  if (nprocs > 1) {
+    MPI_Comm reversed = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, nprocs - rank, &reversed);
+    GDS_gds_t other = GDS_NULL;
+    ASSERT_ALL_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_INT, GDS_PRIORITY_HIGH, reversed, MPI_INFO_NULL, &other));
+    ASSERT_ALL_GDS_OK(GDS_version_inc(other, 2, nullptr, 0));  // at a[0]'s version
+    const GDS_gds_t apart[2] = {a[0], other};
+    EXPECT_EQ(GDS_group_create("g", 2, apart, &g), GDS_STATUS_INVALID);
+    EXPECT_NE(std::strstr(GDS_last_error_message(), "communicator"), nullptr) << GDS_last_error_message();
+    EXPECT_GDS_OK(GDS_free(&other));
+    MPI_Comm_free(&reversed);
+  }
+  // Calls on things that are not groups.
+  GDS_size_t v = 0;
+  EXPECT_EQ(GDS_group_version_inc(GDS_GROUP_NULL, 1, nullptr, 0), GDS_STATUS_NULL_HANDLE);
+  EXPECT_EQ(GDS_group_get_version_number(reinterpret_cast<GDS_group_t>(a[0]), &v), GDS_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(GDS_group_free(&g), GDS_STATUS_NULL_HANDLE);  // set to GDS_GROUP_NULL when freed
+  GDS_group_t stale_group = GDS_GROUP_NULL;
+  ASSERT_ALL_GDS_OK(GDS_group_create("g", 1, a, &stale_group));
+  GDS_group_t copy = stale_group;
+  ASSERT_ALL_GDS_OK(GDS_group_free(&stale_group));
+  EXPECT_EQ(GDS_group_free(&copy), GDS_STATUS_FREED_HANDLE);
+  EXPECT_EQ(GDS_group_free(nullptr), GDS_STATUS_NULL_ARGUMENT);
+  ASSERT_ALL_GDS_OK(GDS_group_create("g", 1, a, &g));
+  EXPECT_EQ(GDS_group_get_version_number(g, nullptr), GDS_STATUS_NULL_ARGUMENT);
+  EXPECT_EQ(GDS_group_get_restart_info(g, nullptr), GDS_STATUS_NULL_ARGUMENT);
+  EXPECT_EQ(GDS_group_version_inc(g, 0, nullptr, 0), GDS_STATUS_INVALID);
+  EXPECT_EQ(GDS_group_version_inc(g, 1, nullptr, 3), GDS_STATUS_NULL_ARGUMENT);
+  EXPECT_EQ(GDS_group_version_inc(g, UINT64_MAX, nullptr, 0), GDS_STATUS_INVALID);
+  EXPECT_EQ(GDS_group_version_restore(g, 12345), GDS_STATUS_NO_VERSION);
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+}
+
+// Without persistence (no job id) nothing is found, and the bad inputs are refused on every process.
+TEST_F(Group, RestartQueryWithoutPersistence) {
+  GDS_persisted_t st;
+  std::memset(&st, 0x5a, sizeof st);
+  ASSERT_ALL_GDS_OK(GDS_restart_query(nullptr, &st));
+  EXPECT_EQ(st.found, 0);
+  EXPECT_EQ(st.level, GDS_LEVEL_NONE);
+  ASSERT_ALL_GDS_OK(GDS_restart_query("cg", &st));
+  EXPECT_EQ(st.found, 0);
+  EXPECT_EQ(GDS_restart_query("a/b", &st), GDS_STATUS_INVALID);
+  EXPECT_EQ(GDS_restart_query("cg", nullptr), GDS_STATUS_NULL_ARGUMENT);
+  const GDS_status_t one_bad = GDS_restart_query("cg", rank == nprocs - 1 ? nullptr : &st);
+  EXPECT_EQ(one_bad, rank == nprocs - 1 ? GDS_STATUS_NULL_ARGUMENT : GDS_STATUS_REMOTE_ERROR);
+}
+
+// A single array's restore: the current label describes the restored content.
+TEST_F(Group, LabelAfterRestoreDescribesTheContent) {
+  for (int step = 1; step <= 3; ++step) {
+    const std::string l = "iter=" + std::to_string(step * 10);
+    ASSERT_ALL_GDS_OK(GDS_version_inc(a[0], 1, l.data(), l.size()));
+  }
+  ASSERT_ALL_GDS_OK(GDS_version_restore(a[0], 1));  // holds iteration 20
+  EXPECT_EQ(label_of(a[0]), "iter=20");
+  ASSERT_ALL_GDS_OK(GDS_version_restore(a[0], 2));  // the newest: holds iteration 30
+  EXPECT_EQ(label_of(a[0]), "iter=30");
+}
+
+}  // namespace
