@@ -22,6 +22,73 @@ MODULE GDS_C_INTERFACES
     INTEGER(C_INT) :: rebuilt_processes  ! processes whose files were rebuilt from PARTNER or XOR
     INTEGER(C_INT64_T) :: rebuilt_files  ! version files rebuilt
   END TYPE
+  ! GDS_persisted_t (gds_group.h), re-exported by MODULE GDS: what GDS_RESTART_QUERY found.
+  TYPE, BIND(C) :: GDS_PERSISTED_T
+    INTEGER(C_INT) :: found                ! 1 if this job has persisted state (for the name asked about)
+    INTEGER(C_INT) :: level                ! GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX, else GDS_LEVEL_NONE
+    INTEGER(C_INT64_T) :: version          ! the newest version persisted: what a restart brings back
+    INTEGER(C_INT64_T) :: current          ! the current version number after the restart
+    CHARACTER(KIND=C_CHAR) :: holds(256)   ! what the version holds (its successor's label), NUL-terminated
+    INTEGER(C_SIZE_T) :: holds_size        ! that label's full length
+  END TYPE
+  INTERFACE
+    INTEGER(C_INT) FUNCTION c_group_create(name, count, arrays, group) BIND(C, NAME="GDS_group_create")
+      IMPORT :: C_INT, C_PTR, C_CHAR
+      CHARACTER(KIND=C_CHAR), INTENT(IN) :: name(*)
+      INTEGER(C_INT), VALUE :: count
+      TYPE(C_PTR), INTENT(IN) :: arrays(*)
+      TYPE(C_PTR) :: group
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_free(group) BIND(C, NAME="GDS_group_free")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR) :: group
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_version_inc(group, increment, label, label_size) &
+        BIND(C, NAME="GDS_group_version_inc")
+      IMPORT :: C_INT, C_INT64_T, C_PTR, C_CHAR, C_SIZE_T
+      TYPE(C_PTR), VALUE :: group
+      INTEGER(C_INT64_T), VALUE :: increment
+      CHARACTER(KIND=C_CHAR) :: label(*)
+      INTEGER(C_SIZE_T), VALUE :: label_size
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_version_restore(group, version) BIND(C, NAME="GDS_group_version_restore")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: group
+      INTEGER(C_INT64_T), VALUE :: version
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_get_version_number(group, version) BIND(C, NAME="GDS_group_get_version_number")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: group
+      INTEGER(C_INT64_T) :: version
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_move_to_newest(group) BIND(C, NAME="GDS_group_move_to_newest")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: group
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_move_to_prev(group) BIND(C, NAME="GDS_group_move_to_prev")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: group
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_move_to_next(group) BIND(C, NAME="GDS_group_move_to_next")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: group
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_version_dec(group, dec) BIND(C, NAME="GDS_group_version_dec")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: group
+      INTEGER(C_INT64_T), VALUE :: dec
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_get_restart_info(group, info) BIND(C, NAME="GDS_group_get_restart_info")
+      IMPORT :: C_INT, C_PTR, GDS_RESTART_INFO_T
+      TYPE(C_PTR), VALUE :: group
+      TYPE(GDS_RESTART_INFO_T), INTENT(OUT) :: info
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_restart_query(name, state) BIND(C, NAME="GDS_restart_query")
+      IMPORT :: C_INT, C_PTR, GDS_PERSISTED_T
+      TYPE(C_PTR), VALUE :: name
+      TYPE(GDS_PERSISTED_T), INTENT(OUT) :: state
+    END FUNCTION
+  END INTERFACE
   INTERFACE
     INTEGER(C_INT) FUNCTION c_init(requested, provided, world, root) BIND(C, NAME="gdsf90_init")
       IMPORT :: C_INT, C_PTR
@@ -430,8 +497,12 @@ MODULE GDS
   INTEGER, PROTECTED :: GDS_COMM_WORLD = MPI_COMM_NULL
   TYPE(C_PTR), PROTECTED :: GDS_ROOT = C_NULL_PTR
   TYPE(C_PTR), PARAMETER :: GDS_NULL = C_NULL_PTR
+  TYPE(C_PTR), PARAMETER :: GDS_GROUP_NULL = C_NULL_PTR
 
   ! The C entry points stay inside the module.
+  PRIVATE :: c_group_create, c_group_free, c_group_version_inc, c_group_version_restore, &
+    c_group_get_version_number, c_group_move_to_newest, c_group_move_to_prev, c_group_move_to_next, &
+    c_group_version_dec, c_group_get_restart_info, c_restart_query
   PRIVATE :: c_init, c_finalize, c_comm_rank, c_comm_size, c_failure_group, c_alloc, c_create, c_free, c_get_attr, &
     c_get_comm, c_put, c_get, c_acc, c_get_acc, c_cas, c_wait, c_wait_local, c_fence, c_access, &
     c_get_access_buffer_type, c_get_access_buffer_ld, c_release, c_distribution, c_locate, &
@@ -942,6 +1013,106 @@ CONTAINS
   END SUBROUTINE
 
   ! The message of this process's most recent failed GDS call.
+  ! GDS extension: version groups (gds_group.h). A group versions, restores,
+  ! navigates and persists its arrays as one; group is a TYPE(C_PTR).
+  SUBROUTINE GDS_GROUP_CREATE(name, count, arrays, group, status)
+    CHARACTER(*), INTENT(IN) :: name
+    INTEGER, INTENT(IN) :: count
+    TYPE(C_PTR), DIMENSION(*), INTENT(IN) :: arrays
+    TYPE(C_PTR), INTENT(OUT) :: group
+    INTEGER, INTENT(OUT) :: status
+    group = C_NULL_PTR
+    status = c_group_create(TRIM(name) // C_NULL_CHAR, INT(count, C_INT), arrays, group)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GROUP_FREE(group, status)
+    TYPE(C_PTR), INTENT(INOUT) :: group
+    INTEGER, INTENT(OUT) :: status
+    status = c_group_free(group)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GROUP_VERSION_INC(group, incre, label, label_size, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    INTEGER(8), INTENT(IN) :: incre, label_size
+    CHARACTER(*), INTENT(IN) :: label
+    INTEGER, INTENT(OUT) :: status
+    status = c_group_version_inc(group, incre, label, INT(label_size, C_SIZE_T))
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GROUP_VERSION_RESTORE(group, version, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    INTEGER(8), INTENT(IN) :: version
+    INTEGER, INTENT(OUT) :: status
+    status = c_group_version_restore(group, version)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GROUP_GET_VERSION_NUMBER(group, ver_num, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    INTEGER(8), INTENT(OUT) :: ver_num
+    INTEGER, INTENT(OUT) :: status
+    status = c_group_get_version_number(group, ver_num)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GROUP_MOVE_TO_NEWEST(group, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    INTEGER, INTENT(OUT) :: status
+    status = c_group_move_to_newest(group)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GROUP_MOVE_TO_PREV(group, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    INTEGER, INTENT(OUT) :: status
+    status = c_group_move_to_prev(group)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GROUP_MOVE_TO_NEXT(group, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    INTEGER, INTENT(OUT) :: status
+    status = c_group_move_to_next(group)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GROUP_VERSION_DEC(group, dec, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    INTEGER(8), INTENT(IN) :: dec
+    INTEGER, INTENT(OUT) :: status
+    status = c_group_version_dec(group, dec)
+  END SUBROUTINE
+
+  SUBROUTINE GDS_GROUP_GET_RESTART_INFO(group, info, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    TYPE(GDS_RESTART_INFO_T), INTENT(OUT) :: info
+    INTEGER, INTENT(OUT) :: status
+    status = c_group_get_restart_info(group, info)
+  END SUBROUTINE
+
+  ! GDS extension: whether this job is restarting, before any array exists
+  ! (collective over GDS_COMM_WORLD). name: an array's or group's name, or ""
+  ! for any. state%holds is the label of what the newest version holds;
+  ! GDS_PERSISTED_HOLDS turns it into a Fortran string.
+  SUBROUTINE GDS_RESTART_QUERY(name, state, status)
+    CHARACTER(*), INTENT(IN) :: name
+    TYPE(GDS_PERSISTED_T), INTENT(OUT) :: state
+    INTEGER, INTENT(OUT) :: status
+    CHARACTER(KIND=C_CHAR, LEN=LEN_TRIM(name) + 1), TARGET :: cname
+    IF (LEN_TRIM(name) == 0) THEN
+      status = c_restart_query(C_NULL_PTR, state)
+    ELSE
+      cname = TRIM(name) // C_NULL_CHAR
+      status = c_restart_query(C_LOC(cname), state)
+    END IF
+  END SUBROUTINE
+
+  ! The label in state%holds as a Fortran string (blank-padded, cut to LEN(text)).
+  SUBROUTINE GDS_PERSISTED_HOLDS(state, text)
+    TYPE(GDS_PERSISTED_T), INTENT(IN) :: state
+    CHARACTER(*), INTENT(OUT) :: text
+    INTEGER :: i
+    text = ""
+    DO i = 1, MIN(INT(state%holds_size), 255, LEN(text))
+      text(i:i) = state%holds(i)
+    END DO
+  END SUBROUTINE
+
   SUBROUTINE GDS_LAST_ERROR_MESSAGE(text)
     CHARACTER(*), INTENT(OUT) :: text
     CHARACTER(KIND=C_CHAR), POINTER :: chars(:)
