@@ -86,6 +86,49 @@ TEST_F(Cxx, ArraysAreMoveOnlyAndFreedByTheirOwner) {
   EXPECT_EQ(GDS_get_attr(raw, GDS_NUMBER_DIMENSIONS, &n, &flag), GDS_STATUS_FREED_HANDLE);
 }
 
+TEST_F(Cxx, GroupsVersionRestoreAndNavigateTheirArraysTogether) {
+  auto x = gds::array<double>::alloc({static_cast<index_t>(10 * nprocs + 3)});
+  auto r = gds::array<int>::alloc({3});
+  gds::group g("solver", x, r);  // declared after the arrays: freed before them
+  EXPECT_FALSE(gds::restart_query("solver").found);
+  std::vector<double> one(1, 1.5);
+  std::vector<int> two(1, 7);
+  if (rank == 0) {
+    x.put(one, box({0}, {0}));
+    r.put(two, box({2}, {2}));
+  }
+  x.wait();
+  r.wait();
+  g.version_inc("iter=10");
+  EXPECT_EQ(g.version_number(), 1u);
+  EXPECT_EQ(x.version(), 1u);
+  EXPECT_EQ(r.version(), 1u);
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<double> zero(1, 0.0);
+  if (rank == nprocs - 1) x.put(zero, box({0}, {0}));
+  x.wait();
+  MPI_Barrier(MPI_COMM_WORLD);
+  g.restore(0);
+  std::vector<double> got(1);
+  x.get(got, box({0}, {0}));
+  x.wait();
+  EXPECT_EQ(got[0], 1.5);
+  EXPECT_EQ(x.version_label(), "iter=10");
+  g.move_to_prev();
+  std::vector<int> old(1);
+  r.get(old, box({2}, {2}));
+  r.wait();
+  EXPECT_EQ(old[0], 7);
+  g.move_to_newest();
+  try {
+    x.version_inc();
+    ADD_FAILURE() << "a member versioned alone";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_INVALID);
+  }
+  EXPECT_EQ(g.restart_info().restarted, 0);
+}
+
 TEST_F(Cxx, ErrorsCarryTheStatusAndTheMessage) {
   auto a = gds::array<double>::alloc({4, 4});
   std::vector<double> v(16);

@@ -20,5 +20,6 @@
 #include "cxx/box.hpp"
 #include "cxx/resilience.hpp"
 #include "cxx/array.hpp"
+#include "cxx/group.hpp"
 
 #endif  // GDS_HPP

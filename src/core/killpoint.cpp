@@ -36,7 +36,7 @@ void configure_kill_point() {
 
 void kill_point_reached(const char *name) {
   if (g_name != name || --g_left != 0) return;
-  log(Level::info, "GDS_TEST_KILL", "killing this process at kill point %s", name);
+  log(Level::warning, "GDS_TEST_KILL", "killing this process at kill point %s", name);
   ::kill(::getpid(), SIGKILL);
 }
 

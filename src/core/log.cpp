@@ -63,6 +63,9 @@ void log(Level level, const char *func, const char *fmt, ...) {
   va_start(ap, fmt);
   vformat(text, sizeof text, fmt, ap);
   va_end(ap);
+  // What went well (a restart, files cleaned up) is said at GDS_DEBUG_LEVEL >= 1
+  // or with GDS_SHOW_INFO; level 0 keeps to failures and warnings.
+  if (level == Level::info && g_rt.config.debug_level < 1 && !g_rt.config.show_info) return;
   emit(level, func, text);
 }
 

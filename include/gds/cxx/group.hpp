@@ -1,0 +1,95 @@
+// gds::group: a version group (gds_group.h) and gds::restart_query.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../gds_group.h"
+#include "error.hpp"
+#include "types.hpp"
+
+namespace gds {
+
+/// Arrays versioned, restored, navigated and persisted as one (GDS_group_create).
+/// Move-only; destroying a valid group frees it (collective). Free the group
+/// before its arrays: declare it after them, so that it is destroyed first.
+class group {
+ public:
+  group() noexcept = default;
+  /// GDS_group_create over the arrays (any gds::array<T>, by reference).
+  template <class... Arrays>
+  group(std::string_view name, Arrays &...arrays) {
+    const GDS_gds_t handles[] = {arrays.native_handle()...};
+    const std::string n(name);
+    detail::check(GDS_group_create(n.c_str(), static_cast<int>(sizeof...(Arrays)), handles, &handle_));
+  }
+  group(group &&o) noexcept : handle_(o.handle_) { o.handle_ = GDS_GROUP_NULL; }
+  group &operator=(group &&o) noexcept {
+    if (this != &o) {
+      release_quietly();
+      handle_ = o.handle_;
+      o.handle_ = GDS_GROUP_NULL;
+    }
+    return *this;
+  }
+  group(const group &) = delete;
+  group &operator=(const group &) = delete;
+  ~group() { release_quietly(); }
+
+  /// Frees the group now (collective), throwing on failure; the arrays stay.
+  void free() {
+    if (handle_ != GDS_GROUP_NULL) detail::check(GDS_group_free(&handle_));
+  }
+  [[nodiscard]] GDS_group_t native_handle() const noexcept { return handle_; }
+
+  /// A version of every member at once (GDS_group_version_inc).
+  void version_inc(std::string_view label = {}, index_t increment = 1) {
+    detail::check(GDS_group_version_inc(handle_, increment, label.data(), label.size()));
+  }
+  /// Every member back to a version they all retain (GDS_group_version_restore).
+  void restore(index_t version) { detail::check(GDS_group_version_restore(handle_, version)); }
+  [[nodiscard]] index_t version_number() const {
+    index_t v = 0;
+    detail::check(GDS_group_get_version_number(handle_, &v));
+    return v;
+  }
+  void move_to_newest() { detail::check(GDS_group_move_to_newest(handle_)); }
+  void move_to_prev() { detail::check(GDS_group_move_to_prev(handle_)); }
+  void move_to_next() { detail::check(GDS_group_move_to_next(handle_)); }
+  void version_dec(index_t dec) { detail::check(GDS_group_version_dec(handle_, dec)); }
+  [[nodiscard]] GDS_restart_info_t restart_info() const {
+    GDS_restart_info_t info{};
+    detail::check(GDS_group_get_restart_info(handle_, &info));
+    return info;
+  }
+
+ private:
+  void release_quietly() noexcept {
+    if (handle_ != GDS_GROUP_NULL) (void)GDS_group_free(&handle_);
+  }
+  GDS_group_t handle_ = GDS_GROUP_NULL;
+};
+
+/// What this job persisted (GDS_restart_query; collective over GDS_COMM_WORLD):
+/// `name` an array's or group's name, empty for any.
+struct persisted {
+  bool found = false;
+  int level = GDS_LEVEL_NONE;
+  index_t version = 0, current = 0;
+  std::string holds;  ///< what the newest version holds: its successor's label
+};
+[[nodiscard]] inline persisted restart_query(std::string_view name = {}) {
+  GDS_persisted_t st{};
+  const std::string n(name);
+  detail::check(GDS_restart_query(n.empty() ? nullptr : n.c_str(), &st));
+  persisted p;
+  p.found = st.found != 0;
+  p.level = st.level;
+  p.version = st.version;
+  p.current = st.current;
+  p.holds.assign(st.holds, std::min<std::size_t>(st.holds_size, GDS_PERSISTED_LABEL_MAX));
+  return p;
+}
+
+}  // namespace gds
