@@ -60,10 +60,17 @@ GDS_API GDS_status_t GDS_alloc(GDS_size_t ndims, const GDS_size_t count[],
  * answers everywhere. A process may pass a NULL buffer with count 0.
  *
  * The buffers must stay valid until GDS_free(). Access through GDS_put() and
- * friends goes through an MPI window over them; an application that writes
- * its buffer directly must synchronize as for GDS_access().
+ * friends goes through an MPI window over them. An application that stores
+ * into its buffer directly does it as a DIRECT access does: between
+ * GDS_access(GDS_ACCESS_BUFFER_DIRECT) and GDS_release() on the box it
+ * stores to (which makes the stores visible to GDS's window), and other
+ * processes read them after a GDS_fence() (or a synchronization of the
+ * application's own after the GDS_release()). GDS_version_inc() compares
+ * every block of a GDS_create() array with its last version, so stores made
+ * behind GDS's back are versioned too.
  *
- * Checks: the local counts must add up to at least the array's size; with
+ * Checks: the local counts must add up to at least the array's size (more
+ * is allowed: elements no global index maps to are never read); with
  * GDS_SANITY_CHECK set, every local offset is mapped to global and back and
  * must come back to the same process and offset.
  *

@@ -34,7 +34,7 @@ extern "C" {
  * \param[in,out] argc pointer to the argument count, or NULL
  * \param[in,out] argv pointer to the argument vector, or NULL
  * \param[in] requested_thread_support the thread level the program needs
- * \param[out] provided_thread_support the level GDS provides
+ * \param[out] provided_thread_support the level GDS provides (not NULL: GDS_STATUS_NULL_ARGUMENT)
  * \return GDS_STATUS_OK, GDS_STATUS_ALREADY_INITIALIZED, GDS_STATUS_INVALID
  *         (unknown thread level), GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_MPI_ERROR
  */

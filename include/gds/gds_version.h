@@ -205,8 +205,11 @@ GDS_API GDS_status_t GDS_descriptor_clone(GDS_gds_t in_gds, GDS_gds_t *clone_gds
  * Every process rolls its own part back from its own copy of the version,
  * copying only the blocks that differ from it (and scanning the block table,
  * 8 bytes per block). Outstanding operations are completed first. The
- * current version number and label do not change; the next GDS_version_inc
- * shares the restored blocks with the version instead of copying them.
+ * current version number does not change; the current label becomes the one
+ * that describes the restored content: the label of the version after
+ * \p version (the label given to the GDS_version_inc() that made it). The
+ * next GDS_version_inc shares the restored blocks with the version instead of
+ * copying them.
  *
  * Completion: on return every process's part holds the version. Collective;
  * all processes pass the same \p version.
