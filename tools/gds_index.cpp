@@ -98,7 +98,7 @@ std::vector<std::string> jobs(const std::string &dir, const std::string &job) {
 struct CacheVersion {
   std::uint64_t number = 0, nprocs = 0, bytes = 0;
   bool recorded = false;
-  std::string label, record;  // a record's path (for its time)
+  std::string label, holds, record;  // holds: its successor's label; a record's path (for its time)
   std::map<std::uint64_t, std::string> files;  // rank -> its own version file
   std::vector<std::string> all;                // every file of the version (data, copies, parity, records)
 };
@@ -136,6 +136,7 @@ std::map<std::uint64_t, CacheVersion> cache_versions(const std::string &job_dir,
           VersionFile f;
           if (read_file(path, &bytes) && parse_version(bytes, &f, false).empty()) {
             v.label = f.label;
+            v.holds = f.next_label;
             std::uint64_t held = 0;
             for (const std::uint32_t b : f.blocks) held += block_length(f.h.part_bytes, f.h.shift, b);
             v.bytes += held;
@@ -143,6 +144,31 @@ std::map<std::uint64_t, CacheVersion> cache_versions(const std::string &job_dir,
           }
         }
       }
+    }
+  }
+  // A version group's commit records (<group>@group/r<rank>/v<n>.done) commit its members' versions.
+  for (const std::string &node : list_dir(job_dir)) {
+    if (!is_node_dir(node)) continue;
+    for (const std::string &entry : list_dir(job_dir + "/" + node)) {
+      if (!group_of_dir(entry)) continue;
+      const std::string gdir = job_dir + "/" + node + "/" + entry;
+      for (const std::string &rdir : list_dir(gdir))
+        for (const std::string &name : list_dir(gdir + "/" + rdir)) {
+          const CacheName c = parse_cache_name(name);
+          if (c.kind != CacheName::record || c.tmp || out.count(c.number) == 0) continue;
+          const std::string path = gdir + "/" + rdir + "/" + name;
+          std::vector<std::byte> bytes;
+          GroupRecord g;
+          if (!read_file(path, &bytes) || !parse_group_record(bytes, &g).empty()) continue;
+          for (const auto &[member, r] : g.members)
+            if (member == array) {
+              CacheVersion &v = out[c.number];
+              v.recorded = true;
+              v.nprocs = r.nprocs;
+              v.record = path;
+              v.all.push_back(path);
+            }
+        }
     }
   }
   return out;
@@ -153,7 +179,7 @@ std::set<std::string> cache_arrays(const std::string &job_dir) {
   for (const std::string &node : list_dir(job_dir))
     if (is_node_dir(node) && is_dir(job_dir + "/" + node))
       for (const std::string &a : list_dir(job_dir + "/" + node))
-        if (is_dir(job_dir + "/" + node + "/" + a)) out.insert(a);
+        if (!group_of_dir(a) && is_dir(job_dir + "/" + node + "/" + a)) out.insert(a);
   return out;
 }
 
@@ -176,16 +202,19 @@ std::set<std::string> prefix_arrays(const std::string &job_dir) {
 }
 
 int list(const std::string &dir, const std::string &only, const std::string &job) {
-  std::printf("%-12s %-6s %-16s %8s %12s %-20s %-12s %s\n", "JOB", "LEVEL", "ARRAY", "VERSION", "BYTES", "TIME (UTC)",
-              "LABEL", "STATE");
+  // LABEL is the version's own (GVR's: given when the version before it was
+  // made); HOLDS describes its content (its successor's label).
+  std::printf("%-12s %-6s %-16s %8s %12s %-20s %-12s %-12s %s\n", "JOB", "LEVEL", "ARRAY", "VERSION", "BYTES",
+              "TIME (UTC)", "LABEL", "HOLDS", "STATE");
   for (const std::string &jd : jobs(dir, job)) {
     const std::string jname = job_of_dir(base_name(jd)).value_or(base_name(jd));
     for (const std::string &a : cache_arrays(jd)) {
       if (!only.empty() && a != only) continue;
       for (const auto &[n, v] : cache_versions(jd, a))
-        std::printf("%-12s %-6s %-16s %8llu %12llu %-20s %-12s %s\n", jname.c_str(), "cache", a.c_str(),
+        std::printf("%-12s %-6s %-16s %8llu %12llu %-20s %-12s %-12s %s\n", jname.c_str(), "cache", a.c_str(),
                     static_cast<unsigned long long>(n), static_cast<unsigned long long>(v.bytes),
-                    v.recorded ? mtime(v.record).c_str() : "-", quoted(v.label).c_str(), cache_state(v).c_str());
+                    v.recorded ? mtime(v.record).c_str() : "-", quoted(v.label).c_str(), quoted(v.holds).c_str(),
+                    cache_state(v).c_str());
     }
     for (const std::string &a : prefix_arrays(jd)) {
       if (!only.empty() && a != only) continue;
@@ -199,9 +228,10 @@ int list(const std::string &dir, const std::string &only, const std::string &job
         const std::string state = tmp ? "incomplete (being written, or cut short)"
                                       : why.empty() ? "complete (flushed by " + std::to_string(m.nprocs) + " processes)"
                                                     : "damaged: " + why;
-        std::printf("%-12s %-6s %-16s %8llu %12llu %-20s %-12s %s\n", jname.c_str(), "prefix", a.c_str(),
+        std::printf("%-12s %-6s %-16s %8llu %12llu %-20s %-12s %-12s %s\n", jname.c_str(), "prefix", a.c_str(),
                     static_cast<unsigned long long>(n), static_cast<unsigned long long>(m.data_bytes),
-                    m.time != 0 ? when(m.time).c_str() : "-", quoted(m.label).c_str(), state.c_str());
+                    m.time != 0 ? when(m.time).c_str() : "-", quoted(m.label).c_str(), quoted(m.next_label).c_str(),
+                    state.c_str());
       }
     }
   }
