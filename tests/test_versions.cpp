@@ -39,6 +39,7 @@ struct Model {
   std::vector<Index> dropped;
   Index number = 0;
   std::string label;
+  std::string newest_holds;  // the label given when the newest version was made (what it holds)
 };
 
 class VersionModel : public MpiTest, public ::testing::WithParamInterface<Params> {
@@ -96,6 +97,7 @@ class VersionModel : public MpiTest, public ::testing::WithParamInterface<Params
     m.labels[m.number] = m.label;
     m.number += increment;
     m.label = label;
+    m.newest_holds = label;
     while (max_versions > 0 && m.versions.size() > max_versions) {
       m.dropped.push_back(m.versions.begin()->first);
       m.labels.erase(m.versions.begin()->first);
@@ -245,6 +247,9 @@ TEST_P(VersionModel, RandomWritesAndVersionsMatchTheModel) {
       std::advance(it, rng() % m.versions.size());
       EXPECT_GDS_OK(GDS_version_restore(g, it->first));
       m.current = it->second;
+      // The current label describes the restored content: the next version's label.
+      const auto next = std::next(it);
+      m.label = next == m.versions.end() ? m.newest_holds : m.labels[next->first];
     }
     EXPECT_GDS_OK(GDS_fence(g));
     {

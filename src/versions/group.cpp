@@ -153,9 +153,22 @@ GDS_status_t reconcile(const char *func, Group &g) {
                 "the arrays are at different versions; a group's members start at the same version number");
   const std::deque<Version> &vs = state(*g.members.front()).store->versions();
   const auto common = std::find_if(vs.rbegin(), vs.rend(), [&](const Version &v) { return all_retain(g, v.number); });
-  if (common == vs.rend())
-    return fail(GDS_STATUS_UNRECOVERABLE, func,
-                "the members of group %s restarted at different versions and retain none in common", g.name.c_str());
+  if (common == vs.rend()) {
+    // A member with nothing persisted started afresh: so does the group (its
+    // newest complete version does not exist); numbers go on together.
+    const bool fresh = std::any_of(g.members.begin(), g.members.end(),
+                                   [](const Array *a) { return state(*a).store->versions().empty(); });
+    if (!fresh)
+      return fail(GDS_STATUS_UNRECOVERABLE, func,
+                  "the members of group %s restarted at different versions and retain none in common", g.name.c_str());
+    for (Array *a : g.members) state(*a).current = top;
+    g.info.restarted = -1;  // no restart after all (reset by the caller)
+    if (g.members.front()->rank == 0)
+      log(core::Level::warning, func,
+          "group %s: a member has no persisted version; the group starts afresh (at version %llu)", g.name.c_str(),
+          ull(top));
+    return GDS_STATUS_OK;
+  }
   const std::uint64_t target = common->number;
   for (Array *a : g.members) {
     ArrayState &s = state(*a);
@@ -214,7 +227,9 @@ GDS_API GDS_status_t GDS_group_create(const char *name, int count, const GDS_gds
   g->info.version = state(*members.front()).current;
   const std::uint64_t version_before = g->info.version;
   GDS_TRY(reconcile(__func__, *g));
-  const bool reconciled = g->info.version != version_before;
+  const bool afresh = g->info.restarted == -1;
+  g->info.restarted = 0;
+  const bool reconciled = !afresh && g->info.version != version_before;
   for (gds::versions::Level *l : levels())
     if (l->holds(*members.front())) GDS_TRY(l->open_group(__func__, g->name, members));
   // The restart info: the members', added up (their own stay as they were).
@@ -232,6 +247,7 @@ GDS_API GDS_status_t GDS_group_create(const char *name, int count, const GDS_gds
       g->info.rebuilt_files += mi.rebuilt_files;
       break;
     }
+  if (afresh) g->info = GDS_restart_info_t{};
   if (!g->info.restarted) g->info.version = 0;
   Group *raw = g.get();
   *group = to_handle<GDS_group_t>(g_groups.insert(std::move(g)));
