@@ -122,7 +122,7 @@ PROGRAM heat
     IF (s == at .AND. rank == victim .AND. inject == 'library') CALL GDS_INJECT_FAULT(GDS_FAULT_VERSION_PHASE, 4_8, st)
     IF (s == at .AND. rank == victim .AND. (inject == 'flip' .OR. inject == 'latent')) &
       u(1, 2) = TRANSFER(IEOR(TRANSFER(u(1, 2), 0_8), 2_8**62), 0D0)  ! bit 62 flips: the value exceeds 1
-    IF (st /= 0 .OR. (inject /= 'latent' .OR. s >= at + delay) .AND. .NOT. ALL(u(1:n, 1:n) >= 0 .AND. u(1:n, 1:n) <= 1)) THEN
+    IF (st /= 0 .OR. (inject /= 'latent' .OR. s >= at + delay) .AND. COUNT(.NOT. (u(1:n,1:n) >= 0 .AND. u(1:n,1:n) <= 1)) > 0) THEN
       tr = MPI_WTIME(); CALL GDS_DESCRIPTOR_CLONE(g, old, st)  ! rebuild this process's columns, alone and one-sided
       IF (.NOT. ALLOCATED(w)) ALLOCATE(w(0:n + 1, 0:nc + 1), w2(0:n + 1, 0:nc + 1))
       DO                                       ! back to the newest version that can be read and is sound in the cone
