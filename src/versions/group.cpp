@@ -94,6 +94,19 @@ GDS_status_t common_number(const char *func, const Group &g, const std::vector<C
   return GDS_STATUS_OK;
 }
 
+// The navigation calls' start: the group, its handles' cursors and the version they share.
+struct Handles {
+  Group *g = nullptr;
+  std::vector<Cursor *> cs;
+  std::uint64_t n = 0;
+  bool current = false;
+};
+GDS_status_t handles_of(const char *func, GDS_group_t group, Handles *h) {
+  GDS_TRY(find_group(func, group, &h->g));
+  GDS_TRY(cursors_of(func, *h->g, &h->cs));
+  return common_number(func, *h->g, h->cs, &h->n, &h->current);
+}
+
 void point_at(const std::vector<Cursor *> &cs, std::uint64_t n) {
   for (Cursor *c : cs) {
     c->at_current = false;
@@ -332,57 +345,42 @@ GDS_API GDS_status_t GDS_group_move_to_newest(GDS_group_t group) try {
 
 GDS_API GDS_status_t GDS_group_move_to_prev(GDS_group_t group) try {
   GDS_ENTER();
-  Group *g = nullptr;
-  GDS_TRY(find_group(__func__, group, &g));
-  std::vector<Cursor *> cs;
-  GDS_TRY(cursors_of(__func__, *g, &cs));
-  std::uint64_t n = 0;
-  bool current = false;
-  GDS_TRY(common_number(__func__, *g, cs, &n, &current));
-  const std::deque<Version> &vs = state(*g->members.front()).store->versions();
+  Handles h;
+  GDS_TRY(handles_of(__func__, group, &h));
+  const std::deque<Version> &vs = state(*h.g->members.front()).store->versions();
   for (auto v = vs.rbegin(); v != vs.rend(); ++v)
-    if (v->number < n && all_retain(*g, v->number)) {
-      point_at(cs, v->number);
+    if (v->number < h.n && all_retain(*h.g, v->number)) {
+      point_at(h.cs, v->number);
       return GDS_STATUS_OK;
     }
   return fail(GDS_STATUS_NO_VERSION, __func__, "no version older than %llu is retained by every member of group %s",
-              ull(n), g->name.c_str());
+              ull(h.n), h.g->name.c_str());
 } GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_group_move_to_next(GDS_group_t group) try {
   GDS_ENTER();
-  Group *g = nullptr;
-  GDS_TRY(find_group(__func__, group, &g));
-  std::vector<Cursor *> cs;
-  GDS_TRY(cursors_of(__func__, *g, &cs));
-  std::uint64_t n = 0;
-  bool current = false;
-  GDS_TRY(common_number(__func__, *g, cs, &n, &current));
-  GDS_REQUIRE(!current, GDS_STATUS_NO_VERSION, "the handles of group %s are at the current version already",
-              g->name.c_str());
-  for (const Version &v : state(*g->members.front()).store->versions())
-    if (v.number > n && all_retain(*g, v.number)) {
-      point_at(cs, v.number);
+  Handles h;
+  GDS_TRY(handles_of(__func__, group, &h));
+  GDS_REQUIRE(!h.current, GDS_STATUS_NO_VERSION, "the handles of group %s are at the current version already",
+              h.g->name.c_str());
+  for (const Version &v : state(*h.g->members.front()).store->versions())
+    if (v.number > h.n && all_retain(*h.g, v.number)) {
+      point_at(h.cs, v.number);
       return GDS_STATUS_OK;
     }
-  for (Cursor *c : cs) c->at_current = true;
+  for (Cursor *c : h.cs) c->at_current = true;
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_group_version_dec(GDS_group_t group, GDS_size_t dec) try {
   GDS_ENTER();
-  Group *g = nullptr;
-  GDS_TRY(find_group(__func__, group, &g));
-  std::vector<Cursor *> cs;
-  GDS_TRY(cursors_of(__func__, *g, &cs));
-  std::uint64_t n = 0;
-  bool current = false;
-  GDS_TRY(common_number(__func__, *g, cs, &n, &current));
+  Handles h;
+  GDS_TRY(handles_of(__func__, group, &h));
   if (dec == 0) return GDS_STATUS_OK;
-  GDS_REQUIRE(dec <= n, GDS_STATUS_NO_VERSION, "dec=%llu goes below version 0 (the handles are at %llu)", ull(dec),
-              ull(n));
-  GDS_TRY(reachable(__func__, *g, n - dec));
-  point_at(cs, n - dec);
+  GDS_REQUIRE(dec <= h.n, GDS_STATUS_NO_VERSION, "dec=%llu goes below version 0 (the handles are at %llu)", ull(dec),
+              ull(h.n));
+  GDS_TRY(reachable(__func__, *h.g, h.n - dec));
+  point_at(h.cs, h.n - dec);
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 
