@@ -246,6 +246,12 @@ MODULE GDS_C_INTERFACES
       TYPE(C_PTR) :: label
       INTEGER(C_SIZE_T) :: label_size
     END FUNCTION
+    INTEGER(C_INT) FUNCTION c_get_version_holds(gds, label, label_size) BIND(C, NAME="GDS_get_version_holds")
+      IMPORT :: C_INT, C_SIZE_T, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+      TYPE(C_PTR) :: label
+      INTEGER(C_SIZE_T) :: label_size
+    END FUNCTION
     INTEGER(C_INT) FUNCTION c_move_to_newest(gds) BIND(C, NAME="GDS_move_to_newest")
       IMPORT :: C_INT, C_PTR
       TYPE(C_PTR), VALUE :: gds
@@ -507,7 +513,8 @@ MODULE GDS
     c_get_comm, c_put, c_get, c_acc, c_get_acc, c_cas, c_wait, c_wait_local, c_fence, c_access, &
     c_get_access_buffer_type, c_get_access_buffer_ld, c_release, c_distribution, c_locate, &
     c_status_string, c_last_error_message, c_strlen, c_version_inc, c_get_version_number, &
-    c_get_version_label, c_move_to_newest, c_move_to_next, c_move_to_prev, c_version_dec, c_descriptor_clone, &
+    c_get_version_label, c_get_version_holds, c_to_string, c_move_to_newest, c_move_to_next, c_move_to_prev, &
+    c_version_dec, c_descriptor_clone, &
     c_version_restore, c_version_verify, c_get_restart_info, c_flush_wait, c_define_error_attr_key, &
     c_create_error_descriptor, &
     c_free_error_descriptor, &
@@ -744,6 +751,43 @@ CONTAINS
     label_size = INT(n, 8)
     CALL C_F_POINTER(p, label, [MAX(n, 1_C_SIZE_T)])
     label => label(1:n)
+  END SUBROUTINE
+
+  ! The label of the version the handle points at, as a Fortran string (blank-padded, cut to LEN(label)).
+  SUBROUTINE GDS_GET_VERSION_LABEL_STRING(gds, label, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    CHARACTER(*), INTENT(OUT) :: label
+    INTEGER, INTENT(OUT) :: status
+    TYPE(C_PTR) :: p
+    INTEGER(C_SIZE_T) :: n
+    label = ""
+    status = c_get_version_label(gds, p, n)
+    IF (status == GDS_STATUS_OK) CALL c_to_string(p, n, label)
+  END SUBROUTINE
+
+  ! What the version the handle points at holds (its successor's label), as a Fortran string.
+  SUBROUTINE GDS_GET_VERSION_HOLDS(gds, label, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    CHARACTER(*), INTENT(OUT) :: label
+    INTEGER, INTENT(OUT) :: status
+    TYPE(C_PTR) :: p
+    INTEGER(C_SIZE_T) :: n
+    label = ""
+    status = c_get_version_holds(gds, p, n)
+    IF (status == GDS_STATUS_OK) CALL c_to_string(p, n, label)
+  END SUBROUTINE
+
+  SUBROUTINE c_to_string(p, n, text)
+    TYPE(C_PTR), INTENT(IN) :: p
+    INTEGER(C_SIZE_T), INTENT(IN) :: n
+    CHARACTER(*), INTENT(INOUT) :: text
+    CHARACTER(KIND=C_CHAR), POINTER :: chars(:)
+    INTEGER :: i
+    IF (n == 0) RETURN
+    CALL C_F_POINTER(p, chars, [n])
+    DO i = 1, INT(MIN(n, INT(LEN(text), C_SIZE_T)))
+      text(i:i) = chars(i)
+    END DO
   END SUBROUTINE
 
   SUBROUTINE GDS_MOVE_TO_NEWEST(gds, status)

@@ -601,13 +601,28 @@ TEST_F(Versions, LabelsGoWithTheNewCurrentVersion) {
   EXPECT_GDS_OK(GDS_descriptor_clone(g, &c));
   EXPECT_GDS_OK(GDS_get_version_label(c, &label, &size));
   EXPECT_EQ(std::string(label, size), "third");
+  // The current version holds what is being written: no holds label yet.
+  EXPECT_EQ(GDS_get_version_holds(c, &label, &size), GDS_STATUS_NO_VERSION);
   EXPECT_GDS_OK(GDS_move_to_prev(c));  // version 1
   EXPECT_GDS_OK(GDS_get_version_label(c, &label, &size));
   EXPECT_EQ(std::string(label, size), std::string(binary, 3));
+  EXPECT_GDS_OK(GDS_get_version_holds(c, &label, &size));  // frozen by the inc labelled "third"
+  EXPECT_EQ(std::string(label, size), "third");
   EXPECT_GDS_OK(GDS_move_to_prev(c));  // version 0
   EXPECT_GDS_OK(GDS_get_version_label(c, &label, &size));
   EXPECT_EQ(size, 0u);
+  EXPECT_GDS_OK(GDS_get_version_holds(c, &label, &size));
+  EXPECT_EQ(std::string(label, size), std::string(binary, 3));
+  // A restore changes the current label, not what the retained versions hold.
+  EXPECT_GDS_OK(GDS_version_restore(g, 0));
+  EXPECT_GDS_OK(GDS_get_version_label(g, &label, &size));
+  EXPECT_EQ(std::string(label, size), std::string(binary, 3));
+  EXPECT_GDS_OK(GDS_move_to_next(c));  // version 1
+  EXPECT_GDS_OK(GDS_get_version_holds(c, &label, &size));
+  EXPECT_EQ(std::string(label, size), "third");
   EXPECT_EQ(GDS_get_version_label(c, nullptr, &size), GDS_STATUS_NULL_ARGUMENT);
+  EXPECT_EQ(GDS_get_version_holds(c, &label, nullptr), GDS_STATUS_NULL_ARGUMENT);
+  EXPECT_EQ(GDS_get_version_holds(GDS_NULL, &label, &size), GDS_STATUS_NULL_HANDLE);
   EXPECT_EQ(GDS_get_version_number(c, nullptr), GDS_STATUS_NULL_ARGUMENT);
   EXPECT_GDS_OK(GDS_free(&c));
   EXPECT_GDS_OK(GDS_free(&g));

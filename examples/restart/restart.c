@@ -15,20 +15,20 @@ enum { N = 4096 };        /* elements per process */
 static double x[N], v[N]; /* the state: this process's positions and velocities */
 static int rank, nprocs;
 /* GDS_create's mapping: global element i is element i % N of process i / N, and back. */
-static GDS_status_t to_local(const GDS_size_t i[], int *r, GDS_size_t *o) { *r = i[0] / N, *o = i[0] % N; return GDS_STATUS_OK; }
+static GDS_status_t to_local(const GDS_size_t i[], int *r, GDS_size_t *o) {
+  *r = i[0] / N, *o = i[0] % N;
+  return GDS_STATUS_OK;
+}
 static GDS_status_t to_global(GDS_size_t o, GDS_size_t i[]) { i[0] = (GDS_size_t)rank * N + o; return GDS_STATUS_OK; }
 
 int main(int argc, char **argv) {
   GDS_thread_support_t provided;
   CHECK(GDS_init(&argc, &argv, GDS_THREAD_SINGLE, &provided));
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank), MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   /* 1. Before making any array: has this job persisted state of the group "oscillators"? */
   GDS_persisted_t saved;
   CHECK(GDS_restart_query("oscillators", &saved));
   if (!saved.found) for (int i = 0; i < N; i++) x[i] = 1.0 + rank, v[i] = 0.0; /* a fresh start */
-
   /* 2. x and v become GDS arrays over the program's own buffers, versioned together as a group.
    *    On a restart, GDS_create fills the buffers with the newest persisted version. */
   const GDS_size_t count = (GDS_size_t)N * nprocs;
@@ -38,14 +38,14 @@ int main(int argc, char **argv) {
                                                GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &arrays[a]));
   GDS_group_t group;
   CHECK(GDS_group_create("oscillators", 2, arrays, &group));
-
-  /* 3. The current version's label says what the restored content is: "step=<s>". */
-  char label[32], *held;
-  size_t size;
+  /* 3. What the restart took (an older version if the newest was unreadable); its label is "step=<s>". */
+  GDS_restart_info_t took;
+  CHECK(GDS_group_get_restart_info(group, &took));
+  if (saved.found && !took.restarted) { fprintf(stderr, "persisted state unreadable\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
+  char label[32], *held;  size_t size;
   CHECK(GDS_get_version_label(arrays[0], &held, &size));
-  int step = saved.found ? atoi(held + 5) : 0;
-  if (rank == 0 && saved.found) printf("resuming at step %d (version %llu)\n", step, (unsigned long long)saved.version);
-
+  int step = took.restarted ? atoi(held + 5) : 0;
+  if (rank == 0 && took.restarted) printf("resuming at step %d (version %llu)\n", step, (unsigned long long)took.version);
   /* 4. Compute; every 10 steps make a version of x and v at once, labelled with the step. */
   for (; step < 100; step++) {
     if (step % 10 == 0) CHECK(GDS_group_version_inc(group, 1, label, snprintf(label, sizeof label, "step=%d", step)));

@@ -26,13 +26,11 @@ END MODULE
 PROGRAM restart
   USE restart_state
   IMPLICIT NONE
-  TYPE(C_PTR) :: arrays(2), group
-  TYPE(GDS_PERSISTED_T) :: saved
+  TYPE(C_PTR) :: arrays(2), group; TYPE(GDS_PERSISTED_T) :: saved; TYPE(GDS_RESTART_INFO_T) :: took
   CHARACTER(32) :: label = '-1'
   INTEGER :: provided, status, step = 0, crash
   CALL GDS_INIT(GDS_THREAD_SINGLE, provided, status)
-  CALL MPI_COMM_RANK(MPI_COMM_WORLD, rank, status)
-  CALL MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, status)
+  CALL MPI_COMM_RANK(MPI_COMM_WORLD, rank, status); CALL MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, status)
   IF (COMMAND_ARGUMENT_COUNT() > 0) CALL GET_COMMAND_ARGUMENT(1, label)  ! the step to crash at, if any
   READ (label, *) crash
   CALL GDS_RESTART_QUERY('oscillators', saved, status)  ! 1. before any array: persisted state of this group?
@@ -43,9 +41,11 @@ PROGRAM restart
   CALL GDS_CREATE(1_8, [INT(N, 8) * nprocs], GDS_DATA_DOUBLE_PRECISION, C_FUNLOC(to_local), C_FUNLOC(to_global), &
                   C_LOC(v), INT(N, 8), GDS_PRIORITY_HIGH, MPI_COMM_WORLD, MPI_INFO_NULL, arrays(2), status)
   CALL GDS_GROUP_CREATE('oscillators', 2, arrays, group, status)
-  IF (saved%found == 1) CALL GDS_PERSISTED_HOLDS(saved, label)  ! 3. the restored version's label: "step=<s>"
-  IF (saved%found == 1) READ (label(6:), *) step
-  IF (saved%found == 1 .AND. rank == 0) PRINT '(A, I0, A, I0, A)', 'resuming at step ', step, ' (version ', saved%version, ')'
+  CALL GDS_GROUP_GET_RESTART_INFO(group, took, status)  ! 3. what the restart took (older if the newest was unreadable)
+  IF (saved%found == 1 .AND. took%restarted == 0) ERROR STOP 'persisted state unreadable'
+  CALL GDS_GET_VERSION_LABEL_STRING(arrays(1), label, status)  ! its label: "step=<s>"
+  IF (took%restarted == 1) READ (label(6:), *) step
+  IF (took%restarted == 1 .AND. rank == 0) PRINT '(A, I0, A, I0, A)', 'resuming at step ', step, ' (version ', took%version, ')'
   DO step = step, 99                       ! 4. compute; every 10 steps a version of x and v at once
     WRITE (label, '(A, I0)') 'step=', step
     IF (MOD(step, 10) == 0) CALL GDS_GROUP_VERSION_INC(group, 1_8, label, LEN_TRIM(label, 8), status)

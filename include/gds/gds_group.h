@@ -185,7 +185,8 @@ GDS_API GDS_status_t GDS_group_get_restart_info(GDS_group_t group, GDS_restart_i
 typedef struct GDS_persisted {
   int found;              /**< 1 if this job has persisted state (for the name asked about, if any) */
   int level;              /**< GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX: where the newest version is; GDS_LEVEL_NONE */
-  GDS_size_t version;     /**< the newest version persisted: the content a restart brings back */
+  GDS_size_t version;     /**< the newest version recorded: what a restart brings back unless it cannot be read,
+                               when the restart falls back to an older one (see GDS_group_get_restart_info()) */
   GDS_size_t current;     /**< the current version number after the restart (the version's successor) */
   char holds[GDS_PERSISTED_LABEL_MAX + 1]; /**< what the version holds: its successor's label (the label
                                                 given to the GDS_version_inc() that made it), NUL-terminated */
@@ -206,7 +207,12 @@ typedef struct GDS_persisted {
  * It reports the newest version recorded; the restart itself checks and
  * rebuilds the files and may fall back to an older version (the members of
  * a group come back together); GDS_get_restart_info() and
- * GDS_group_get_restart_info() then say what was taken. An array created
+ * GDS_group_get_restart_info() then say what was taken: take the step to
+ * resume from there (and from the current label, GDS_get_version_label()),
+ * not from \p state's holds, which names the newest recorded version only.
+ * Use found to skip the initialisation; if found was 1 and the restart info
+ * says nothing was restarted (no recorded version could be read), the
+ * arrays started afresh and must be initialised then. An array created
  * with info keys that change its cache base, prefix or restart is not seen
  * as it will be.
  *

@@ -154,6 +154,26 @@ GDS_API GDS_status_t GDS_get_version_number(GDS_gds_t gds, GDS_size_t *version_n
 GDS_API GDS_status_t GDS_get_version_label(GDS_gds_t gds, char **label, size_t *label_size);
 
 /**
+ * \brief What the version the handle points at holds: its successor's label (GDS extension). Local.
+ *
+ * A label belongs to the version an array advances to (GVR's definition),
+ * so the label that describes the content of version n, frozen by a
+ * GDS_version_inc(label), is the label of the version after it. This call
+ * returns that one: for a handle moved back to the version made at "iter=80",
+ * "iter=80" (where GDS_get_version_label() gives the label of the version
+ * before). The current version holds what the program is writing and has no
+ * such label yet; after a GDS_version_restore() or a restart its own label
+ * (GDS_get_version_label()) describes the restored content.
+ *
+ * \param[in] gds the handle, at a version older than the current one
+ * \param[out] label GDS's own NUL-terminated copy, valid while the successor is retained or current
+ * \param[out] label_size its length in bytes
+ * \return GDS_STATUS_OK, GDS_STATUS_NO_VERSION (the handle is at the current version),
+ *         GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_VERSION_DROPPED, handle statuses
+ */
+GDS_API GDS_status_t GDS_get_version_holds(GDS_gds_t gds, char **label, size_t *label_size);
+
+/**
  * \brief Points the handle at the current version. Local.
  * \param[in] gds the handle
  * \return GDS_STATUS_OK, handle statuses

@@ -47,6 +47,23 @@ GDS_API GDS_status_t GDS_get_version_label(GDS_gds_t gds, char **label, size_t *
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 
+GDS_API GDS_status_t GDS_get_version_holds(GDS_gds_t gds, char **label, size_t *label_size) try {
+  GDS_ENTER();
+  Cursor *c = nullptr;
+  GDS_TRY(resolve(__func__, gds, &c));
+  GDS_REQUIRE(label != nullptr, GDS_STATUS_NULL_ARGUMENT, "label is NULL");
+  GDS_REQUIRE(label_size != nullptr, GDS_STATUS_NULL_ARGUMENT, "label_size is NULL");
+  GDS_REQUIRE(!c->at_current, GDS_STATUS_NO_VERSION,
+              "gds is at the current version (%llu): it holds what is being written (its own label describes "
+              "where that started)", ull(state(*c->array).current));
+  GDS_REQUIRE(state(*c->array).store->find(c->version) != nullptr, GDS_STATUS_VERSION_DROPPED,
+              "version %llu was dropped by retention", ull(c->version));
+  const std::string &text = gds::versions::content_label(*c->array, c->version);
+  *label = const_cast<char *>(text.c_str());
+  *label_size = text.size();
+  return GDS_STATUS_OK;
+} GDS_API_CATCH
+
 GDS_API GDS_status_t GDS_move_to_newest(GDS_gds_t gds) try {
   GDS_ENTER();
   Cursor *c = nullptr;

@@ -210,6 +210,12 @@ PROGRAM TEST_FORTRAN
   CALL GDS_VERSION_DEC(h, 2_8, stat)
   CALL GDS_GET(C_LOC(get_buf), [0_8], [1_8], [1_8], h, stat)
   CALL CHECK(stat == GDS_STATUS_OK .AND. get_buf == 10, "old version read")
+  CALL GDS_GET_VERSION_HOLDS(h, text, stat)  ! version 0 was frozen by the inc labelled "v"
+  CALL CHECK(stat == GDS_STATUS_OK .AND. text == "v", "GDS_GET_VERSION_HOLDS")
+  CALL GDS_GET_VERSION_HOLDS(g, text, stat)
+  CALL CHECK(stat == GDS_STATUS_NO_VERSION .AND. text == "", "GDS_GET_VERSION_HOLDS of the current version")
+  CALL GDS_GET_VERSION_LABEL_STRING(g, text, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. text == "v", "GDS_GET_VERSION_LABEL_STRING")
   CALL GDS_MOVE_TO_PREV(h, stat)
   CALL CHECK(stat == GDS_STATUS_NO_VERSION, "no version before 0")
   CALL GDS_GET_VERSION_LABEL(g, label, n, stat)

@@ -256,6 +256,13 @@ class array {
     detail::check(GDS_get_version_label(handle_, &text, &size));
     return std::string(text, size);
   }
+  /// What the version this handle points at holds: its successor's label (GDS_get_version_holds()).
+  [[nodiscard]] std::string version_holds() const {
+    char *text = nullptr;
+    size_t size = 0;
+    detail::check(GDS_get_version_holds(handle_, &text, &size));
+    return std::string(text, size);
+  }
   void move_to_newest() { detail::check(GDS_move_to_newest(handle_)); }
   void move_to_next() { detail::check(GDS_move_to_next(handle_)); }
   void move_to_prev() { detail::check(GDS_move_to_prev(handle_)); }
