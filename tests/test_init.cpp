@@ -20,9 +20,12 @@
 #include <string>
 #include <thread>
 
+#include "support/capture.hpp"
 #include "support/gds_test.hpp"
 
 namespace {
+
+using gds::test::CaptureStderr;
 
 int g_mpi_level = -1;  // the level main() initialized MPI with; -1: not at all
 
@@ -36,38 +39,6 @@ int mpi_level(GDS_thread_support_t l) {
   return MPI_THREAD_SINGLE;
 }
 
-// Redirects this process's stderr to a file while alive; text() stops and returns it.
-class CaptureStderr {
- public:
-  CaptureStderr() {
-    std::fflush(stderr);
-    saved_ = dup(2);
-    char path[] = "/tmp/gds-stderr-XXXXXX";
-    fd_ = mkstemp(path);
-    path_ = path;
-    dup2(fd_, 2);
-  }
-  ~CaptureStderr() { text(); }
-  std::string text() {
-    if (fd_ >= 0) {
-      std::fflush(stderr);
-      dup2(saved_, 2);
-      close(saved_);
-      close(fd_);
-      fd_ = -1;
-      std::ifstream in(path_);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      text_ = ss.str();
-      unlink(path_.c_str());
-    }
-    return text_;
-  }
-
- private:
-  int saved_ = -1, fd_ = -1;
-  std::string path_, text_;
-};
 
 int count_of(const std::string &text, const std::string &what) {
   int n = 0;

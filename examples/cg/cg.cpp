@@ -14,22 +14,24 @@
 // beyond the grid's ends), so the stencil reads neighbours across the slab boundary directly.
 //
 // The resilient form makes x, r and p GDS arrays over those vectors' rows (GDS_create) in one version
-// group "cg", versioned every k iterations with the label "iter=<i>". Every iteration it checks that
-// r is still b - A x; a mismatch is a silent error: it restores the newest version that passes the
+// group "cg", versioned every k iterations (--every k) with the label "iter=<i>". Every c iterations
+// (--check c, default k) and before every version it checks that r is still b - A x, so no version holds
+// state that was not checked; a mismatch is a silent error: it restores the newest version that passes the
 // check (walking back through older ones) and goes on from the iteration that version's label names.
 // A failed GDS_group_version_inc is handled the same way. Started again with the same GDS_JOB_ID after
 // a crash, it finds the persisted group with GDS_restart_query and resumes from its label.
 //
 //   mpiexec -n 4 ./cg --n 32 --steps 50
-//   mpiexec -n 4 ./cg_resilient --n 32 --steps 50 [--every 5] [--inject none|flip|latent|library|kill]
+//   mpiexec -n 4 ./cg_resilient --n 32 --steps 50 [--every 5] [--check 5] [--inject none|flip|latent|library|kill]
 //                               [--at <iteration, default steps/2>] [--delay 5] [--rank <r, default the last>]
 //
 // flip: rank r flips the sign bit of one element of x at iteration `at` (its own buffer), found by the
-// check at once; latent: the same, but the check is blind for `delay` iterations, so versions made
+// next check; latent: the same, but the checks are blind for `delay` iterations, so versions made
 // meanwhile hold the error and recovery walks back past them; library: GDS_inject_fault makes rank r's
-// next GDS_group_version_inc fail (GDS_FAULT_VERSION_PHASE); kill: rank r raises SIGKILL. The check costs
-// one more halo exchange, product with A and dot product per iteration. The resilient form stops with exit
-// status 3 when a GDS call fails, 4 when no retained version passes the check.
+// next GDS_group_version_inc fail (GDS_FAULT_VERSION_PHASE); kill: rank r raises SIGKILL. A check costs
+// one more halo exchange, product with A and dot product (--check 1: 80% more time). The resilient form
+// stops on an uncaught gds::error when GDS cannot start or make its arrays, with exit status 4 when no
+// retained version passes the check.
 //
 // Output (rank 0): ROWS, RESIDUAL (CG's own), RELATIVE_RESIDUAL, STEPS, TIME (seconds of the iterations),
 // last ANSWER ||b - A x|| as %.17g; the resilient form adds RESTARTED from=<version> and

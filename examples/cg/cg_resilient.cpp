@@ -14,28 +14,30 @@
 // beyond the grid's ends), so the stencil reads neighbours across the slab boundary directly.
 //
 // The resilient form makes x, r and p GDS arrays over those vectors' rows (GDS_create) in one version
-// group "cg", versioned every k iterations with the label "iter=<i>". Every iteration it checks that
-// r is still b - A x; a mismatch is a silent error: it restores the newest version that passes the
+// group "cg", versioned every k iterations (--every k) with the label "iter=<i>". Every c iterations
+// (--check c, default k) and before every version it checks that r is still b - A x, so no version holds
+// state that was not checked; a mismatch is a silent error: it restores the newest version that passes the
 // check (walking back through older ones) and goes on from the iteration that version's label names.
 // A failed GDS_group_version_inc is handled the same way. Started again with the same GDS_JOB_ID after
 // a crash, it finds the persisted group with GDS_restart_query and resumes from its label.
 //
 //   mpiexec -n 4 ./cg --n 32 --steps 50
-//   mpiexec -n 4 ./cg_resilient --n 32 --steps 50 [--every 5] [--inject none|flip|latent|library|kill]
+//   mpiexec -n 4 ./cg_resilient --n 32 --steps 50 [--every 5] [--check 5] [--inject none|flip|latent|library|kill]
 //                               [--at <iteration, default steps/2>] [--delay 5] [--rank <r, default the last>]
 //
 // flip: rank r flips the sign bit of one element of x at iteration `at` (its own buffer), found by the
-// check at once; latent: the same, but the check is blind for `delay` iterations, so versions made
+// next check; latent: the same, but the checks are blind for `delay` iterations, so versions made
 // meanwhile hold the error and recovery walks back past them; library: GDS_inject_fault makes rank r's
-// next GDS_group_version_inc fail (GDS_FAULT_VERSION_PHASE); kill: rank r raises SIGKILL. The check costs
-// one more halo exchange, product with A and dot product per iteration. The resilient form stops with exit
-// status 3 when a GDS call fails, 4 when no retained version passes the check.
+// next GDS_group_version_inc fail (GDS_FAULT_VERSION_PHASE); kill: rank r raises SIGKILL. A check costs
+// one more halo exchange, product with A and dot product (--check 1: 80% more time). The resilient form
+// stops on an uncaught gds::error when GDS cannot start or make its arrays, with exit status 4 when no
+// retained version passes the check.
 //
 // Output (rank 0): ROWS, RESIDUAL (CG's own), RELATIVE_RESIDUAL, STEPS, TIME (seconds of the iterations),
 // last ANSWER ||b - A x|| as %.17g; the resilient form adds RESTARTED from=<version> and
 // RECOVERED <kind> step=<s> from=<version> with RECOVERY_TIME <seconds>.
-#include <gds.h>
 #include <mpi.h>
+#include <gds.hpp>
 
 #include <cmath>
 #include <csignal>
@@ -46,9 +48,6 @@
 #include <vector>
 
 namespace {
-void G(GDS_status_t status) { if (status != GDS_STATUS_OK) std::fprintf(stderr, "%s\n", GDS_last_error_message()), MPI_Abort(MPI_COMM_WORLD, 3); }
-GDS_status_t to_local(const GDS_size_t i[], int *q, GDS_size_t *j) { *q = int(i[0]), *j = i[1]; return GDS_STATUS_OK; }  // GDS_create's
-GDS_status_t to_global(GDS_size_t j, GDS_size_t i[]) { int q; MPI_Comm_rank(MPI_COMM_WORLD, &q); i[0] = q, i[1] = j; return GDS_STATUS_OK; }
 
 // This process's slab: n^3 rows, planes of n*n rows, stacked along z over the processes.
 struct Slab {
@@ -105,8 +104,7 @@ void true_residual(const Slab &s, std::vector<double> &x, const std::vector<doub
 }  // namespace
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  GDS_thread_support_t provided; G(GDS_init(&argc, &argv, GDS_THREAD_SINGLE, &provided));
+  gds::runtime runtime(&argc, &argv);  // GDS_init (it starts MPI); GDS_finalize when main returns
   int rank, nprocs;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
@@ -114,7 +112,8 @@ int main(int argc, char **argv) {
   for (int a = 1; a + 1 < argc; a += 2) options[argv[a]] = argv[a + 1];
   auto option = [&](const char *name, int otherwise) { return options.count(name) ? std::atoi(options[name].c_str()) : otherwise; };
   const int n = option("--n", 32), steps = option("--steps", 50);
-  int every = option("--every", 5), at = option("--at", steps / 2), delay = option("--delay", 5), victim = option("--rank", nprocs - 1), struck = 0;
+  const int every = option("--every", 5), check = option("--check", every), at = option("--at", steps / 2);
+  const int delay = option("--delay", 5), victim = option("--rank", nprocs - 1);
   const std::string inject = options.count("--inject") ? options["--inject"] : "none";
   if (n < 2 || steps < 0) {
     if (rank == 0) std::fprintf(stderr, "usage: cg --n <edge per process, >= 2> --steps <iterations>\n");
@@ -129,29 +128,47 @@ int main(int argc, char **argv) {
   matvec(s, ones, b);  // b = A * 1
   const double norm_b = std::sqrt(dot(s, b, b));
 
-  GDS_persisted_t persisted; G(GDS_restart_query("cg", &persisted));  // restarting? then x, r, p come back in GDS_create
-  if (!persisted.found) for (std::size_t i = lo; i < hi; ++i) x[i] = 0.0, r[i] = b[i], p[i] = r[i];  // x = 0, r = b - A x, p = r
-  GDS_gds_t arrays[3], *array = arrays; GDS_group_t group; GDS_size_t count[] = {GDS_size_t(nprocs), s.rows()}; char label[32];
-  for (auto *v : {&x, &r, &p})  // x, r, p as GDS arrays of nprocs x rows: (q, j) is row j of process q
-    G(GDS_create(2, count, GDS_DATA_DBL, to_local, to_global, v->data() + lo, s.rows(), GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, array++));
-  G(GDS_group_create("cg", 3, arrays, &group));
+  const gds::persisted persisted = gds::restart_query("cg");  // restarting? then x, r, p come back in create()
+  if (!persisted.found) for (std::size_t i = lo; i < hi; ++i) x[i] = 0.0, r[i] = b[i], p[i] = r[i];
+  std::vector<gds::array<double>> xrp;  // x, r, p as nprocs x rows GDS arrays: (q, j) is row j of process q
+  for (auto *v : {&x, &r, &p})
+    xrp.push_back(gds::array<double>::create({GDS_size_t(nprocs), s.rows()}, std::span(v->data() + lo, s.rows()),
+                                             [](auto i) { return gds::location{int(i[0]), i[1]}; },
+                                             [rank](auto j, auto i) { i[0] = rank, i[1] = j; }));
+  gds::group group("cg", xrp[0], xrp[1], xrp[2]);
   if (rank == 0 && persisted.found) std::printf("RESTARTED from=%llu\n", (unsigned long long)persisted.version);
-  auto label_iteration = [&] { char *held; size_t size; G(GDS_get_version_label(arrays[0], &held, &size)); return std::atoi(held + 5); };
-  auto corrupt = [&] { true_residual(s, x, b, Ap); for (auto i = lo; i < hi; ++i) Ap[i] -= r[i]; return !(std::sqrt(dot(s, Ap, Ap)) <= 1e-10 * norm_b); };
+  const auto label_iteration = [&] { return std::atoi(xrp[0].version_label().c_str() + 5); };  // "iter=<i>"
+  const auto corrupt = [&] {  // is r not b - A x?
+    true_residual(s, x, b, Ap);
+    for (std::size_t i = lo; i < hi; ++i) Ap[i] -= r[i];
+    return !(std::sqrt(dot(s, Ap, Ap)) <= 1e-10 * norm_b);
+  };
+  int struck = 0;
   double rho = dot(s, r, r);
 
   const double start_time = MPI_Wtime();
-  for (int it = persisted.found ? label_iteration() : 0; it < steps; ++it) {  // a restart goes on from the label "iter=<i>"
-    if (it == at && inject != "none" && !struck++ && rank == victim) {  // the fault strikes (once); flip, latent: x's sign bit
-      if (inject == "kill") raise(SIGKILL); else if (inject == "library") G(GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 4)); else x[lo] = -x[lo];
+  for (int it = persisted.found ? label_iteration() : 0; it < steps; ++it) {  // a restart goes on from its label
+    if (it == at && inject != "none" && !struck++ && rank == victim) {  // the fault strikes, once
+      if (inject == "kill") raise(SIGKILL);
+      if (inject == "library") GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 4);  // the next version fails
+      if (inject == "flip" || inject == "latent") x[lo] = -x[lo];  // x's sign bit
     }
-    bool failed = !(inject == "latent" && it >= at && it < at + delay) && corrupt();  // r != b - A x? (latent: seen late)
-    if (!failed && every > 0 && it % every == 0) failed = GDS_group_version_inc(group, 1, label, std::snprintf(label, 32, "iter=%d", it)) != GDS_STATUS_OK;
+    const bool version = every > 0 && it % every == 0, blind = inject == "latent" && it >= at && it < at + delay;
+    bool failed = (version || (check > 0 && it % check == 0)) && !blind && corrupt();  // latent: seen late
+    const std::string label = "iter=" + std::to_string(it);
+    if (!failed && version)
+      failed = GDS_group_version_inc(group.native_handle(), 1, label.data(), label.size()) != GDS_STATUS_OK;
     if (failed) {  // a silent error, or a failed version: roll back to the newest version that passes the check
-      const double since = MPI_Wtime(); GDS_size_t v; G(GDS_group_get_version_number(group, &v));
-      do if (v-- == 0) MPI_Abort(MPI_COMM_WORLD, 4); while (GDS_group_version_restore(group, v) != GDS_STATUS_OK || corrupt());
-      if (rank == 0) std::printf("RECOVERED %s step=%d from=%llu\nRECOVERY_TIME %.6f\n", inject.c_str(), it, (unsigned long long)v, MPI_Wtime() - since);
-      it = label_iteration(), rho = dot(s, r, r);  // and go on from the iteration it holds
+      const double since = MPI_Wtime();
+      GDS_size_t v = group.version_number();
+      do {
+        if (v-- == 0) MPI_Abort(MPI_COMM_WORLD, 4);
+      } while (GDS_group_version_restore(group.native_handle(), v) != GDS_STATUS_OK || corrupt());
+      if (rank == 0)
+        std::printf("RECOVERED %s step=%d from=%llu\nRECOVERY_TIME %.6f\n", inject.c_str(), it,
+                    (unsigned long long)v, MPI_Wtime() - since);
+      it = label_iteration();  // and go on from the iteration it holds
+      rho = dot(s, r, r);
     }
     exchange_halo(s, p);
     matvec(s, p, Ap);
@@ -168,7 +185,5 @@ int main(int argc, char **argv) {
   if (rank == 0)
     std::printf("ROWS %zu\nRESIDUAL %.17g\nRELATIVE_RESIDUAL %.3e\nSTEPS %d\nTIME %.6f\nANSWER %.17g\n", s.rows() * nprocs,
                 std::sqrt(rho), answer / norm_b, steps, time, answer);
-  G(GDS_group_free(&group)); for (GDS_gds_t &a : arrays) G(GDS_free(&a)); G(GDS_finalize());
-  MPI_Finalize();
   return 0;
 }

@@ -15,9 +15,10 @@
 !
 ! The resilient form keeps the plate in a GDS array (GDS_ALLOC, column-major, one block of n columns
 ! per process), the only member of the version group "heat", versioned every k steps (--every k; 0:
-! never) with the label "step=<s>" (GDS_PUT of its columns, then GDS_GROUP_VERSION_INC). After every
-! sweep a process checks its own columns against the maximum principle; a value outside [0, 1] is
-! repaired LOCALLY, by that process alone and one-sided (no other process calls anything or waits):
+! never) with the label "step=<s>" (GDS_PUT of its columns, then GDS_GROUP_VERSION_INC). Every c steps
+! (--check c; default k) and before every version, so that no version holds state that was not checked,
+! a process checks its own columns against the maximum principle; a value outside [0, 1] is repaired
+! LOCALLY, by that process alone and one-sided (no other process calls anything or waits):
 ! it moves a clone of the handle back to the newest version, reads from it the columns that can
 ! influence its own at this step (its own and d more on each side, d = the steps made since that
 ! version; they belong to its neighbours) and repeats the d sweeps on that shrinking cone, which
@@ -31,15 +32,16 @@
 ! the persisted group with GDS_RESTART_QUERY and resumes from the step its label names.
 !
 !   mpiexec -n 4 ./heat --n 256 --steps 200
-!   mpiexec -n 4 ./heat_resilient --n 256 --steps 200 --every 10 [--inject none|flip|latent|library|kill
-!                                 --at <step> --delay <steps> --rank <r>]
+!   mpiexec -n 4 ./heat_resilient --n 256 --steps 200 --every 10 [--check 10] [--inject none|flip|latent|
+!                                 library|kill --at <step> --delay <steps> --rank <r>]
 !
 ! flip: rank r flips bit 62 (the top exponent bit) of one of its values after the sweep of step `at`,
-! which puts it above 1; the check finds it at once. latent: the same, but the checks are blind until
+! which puts it above 1; the next check finds it. latent: the same, but the checks are blind until
 ! step at+delay, so the error spreads (to a neighbour too if near its edge) and versions made
 ! meanwhile hold it; the repair walks back past them. library: GDS_INJECT_FAULT(GDS_FAULT_VERSION_PHASE)
 ! makes the next GDS_GROUP_VERSION_INC fail (status GDS_STATUS_MPI_ERROR, GDS_STATUS_REMOTE_ERROR on
-! the others). kill: rank r raises SIGKILL.
+! the others). kill: rank r raises SIGKILL (gfortran's KILL and GETPID). A check reads the whole
+! plate once (--check 1: about 45% more time).
 !
 ! Output (rank 0): STEPS, TIME (seconds of the time-stepping loop), ANSWER (the sum of the plate's
 ! values, 17 significant digits); the resilient form adds RESTARTED from=<version>, and the repairing
@@ -47,16 +49,14 @@
 PROGRAM heat
   USE GDS
   IMPLICIT NONE
-  INTEGER :: n = 128, steps = 100, every = 10, at = -1, delay = 5, victim = -1
+  INTEGER :: n = 128, steps = 100, every = 10, check = -1, at = -1, delay = 5, victim = -1
   CHARACTER(64) :: inject = 'none', arg, val
   INTEGER :: rank, nprocs, left, right, c0, nc, j1, j2, s, k, ierr, st, d, lo, hi
   DOUBLE PRECISION, ALLOCATABLE, TARGET :: u(:, :), unew(:, :), w(:, :), w2(:, :)
   DOUBLE PRECISION :: t0, time, energy, total, tr
   TYPE(C_PTR) :: g, grp, old
   TYPE(GDS_PERSISTED_T) :: ps
-  CHARACTER, POINTER :: label(:)
-  INTEGER(8) :: ls, v
-  INTERFACE; INTEGER(C_INT) FUNCTION raise(sig) BIND(C); IMPORT :: C_INT; INTEGER(C_INT), VALUE :: sig; END FUNCTION; END INTERFACE
+  INTEGER(8) :: v
 
   CALL GDS_INIT(GDS_THREAD_SINGLE, k, ierr)
   CALL MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
@@ -71,6 +71,8 @@ PROGRAM heat
       READ (val, *) steps
     CASE ('--every')
       READ (val, *) every
+    CASE ('--check')
+      READ (val, *) check
     CASE ('--inject')
       inject = val
     CASE ('--at')
@@ -86,6 +88,7 @@ PROGRAM heat
   END DO
   IF (at < 0) at = steps / 2
   IF (victim < 0) victim = nprocs - 1
+  IF (check < 0) check = every
 
   nc = n * nprocs
   c0 = rank * n                                ! this process owns the plate's columns c0+1..c0+n
@@ -97,19 +100,23 @@ PROGRAM heat
   u = 0
   u(0, :) = 1                                  ! the hot edge
   CALL GDS_RESTART_QUERY('heat', ps, st)       ! restarting? the plate comes back inside GDS_ALLOC
-  CALL GDS_ALLOC(2_8, [n + 2_8, nc + 0_8], [n + 2_8, n + 0_8], GDS_DATA_DOUBLE_PRECISION, GDS_PRIORITY_HIGH, MPI_COMM_WORLD, &
-                 MPI_INFO_NULL, g, st); CALL GDS_GROUP_CREATE('heat', 1, [g], grp, st)
+  CALL GDS_ALLOC(2_8, [n + 2_8, nc + 0_8], [n + 2_8, n + 0_8], GDS_DATA_DOUBLE_PRECISION, GDS_PRIORITY_HIGH, &
+                 MPI_COMM_WORLD, MPI_INFO_NULL, g, st)
+  CALL GDS_GROUP_CREATE('heat', 1, [g], grp, st)
 
   s = 0
   IF (ps%found == 1) THEN                      ! resume from the step the label names, with this process's columns
-    CALL GDS_PERSISTED_HOLDS(ps, val); READ (val(6:), *) s  ! "step=<s>"
-    CALL GDS_GET(C_LOC(u(0, 1)), [n + 2_8], [0_8, c0 + 0_8], [n + 1_8, c0 + n - 1_8], g, st); CALL GDS_WAIT(g, st)
+    CALL GDS_GET_VERSION_LABEL_STRING(g, val, st)
+    READ (val(6:), *) s                        ! "step=<s>"
+    CALL GDS_GET(C_LOC(u(0, 1)), [n + 2_8], [0_8, c0 + 0_8], [n + 1_8, c0 + n - 1_8], g, st)
+    CALL GDS_WAIT(g, st)
     IF (rank == 0) PRINT '(A, I0, A, I0)', 'RESTARTED from=', ps%version, ' step=', s
   END IF
   t0 = MPI_WTIME()
   DO WHILE (s < steps)
     IF (every > 0 .AND. MOD(s, MAX(every, 1)) == 0) THEN  ! a version of the state after step s, labelled "step=<s>"
-      WRITE (arg, '(A, I0)') 'step=', s; CALL GDS_PUT(C_LOC(u(0, 1)), [n + 2_8], [0_8, c0 + 0_8], [n + 1_8, c0 + n - 1_8], g, st)
+      WRITE (arg, '(A, I0)') 'step=', s
+      CALL GDS_PUT(C_LOC(u(0, 1)), [n + 2_8], [0_8, c0 + 0_8], [n + 1_8, c0 + n - 1_8], g, st)
       CALL GDS_GROUP_VERSION_INC(grp, 1_8, arg, LEN_TRIM(arg, 8), st)  ! on failure (st /= 0) the check below rebuilds
     END IF
     s = s + 1
@@ -118,23 +125,37 @@ PROGRAM heat
     CALL MPI_SENDRECV(u(:, 1), n + 2, MPI_DOUBLE_PRECISION, left, 1, u(:, n + 1), n + 2, MPI_DOUBLE_PRECISION, right, 1, &
                       MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
     CALL sweep(u, unew, j1, j2)
-    IF (s == at .AND. rank == victim .AND. inject == 'kill') k = raise(9)  ! SIGKILL
+    IF (s == at .AND. rank == victim .AND. inject == 'kill') CALL KILL(GETPID(), 9)  ! SIGKILL
     IF (s == at .AND. rank == victim .AND. inject == 'library') CALL GDS_INJECT_FAULT(GDS_FAULT_VERSION_PHASE, 4_8, st)
     IF (s == at .AND. rank == victim .AND. (inject == 'flip' .OR. inject == 'latent')) &
       u(1, 2) = TRANSFER(IEOR(TRANSFER(u(1, 2), 0_8), 2_8**62), 0D0)  ! bit 62 flips: the value exceeds 1
-    IF (st /= 0 .OR. (inject /= 'latent' .OR. s >= at + delay) .AND. COUNT(.NOT. (u(1:n,1:n) >= 0 .AND. u(1:n,1:n) <= 1)) > 0) THEN
-      tr = MPI_WTIME(); CALL GDS_DESCRIPTOR_CLONE(g, old, st)  ! rebuild this process's columns, alone and one-sided
+    IF ((MOD(s, MAX(check, 1)) == 0 .AND. check > 0 .OR. MOD(s, MAX(every, 1)) == 0 .AND. every > 0) .AND. &
+        (inject /= 'latent' .OR. s >= at + delay)) THEN  ! every c steps and before a version (latent: blind a while)
+      IF (COUNT(.NOT. (u(1:n, 1:n) >= 0 .AND. u(1:n, 1:n) <= 1)) > 0) st = 1
+    END IF
+    IF (st /= 0) THEN                          ! a value outside [0, 1], or a failed version: rebuild this process's
+      tr = MPI_WTIME()                         ! columns, alone and one-sided
+      CALL GDS_DESCRIPTOR_CLONE(g, old, st)
       IF (.NOT. ALLOCATED(w)) ALLOCATE(w(0:n + 1, 0:nc + 1), w2(0:n + 1, 0:nc + 1))
       DO                                       ! back to the newest version that can be read and is sound in the cone
-        CALL GDS_GET_VERSION_LABEL(old, label, ls, st); val = TRANSFER(label(6:), val(:ls - 5)); READ (val, *) d  ! its step
-        d = s - d; lo = MAX(1, c0 + 1 - d); hi = MIN(nc, c0 + n + d); CALL GDS_MOVE_TO_PREV(old, st)
+        CALL GDS_GET_VERSION_LABEL_STRING(old, val, st)
+        READ (val(6:), *) d                    ! "step=<its step>"
+        d = s - d                              ! the cone: the columns that influence this process's after d steps
+        lo = MAX(1, c0 + 1 - d)
+        hi = MIN(nc, c0 + n + d)
+        CALL GDS_MOVE_TO_PREV(old, st)
         IF (st /= GDS_STATUS_OK) CALL MPI_ABORT(MPI_COMM_WORLD, 3, ierr)
         CALL GDS_GET(C_LOC(w(0, lo)), [n + 2_8], [0_8, lo - 1_8], [n + 1_8, hi - 1_8], old, st)
         IF (st == GDS_STATUS_OK .AND. ALL(w(1:n, lo:hi) >= 0 .AND. w(1:n, lo:hi) <= 1)) EXIT
       END DO
-      DO k = 1, d; CALL sweep(w, w2, MAX(2, c0 + 1 - d + k), MIN(nc - 1, c0 + n + d - k)); END DO  ! its columns at step s
-      u(:, 1:n) = w(:, c0 + 1:c0 + n); CALL GDS_GET_VERSION_NUMBER(old, v, st); CALL GDS_FREE(old, st)
-      PRINT '(3A, I0, A, I0, /, A, F0.6)', 'RECOVERED ', TRIM(inject), ' step=', s, ' from=', v, 'RECOVERY_TIME ', MPI_WTIME() - tr
+      DO k = 1, d                              ! its columns at step s
+        CALL sweep(w, w2, MAX(2, c0 + 1 - d + k), MIN(nc - 1, c0 + n + d - k))
+      END DO
+      u(:, 1:n) = w(:, c0 + 1:c0 + n)
+      CALL GDS_GET_VERSION_NUMBER(old, v, st)
+      CALL GDS_FREE(old, st)
+      PRINT '(3A, I0, A, I0, /, A, F0.6)', 'RECOVERED ', TRIM(inject), ' step=', s, ' from=', v, &
+            'RECOVERY_TIME ', MPI_WTIME() - tr
     END IF
     IF (MOD(s, 50) == 0) THEN
       CALL MPI_ALLREDUCE(SUM(u(1:n, 1:n)), energy, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
@@ -149,7 +170,9 @@ PROGRAM heat
     WRITE (val, '(ES24.16E3)') total
     PRINT '(A, I0, /, 2A, /, 2A)', 'STEPS ', steps, 'TIME ', TRIM(ADJUSTL(arg)), 'ANSWER ', TRIM(ADJUSTL(val))
   END IF
-  CALL GDS_GROUP_FREE(grp, st); CALL GDS_FREE(g, st); CALL GDS_FINALIZE(ierr)
+  CALL GDS_GROUP_FREE(grp, st)
+  CALL GDS_FREE(g, st)
+  CALL GDS_FINALIZE(ierr)
 
 CONTAINS
 

@@ -28,7 +28,10 @@ extern "C" {
 /**@{*/
 #define GDS_VERSION_BLOCK_SIZE_KEY "gds_version_block_size" /**< bytes per block (power of two, 64 B - 64 MiB); GDS_VERSION_BLOCK_SIZE; default 4096 */
 #define GDS_MAX_VERSIONS_KEY "gds_max_versions"             /**< frozen versions kept, 0 = no limit; GDS_MAX_VERSIONS */
-#define GDS_MAX_VERSION_BYTES_KEY "gds_max_version_bytes"   /**< bytes each process's versions may store, 0 = no limit; GDS_MAX_VERSION_BYTES */
+#define GDS_MAX_VERSION_BYTES_KEY "gds_max_version_bytes"   /**< bytes each process's versions may store, 0 = no limit;
+                                                                 GDS_MAX_VERSION_BYTES; default: 8 x the process's part (at
+                                                                 least 64 MiB) and all arrays of a process together at most
+                                                                 half the host's memory over its processes (README) */
 /**@}*/
 
 /** \name Info keys for persistent versions (the cache level); environment variables give defaults.

@@ -1,6 +1,7 @@
 // GDS_alloc, GDS_create, GDS_free, GDS_get_attr, GDS_get_comm and the layout queries.
 #include "core/array.hpp"
 
+#include <atomic>
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -16,6 +17,11 @@
 namespace gds::core {
 
 HandleTable<Cursor> g_arrays{HandleKind::array};
+
+std::uint64_t next_event() {
+  static std::atomic<std::uint64_t> events{0};
+  return events.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 Array::Array() = default;
 Array::~Array() {

@@ -38,6 +38,12 @@ struct Array {
   std::uint64_t primary = 0;            // handle
   std::vector<std::uint64_t> clones;    // handles
   std::array<std::unique_ptr<ArrayState>, kLayers> states;  // one per module above core
+  // Open Resilience checks on the array: how many are registered, and the
+  // event (next_event()) when they last all ran without finding an error
+  // (0: never). The errors module sets them; versions reads them to warn
+  // when retention drops the last version the checks vouched for.
+  std::size_t checks = 0;
+  std::uint64_t checks_passed = 0;
 
   Array();
   ~Array();
@@ -56,6 +62,9 @@ struct Array {
     return static_cast<const S &>(*states[S::kLayer]);
   }
 };
+
+// A number that grows with every call: orders versions made against checks run.
+std::uint64_t next_event();
 
 // What an array handle refers to: the array and a version of it.
 struct Cursor {

@@ -49,6 +49,17 @@ GDS_status_t find_failure_groups(const char *func, MPI_Comm world, int rank, int
     return std::all_of(v.begin(), v.end(), [](long long x) { return x == -1; });
   };
 
+  // The processes sharing this host's memory (the versions' default budget divides it among them).
+  int host_processes = 1;
+  {
+    MPI_Comm host = MPI_COMM_NULL;
+    rc = MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Comm_split_type", rc);
+    rc = MPI_Comm_size(host, &host_processes);
+    MPI_Comm_free(&host);
+    if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Comm_size", rc);
+  }
+
   std::vector<long long> key(static_cast<std::size_t>(size));
   const char *source = "host";
   if (all_set(ids)) {
@@ -89,6 +100,7 @@ GDS_status_t find_failure_groups(const char *func, MPI_Comm world, int rank, int
   g.count = static_cast<int>(number.size());
   g.mine = g.of_rank[static_cast<std::size_t>(rank)];
   g.source = source;
+  g.host_processes = host_processes;
   *out = std::move(g);
   return GDS_STATUS_OK;
 }

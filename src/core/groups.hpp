@@ -20,6 +20,8 @@ struct FailureGroups {
   int count = 1;             // how many groups
   std::vector<int> of_rank;  // world rank -> group
   const char *source = "host";  // what decided them: "host", "GDS_NODE_ID", "GDS_RANKS_PER_NODE"
+  int host_processes = 1;       // processes of GDS_COMM_WORLD sharing this process's host (memory), whatever
+                                // the groups are
 };
 
 // Collective over `world` (GDS_COMM_WORLD's duplicate, `rank` of `size`).

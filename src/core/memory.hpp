@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "gds_types.h"
@@ -20,6 +21,11 @@ namespace gds::core {
 // container, so an impossible size is a status everywhere (AddressSanitizer
 // ends the process on a throwing allocation it cannot serve).
 bool allocatable(std::size_t bytes);
+
+// The memory of this host a process may use: GDS_HOST_MEMORY (bytes) if
+// set, else the physical memory, or the memory limit of the process's cgroup
+// (v2 memory.max, v1 memory.limit_in_bytes) when that is lower.
+std::uint64_t host_memory();
 
 class Memory {
  public:

@@ -168,6 +168,7 @@ GDS_status_t register_check(const char *func, GDS_gds_t gds, GDS_priority_t prio
   c.priority = priority;
   c.fn = std::move(fn);
   checks.push_back(std::move(c));
+  if (s->array != nullptr) ++s->array->checks;
   return GDS_STATUS_OK;
 }
 

@@ -2,7 +2,9 @@
 // settings, and each array's version store and change tracking.
 #include <bit>
 
+#include "core/groups.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
 #include "core/util.hpp"
@@ -38,7 +40,7 @@ class Versions final : public core::Module {
                 "GDS_VERSION_BLOCK_SIZE=%llu is not a power of two from 64 to 67108864; using %llu", ull(block),
                 ull(g_settings.block_size));
     core::env_unsigned("GDS_MAX_VERSIONS", UINT64_MAX, &g_settings.max_versions);
-    core::env_unsigned("GDS_MAX_VERSION_BYTES", UINT64_MAX, &g_settings.max_bytes);
+    core::env_unsigned("GDS_MAX_VERSION_BYTES", kAutoBudget - 1, &g_settings.max_bytes);
     std::uint64_t prefault = 1;
     core::env_unsigned("GDS_VERSION_PREFAULT", 1, &prefault);
     g_settings.prefault = prefault != 0;
@@ -46,10 +48,15 @@ class Versions final : public core::Module {
   }
 
   void show_info() const override {
+    char budget[96];
+    if (g_settings.max_bytes == kAutoBudget)
+      std::snprintf(budget, sizeof budget, "default (%llu x the part, >= %llu MiB; 1/%llu of the host for all)",
+                    ull(kAutoFactor), ull(kAutoFloor >> 20), ull(kAutoHostDivisor));
+    else
+      std::snprintf(budget, sizeof budget, "%llu", ull(g_settings.max_bytes));
     core::log(core::Level::info, "GDS_init",
-              "GDS_VERSION_BLOCK_SIZE=%llu GDS_MAX_VERSIONS=%llu GDS_MAX_VERSION_BYTES=%llu GDS_VERSION_PREFAULT=%d",
-              ull(g_settings.block_size), ull(g_settings.max_versions), ull(g_settings.max_bytes),
-              g_settings.prefault ? 1 : 0);
+              "GDS_VERSION_BLOCK_SIZE=%llu GDS_MAX_VERSIONS=%llu GDS_MAX_VERSION_BYTES=%s GDS_VERSION_PREFAULT=%d",
+              ull(g_settings.block_size), ull(g_settings.max_versions), budget, g_settings.prefault ? 1 : 0);
   }
 
   void finalize() override {
@@ -63,7 +70,7 @@ class Versions final : public core::Module {
     std::optional<std::uint64_t> block, max_versions, max_bytes;
     GDS_TRY(core::info_unsigned(func, info, GDS_VERSION_BLOCK_SIZE_KEY, UINT64_MAX, &block));
     GDS_TRY(core::info_unsigned(func, info, GDS_MAX_VERSIONS_KEY, UINT64_MAX, &max_versions));
-    GDS_TRY(core::info_unsigned(func, info, GDS_MAX_VERSION_BYTES_KEY, UINT64_MAX, &max_bytes));
+    GDS_TRY(core::info_unsigned(func, info, GDS_MAX_VERSION_BYTES_KEY, kAutoBudget - 1, &max_bytes));
     const std::uint64_t b = block.value_or(g_settings.block_size);
     GDS_CHECK(valid_block_size(b), GDS_STATUS_INVALID_INFO, "info: %s=%llu is not a power of two from 64 to 67108864",
               GDS_VERSION_BLOCK_SIZE_KEY, ull(b));
@@ -85,6 +92,13 @@ class Versions final : public core::Module {
     GDS_CHECK(blocks < (std::uint64_t{1} << 32), GDS_STATUS_INVALID_COUNT,
               "this process's part (%llu bytes) has 2^32 or more version blocks of %llu bytes; set a larger %s",
               ull(bytes), ull(std::uint64_t{1} << s.block_shift), GDS_VERSION_BLOCK_SIZE_KEY);
+    if (s.retention.max_bytes == kAutoBudget) {  // the default budget: see state.hpp
+      s.retention.max_bytes = std::max(kAutoFactor * bytes, kAutoFloor);
+      const std::uint64_t host = core::host_memory();
+      const auto sharing = static_cast<std::uint64_t>(std::max(1, core::failure_groups().host_processes));
+      s.retention.process_bytes =
+          host > 0 ? std::max<std::uint64_t>(host / kAutoHostDivisor / sharing, 1) : 0;
+    }
     s.store = std::make_unique<Store>(a.communicator(), a.rank, s.block_shift, bytes, s.retention, g_settings.prefault);
     rma::track_writes(a, s.block_shift, a.blocks != nullptr);
     return GDS_STATUS_OK;

@@ -23,6 +23,7 @@ struct ArrayState final : core::ArrayState {
   std::string newest_holds;      // the label describing the newest version's content (given when it was made)
   Group *group = nullptr;        // the version group the array is in, if any
   bool restarted = false;        // its versions were replayed from a level above memory
+  bool warned_unchecked = false; // retention dropped the last version the checks vouched for (warned once)
 };
 
 inline ArrayState &state(core::Array &a) { return a.state<ArrayState>(); }
@@ -31,11 +32,20 @@ inline const ArrayState &state(const core::Array &a) { return a.state<ArrayState
 // The version number a handle is at.
 inline std::uint64_t number(const core::Cursor &c) { return c.at_current ? state(*c.array).current : c.version; }
 
+// The default byte budget (no GDS_MAX_VERSION_BYTES): each array's versions
+// may hold kAutoFactor times its part on this process, at least kAutoFloor
+// bytes, and all arrays' versions on a process together at most
+// 1 / kAutoHostDivisor of the host's memory divided among the processes sharing it.
+inline constexpr std::uint64_t kAutoBudget = UINT64_MAX;
+inline constexpr std::uint64_t kAutoFactor = 8;
+inline constexpr std::uint64_t kAutoFloor = std::uint64_t{64} << 20;
+inline constexpr std::uint64_t kAutoHostDivisor = 2;  // half the host
+
 // Settings of the versions module, read at GDS_init (info keys override them per array).
 struct Settings {
   std::uint64_t block_size = 4096;   // GDS_VERSION_BLOCK_SIZE: a page, the unit programs change
   std::uint64_t max_versions = 0;    // GDS_MAX_VERSIONS; 0 = no limit
-  std::uint64_t max_bytes = 0;       // GDS_MAX_VERSION_BYTES; 0 = no limit
+  std::uint64_t max_bytes = kAutoBudget;  // GDS_MAX_VERSION_BYTES; 0 = no limit, kAutoBudget: the default budget
   bool prefault = true;              // GDS_VERSION_PREFAULT: room for the next version faulted in ahead
 };
 extern Settings g_settings;

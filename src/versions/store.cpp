@@ -1,11 +1,13 @@
 #include "versions/store.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <bit>
 #include <cstring>
 #include <unordered_map>
 
 #include "core/bits.hpp"
+#include "core/array.hpp"
 #include "core/crc32c.hpp"
 #include "core/log.hpp"
 #include "versions/copy.hpp"
@@ -47,6 +49,10 @@ std::uint32_t crc_of_zeros(std::uint64_t n) {
 
 }  // namespace
 
+// Every live store of this process, for the process-wide budget.
+static std::mutex g_stores_mutex;
+static std::vector<const Store *> g_stores;
+
 void inject_memory_failure(std::uint64_t after) { g_fail_memory_after = after; }
 void inject_corruption(std::uint64_t k) { g_corrupt_block = k; }
 
@@ -61,9 +67,26 @@ Store::Store(MPI_Comm comm, int rank, unsigned shift, std::uint64_t local_bytes,
       base_(nblocks_, kZero),
       base_since_(nblocks_, 0),
       dirty_(words_for(nblocks_), 0),
-      suspect_(words_for(nblocks_), 0) {}
+      suspect_(words_for(nblocks_), 0) {
+  const std::lock_guard<std::mutex> lock(g_stores_mutex);
+  g_stores.push_back(this);
+}
 
-Store::~Store() { core::Background::stop_and_wait(prepared_); }
+Store::~Store() {
+  core::Background::stop_and_wait(prepared_);
+  const std::lock_guard<std::mutex> lock(g_stores_mutex);
+  g_stores.erase(std::find(g_stores.begin(), g_stores.end(), this));
+}
+
+void Store::publish() { published_.store(stats(0).bytes_stored, std::memory_order_relaxed); }
+
+std::uint64_t Store::others_stored() const {
+  const std::lock_guard<std::mutex> lock(g_stores_mutex);
+  std::uint64_t sum = 0;
+  for (const Store *s : g_stores)
+    if (s != this) sum += s->published_.load(std::memory_order_relaxed);
+  return sum;
+}
 
 void Store::wait_background() const { core::Background::wait(prepared_); }
 
@@ -397,7 +420,7 @@ void Store::commit(std::uint64_t number, std::string label, std::vector<SlotRef>
   });
   std::fill(dirty_.begin(), dirty_.end(), 0);
   dirty_count_ = 0;
-  versions_.push_back(Version{index, number, std::move(label), std::move(tables)});
+  versions_.push_back(Version{index, number, std::move(label), std::move(tables), core::next_event()});
   retired_.emplace_back();
   ++next_index_;
   numbers_.push_back(number);
@@ -453,11 +476,16 @@ std::uint64_t Store::drop_wish() const {
   const std::uint64_t held = versions_.size();
   std::uint64_t wish = 0;
   if (retention_.max_versions > 0 && held > retention_.max_versions) wish = held - retention_.max_versions;
-  if (retention_.max_bytes > 0) {
+  if (has_byte_budget()) {
+    std::uint64_t budget = retention_.max_bytes > 0 ? retention_.max_bytes : UINT64_MAX;
+    if (retention_.process_bytes > 0) {
+      const std::uint64_t others = others_stored();
+      budget = std::min(budget, retention_.process_bytes > others ? retention_.process_bytes - others : 0);
+    }
     // Simulate the drops, oldest first: what each frees.
     const std::uint64_t stored = stats(0).bytes_stored;
     std::uint64_t freed = 0, k = 0;
-    while (k + 1 < held && stored - freed > retention_.max_bytes) {
+    while (k + 1 < held && stored - freed > budget) {
       const Version &v = versions_[k];
       if (v.tables[static_cast<std::size_t>(rank_)] != kZero) freed += table_bytes(nblocks_);
       for (SlotRef r : retired_[k])
@@ -486,6 +514,7 @@ void Store::drop_oldest(std::uint64_t count) {
     retired_.pop_front();
     versions_.pop_front();
   }
+  publish();
 }
 
 std::uint32_t Store::stored_crc(SlotRef r, std::uint32_t b) const {

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <deque>
@@ -51,6 +52,9 @@ inline constexpr std::uint32_t slot_of(SlotRef r) { return r & kMaxSlotsPerSlab;
 struct Retention {
   std::uint64_t max_versions = 0;  // 0: no limit
   std::uint64_t max_bytes = 0;     // 0: no limit
+  // The default budget (no GDS_MAX_VERSION_BYTES given): also bounds what all
+  // of this process's stores hold together (0: no such bound).
+  std::uint64_t process_bytes = 0;
 };
 
 struct Version {
@@ -58,6 +62,7 @@ struct Version {
   std::uint64_t number = 0;
   std::string label;
   std::vector<SlotRef> tables;  // per rank: where its block table is (kZero: it has no blocks)
+  std::uint64_t made = 0;       // core::next_event() when it was made (0: replayed by a restart)
 };
 
 class Store {
@@ -116,7 +121,10 @@ class Store {
   // How many of the oldest versions retention wants gone here (never the
   // newest). Without a byte budget every process wishes the same.
   [[nodiscard]] std::uint64_t drop_wish() const;
-  [[nodiscard]] bool has_byte_budget() const { return retention_.max_bytes > 0; }
+  [[nodiscard]] bool has_byte_budget() const { return retention_.max_bytes > 0 || retention_.process_bytes > 0; }
+  [[nodiscard]] const Retention &retention() const { return retention_; }
+  // Bytes the other stores of this process hold (as they last published).
+  [[nodiscard]] std::uint64_t others_stored() const;
   // Drops the `count` oldest versions (never the newest).
   void drop_oldest(std::uint64_t count);
 
@@ -208,6 +216,8 @@ class Store {
   std::uint64_t local_bytes_;
   std::uint32_t nblocks_;
   Retention retention_;
+  std::atomic<std::uint64_t> published_{0};  // bytes stored, for others_stored() of the other stores
+  void publish();
   bool prefault_;
   core::Background::Ticket prepared_ = 0;  // the background job faulting in room
 

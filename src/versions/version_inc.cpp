@@ -245,6 +245,51 @@ GDS_status_t persist(const char *func, std::span<Array *const> members, GDS_stat
   return status;
 }
 
+// Warnings for drops that cost the program something: a handle moved to a
+// dropped version, and the last version the array's checks vouched for (made
+// before they last all passed), after which an error a check finds can only
+// be rolled back to versions nothing has checked.
+void warn_drops(const char *func, Array &a, std::uint64_t count) {
+  ArrayState &s = state(a);
+  const std::deque<Version> &vs = s.store->versions();
+  if (count == 0 || count > vs.size()) return;
+  const Retention &r = s.store->retention();
+  char why[200];
+  int used = 0;
+  if (r.max_versions > 0 && vs.size() > r.max_versions)
+    used = std::snprintf(why, sizeof why, "%llu versions at most; ", ull(r.max_versions));
+  if (r.process_bytes > 0)
+    std::snprintf(why + used, sizeof why - static_cast<std::size_t>(used),
+                  "default budget: %llu bytes for the array, %llu for all of this process's arrays", ull(r.max_bytes),
+                  ull(r.process_bytes));
+  else if (r.max_bytes > 0)
+    std::snprintf(why + used, sizeof why - static_cast<std::size_t>(used), "budget: %llu bytes", ull(r.max_bytes));
+  else
+    std::snprintf(why + used, sizeof why - static_cast<std::size_t>(used), "no byte budget");
+  std::vector<std::uint64_t> handles = a.clones;
+  handles.push_back(a.primary);
+  for (std::uint64_t h : handles) {
+    Cursor *c = nullptr;
+    if (g_arrays.find(h, &c) != GDS_STATUS_OK || c->at_current || c->version < vs.front().number ||
+        c->version > vs[count - 1].number)
+      continue;
+    log(core::Level::warning, func,
+        "retention (%s) drops version %llu of array #%llu, which a handle points at: reading through it now "
+        "fails with GDS_STATUS_VERSION_DROPPED",
+        why, ull(c->version), ull(a.id));
+  }
+  if (a.checks == 0 || a.checks_passed == 0 || s.warned_unchecked) return;
+  std::size_t vouched = vs.size();  // the newest version made before the checks last passed
+  for (std::size_t i = 0; i < vs.size() && vs[i].made <= a.checks_passed; ++i) vouched = i;
+  if (vouched == vs.size() || vouched >= count) return;
+  s.warned_unchecked = true;
+  log(core::Level::warning, func,
+      "retention (%s) drops version %llu of array #%llu, the newest one made before its checks last passed: an "
+      "error found now can only be rolled back to versions no check has vouched for (keep more versions, or "
+      "run the checks more often; warned once per array)",
+      why, ull(vs[vouched].number), ull(a.id));
+}
+
 // Phase commit: the version exists; retention drops the oldest (without a
 // byte budget every process wishes alike, with one they agree on the most).
 // Nothing in it can fail but the retention agreement's allreduce.
@@ -258,6 +303,7 @@ GDS_status_t commit(const char *func, Array &a, std::uint64_t increment, std::st
   s.newest_holds = s.label;
   std::uint64_t drop[1] = {store.drop_wish()};
   if (store.has_byte_budget()) GDS_TRY(agree(func, a.communicator(), GDS_STATUS_OK, drop));
+  warn_drops(func, a, drop[0]);
   for (std::uint64_t i = 0; i < drop[0] && i < store.versions().size(); ++i)
     for (gds::versions::Level *l : levels())
       if (l->holds(a)) l->drop(a, store.versions()[static_cast<std::size_t>(i)].number);

@@ -1,0 +1,577 @@
+#!/usr/bin/env python3
+"""Benchmark of the mini-applications (examples/cg, md, heat): what resilience with GDS costs.
+
+At --np processes (default 2), in one run:
+
+1. Overhead. For each application, the loop TIME of the plain form and of the resilient form with
+   no error (--inject none), a version every 1, 10 and 100 steps, under three storage settings:
+     memory  no persistence variable (versions in memory only)
+     cache   GDS_JOB_ID (fresh per run), GDS_CACHE_BASE (a fresh directory under --shm, removed
+             after the run), GDS_COPY_TYPE=PARTNER, GDS_RANKS_PER_NODE=1
+     prefix  the cache setting plus GDS_PREFIX (a fresh directory under --disk, removed after the
+             run) and GDS_FLUSH=10 (every 10th version flushed to HDF5)
+   The runs are interleaved (plain, then every configuration, and that --repeat times) so that
+   drift hits all alike. Reported: medians and min-max of TIME, and the overhead
+   resilient median / plain median - 1 (with the range of the per-repeat ratios, each resilient
+   run against the plain run of its own repeat).
+2. Lines: `diff <plain> <resilient>` of each application's sources: lines added (>) and removed
+   (<); the added count is the figure (targets: 30 for CG and MD, 20 for heat), with the number of
+   added lines longer than 100 characters.
+3. Recovery, at a version every 10 steps, memory storage: RECOVERY_TIME of --inject flip, latent
+   and library as a multiple of one plain step (plain TIME / STEPS), median over the repeats, and
+   the loop time the error added to the no-error run, also in steps (it includes the steps
+   redone). For kill (cache storage, every 10): the run is killed at step steps/2 and run again
+   with the same job id; reported are the rerun's wall time minus the plain run's share of the
+   remaining steps (its start-up, restart and versioning included), and the parts: the rerun's
+   time outside its loop beyond a fresh resilient start (cache, every 10) and the steps lost
+   (killed at `at`, resumed from the last version), all in steps.
+4. A PNG (--plot): overhead against versioning interval, one panel per application, one line per
+   storage setting, with the targets (2% memory, 3% cache, at 10) marked.
+5. The Markdown tables, on stdout and in --md (and every run's figures in --json).
+
+Every run is bounded by MPIEXEC_TIMEOUT and a timer of its own (--timeout). A run that fails,
+prints no TIME or an ANSWER other than the plain form's is reported as failed, and the script
+exits 1 at the end. Progress goes to stderr. Python 3 standard library, and matplotlib (Debian's
+python3-matplotlib) for the plot.
+
+  nice -n 10 bench/apps.py                 # the full measurement (about 20 minutes at 2 processes)
+  nice -n 10 bench/apps.py --quick         # tiny sizes, one repeat: a smoke test of the script
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# name: executables (under --bin-dir), sources (under examples/), default and --quick sizes, line target
+APPS = {
+    "cg": dict(plain="cg/cg", resilient="cg/cg_resilient", sources=("cg/cg.cpp", "cg/cg_resilient.cpp"),
+               n=64, steps=200, quick_n=8, quick_steps=200, target=30),
+    "md": dict(plain="md/md", resilient="md/md_resilient", sources=("md/md.cpp", "md/md_resilient.cpp"),
+               n=8, steps=200, quick_n=3, quick_steps=200, target=30),
+    "heat": dict(plain="heat/heat", resilient="heat/heat_resilient",
+                 sources=("heat/heat.f90", "heat/heat_resilient.f90"),
+                 n=1024, steps=500, quick_n=32, quick_steps=200, target=20),
+}
+STORAGES = ("memory", "cache", "prefix")
+INTERVALS = (1, 10, 100)
+KINDS = ("flip", "latent", "library")
+TARGETS = {"memory": 2.0, "cache": 3.0}  # overhead targets in percent, at a version every 10 steps
+RECOVERY_EVERY = 10
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bin-dir", default=os.path.join(REPO, "build/release/tests/examples"),
+                   help="where the applications are built (<app>/<exe>); default build/release/tests/examples")
+    p.add_argument("--np", type=int, default=2, help="processes (default 2)")
+    p.add_argument("--repeat", type=int, default=None, help="repeats of every configuration (default 5; --quick 1)")
+    p.add_argument("--quick", action="store_true", help="tiny sizes and one repeat: a smoke test of this script")
+    p.add_argument("--apps", default=",".join(APPS), help="applications to run (default cg,md,heat)")
+    for app in APPS:
+        p.add_argument(f"--{app}-n", type=int, default=None, help=f"{app}: --n (default {APPS[app]['n']})")
+        p.add_argument(f"--{app}-steps", type=int, default=None,
+                       help=f"{app}: --steps (default {APPS[app]['steps']}; at least 200 so every 100 makes 2 versions)")
+    p.add_argument("--no-recovery", action="store_true", help="skip part 3 (recovery)")
+    p.add_argument("--mpiexec", default="mpiexec.mpich -bind-to core",
+                   help="launcher, shell-split (default 'mpiexec.mpich -bind-to core', as bench/run.sh)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds per run (default 600; --quick 120)")
+    p.add_argument("--shm", default="/dev/shm", help="where the cache directories go (default /dev/shm)")
+    p.add_argument("--disk", default=tempfile.gettempdir(),
+                   help=f"where the prefix directories go, on disk (default {tempfile.gettempdir()})")
+    p.add_argument("--env", action="append", default=[], metavar="K=V",
+                   help="more environment for the resilient runs (repeatable), e.g. GDS_MAX_VERSIONS=8")
+    p.add_argument("--plot", default=os.path.join(REPO, "build/bench/apps-overhead.png"),
+                   help="the PNG to write (default build/bench/apps-overhead.png)")
+    p.add_argument("--md", default=os.path.join(REPO, "build/bench/apps.md"),
+                   help="the Markdown to write (default build/bench/apps.md)")
+    p.add_argument("--json", default=os.path.join(REPO, "build/bench/apps.json"),
+                   help="every run's figures (default build/bench/apps.json)")
+    a = p.parse_args(argv)
+    a.apps = [x.strip() for x in a.apps.split(",") if x.strip()]
+    unknown = [x for x in a.apps if x not in APPS]
+    if unknown or not a.apps:
+        p.error(f"unknown application(s) {unknown}; known: {', '.join(APPS)}")
+    if a.repeat is None:
+        a.repeat = 1 if a.quick else 5
+    if a.timeout is None:
+        a.timeout = 120.0 if a.quick else 600.0
+    if a.repeat < 1 or a.np < 1:
+        p.error("--repeat and --np must be >= 1")
+    a.sizes = {}
+    for app in a.apps:
+        n = getattr(a, f"{app}_n") or APPS[app]["quick_n" if a.quick else "n"]
+        steps = getattr(a, f"{app}_steps") or APPS[app]["quick_steps" if a.quick else "steps"]
+        if steps < 2 * max(INTERVALS):
+            print(f"apps.py: warning: {app} --steps {steps} < {2 * max(INTERVALS)}: every {max(INTERVALS)} "
+                  "makes fewer than 2 versions", file=sys.stderr)
+        a.sizes[app] = (n, steps)
+    a.extra_env = {}
+    for item in a.env:
+        if "=" not in item or item.startswith("="):
+            p.error(f"--env wants K=V, got {item!r}")
+        k, v = item.split("=", 1)
+        a.extra_env[k] = v
+    a.shm, a.disk = os.path.abspath(a.shm), os.path.abspath(a.disk)
+    return a
+
+
+class Run:
+    """One job: its status, wall time and what rank 0 printed."""
+
+    def __init__(self, label, cmd, env_shown, rc, out, err, wall, timed_out):
+        self.label, self.cmd, self.env_shown = label, cmd, env_shown
+        self.rc, self.out, self.err, self.wall, self.timed_out = rc, out, err, wall, timed_out
+
+    def values(self, word):
+        return [l.split(None, 1)[1].strip() for l in self.out.splitlines()
+                if l.startswith(word + " ") and len(l.split(None, 1)) > 1]
+
+    def number(self, word, pick=lambda xs: xs[-1]):
+        xs = []
+        for v in self.values(word):
+            try:
+                xs.append(float(v.split()[0]))
+            except ValueError:
+                pass
+        return pick(xs) if xs else None
+
+    @property
+    def time(self):
+        return self.number("TIME")
+
+    @property
+    def steps(self):
+        return self.number("STEPS")
+
+    @property
+    def answer(self):
+        found = self.values("ANSWER")
+        return found[-1] if found else None
+
+    @property
+    def recovery_time(self):  # the slowest repairing process (heat prints one line per process that repairs)
+        return self.number("RECOVERY_TIME", max)
+
+    def restarted_from(self):
+        for v in self.values("RESTARTED"):
+            m = re.search(r"from=(\d+)", v)
+            if m:
+                return int(m.group(1))
+        return None
+
+    def record(self):
+        return dict(label=self.label, cmd=self.cmd, env=self.env_shown, rc=self.rc, wall=self.wall,
+                    timed_out=self.timed_out, time=self.time, steps=self.steps, answer=self.answer,
+                    recovery_time=self.recovery_time, recovered=self.values("RECOVERED"),
+                    restarted=self.values("RESTARTED"))
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.failures = []
+        self.records = []
+        self.counter = 0
+        self.base_env = {k: v for k, v in os.environ.items() if not k.startswith(("GDS_", "SCR_"))}
+
+    def exe(self, app, form):
+        return os.path.join(self.args.bin_dir, APPS[app][form])
+
+    def storage(self, kind, tag):
+        """The environment of a storage setting, and the fresh directories it made (to remove after)."""
+        env, dirs = {}, []
+        if kind in ("cache", "prefix"):
+            self.counter += 1
+            cache = tempfile.mkdtemp(prefix=f"gds-bench-cache-{tag}-", dir=self.args.shm)
+            dirs.append(cache)
+            env.update(GDS_JOB_ID=f"bench-{os.getpid()}-{self.counter}-{tag}", GDS_CACHE_BASE=cache,
+                       GDS_COPY_TYPE="PARTNER", GDS_RANKS_PER_NODE="1")
+        if kind == "prefix":
+            prefix = tempfile.mkdtemp(prefix=f"gds-bench-prefix-{tag}-", dir=self.args.disk)
+            dirs.append(prefix)
+            env.update(GDS_PREFIX=prefix, GDS_FLUSH="10")
+        return env, dirs
+
+    def run(self, label, app, form, app_args, env_extra):
+        args = self.args
+        cmd = shlex.split(args.mpiexec) + ["-n", str(args.np), self.exe(app, form)] + [str(x) for x in app_args]
+        env = dict(self.base_env)
+        if form == "resilient":
+            env.update(args.extra_env)
+        env.update(env_extra)
+        env["MPIEXEC_TIMEOUT"] = str(max(1, int(args.timeout)))
+        shown = {k: v for k, v in env.items() if k.startswith(("GDS_", "SCR_"))}
+        start = time.monotonic()
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        timed_out = False
+        try:
+            out, err = proc.communicate(timeout=args.timeout + 15)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # the launcher this script started, and its processes
+            except ProcessLookupError:
+                pass
+            out, err = proc.communicate()
+        wall = time.monotonic() - start
+        r = Run(label, " ".join(shlex.quote(c) for c in cmd), shown, proc.returncode, out or "", err or "",
+                wall, timed_out or (proc.returncode != 0 and wall >= args.timeout))
+        self.records.append(r.record())
+        line = f"[{label}] exit {r.rc}, wall {wall:.2f} s"
+        if r.time is not None:
+            line += f", TIME {r.time:.3f} s"
+        if r.recovery_time is not None:
+            line += f", RECOVERY_TIME {r.recovery_time:.4f} s"
+        if r.timed_out:
+            line += " (TIMED OUT)"
+        print(line, file=sys.stderr, flush=True)
+        return r
+
+    def fail(self, r, why):
+        self.failures.append(f"{r.label}: {why}")
+        print(f"[{r.label}] FAILED: {why}\n[{r.label}] $ "
+              + " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(r.env_shown.items())) + f" {r.cmd}",
+              file=sys.stderr)
+        for name, text in (("stdout", r.out), ("stderr", r.err)):
+            tail = text.splitlines()[-25:]
+            if tail:
+                print(f"[{r.label}] ---- {name} (last {len(tail)} lines)", file=sys.stderr)
+                for l in tail:
+                    print(f"[{r.label}] | {l}", file=sys.stderr)
+        sys.stderr.flush()
+
+    def timed(self, label, app, form, app_args, env, reference=None):
+        """A run that must succeed with a TIME (and the reference ANSWER, if given); None if it did not."""
+        r = self.run(label, app, form, app_args, env)
+        why = []
+        if r.timed_out:
+            why.append("timed out")
+        if r.rc != 0:
+            why.append(f"exit status {r.rc}")
+        if r.time is None:
+            why.append("no TIME line")
+        if reference is not None and r.answer != reference:
+            why.append(f"ANSWER {r.answer} != the plain form's {reference}")
+        if why:
+            self.fail(r, "; ".join(why))
+            return None
+        return r
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, digits=3):
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def fmt_range(xs, digits=3):
+    return "-" if not xs else f"{min(xs):.{digits}f}-{max(xs):.{digits}f}"
+
+
+def pct(x):
+    return "-" if x is None else f"{100 * x:+.1f}%"
+
+
+def pct_range(xs):
+    return "-" if not xs else f"{100 * min(xs):+.1f}% to {100 * max(xs):+.1f}%"
+
+
+def line_counts(app):
+    plain, resilient = (os.path.join(REPO, "examples", s) for s in APPS[app]["sources"])
+    out = subprocess.run(["diff", plain, resilient], capture_output=True, text=True).stdout.splitlines()
+    added = [l[2:] for l in out if l.startswith(">")]
+    removed = [l[2:] for l in out if l.startswith("<")]
+    with open(plain) as f:
+        plain_lines = len(f.read().splitlines())
+    with open(resilient) as f:
+        resilient_lines = len(f.read().splitlines())
+    return dict(added=len(added), removed=len(removed), long=sum(1 for l in added if len(l) > 100),
+                longest=max((len(l) for l in added), default=0), plain=plain_lines, resilient=resilient_lines,
+                target=APPS[app]["target"], files=APPS[app]["sources"])
+
+
+def plot(args, overhead):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colours = {"memory": "tab:blue", "cache": "tab:orange", "prefix": "tab:green"}
+    fig, axes = plt.subplots(1, len(args.apps), figsize=(5 * len(args.apps), 4.2), squeeze=False)
+    for ax, app in zip(axes[0], args.apps):
+        for storage in STORAGES:
+            xs, ys, lo, hi = [], [], [], []
+            for k in INTERVALS:
+                o = overhead.get((app, storage, k))
+                if o is None or o["overhead"] is None:
+                    continue
+                xs.append(k)
+                ys.append(100 * o["overhead"])
+                lo.append(100 * (o["overhead"] - min(o["paired"])))
+                hi.append(100 * (max(o["paired"]) - o["overhead"]))
+            if xs:
+                ax.errorbar(xs, ys, yerr=[[max(0, v) for v in lo], [max(0, v) for v in hi]], marker="o",
+                            capsize=3, color=colours[storage], label=storage)
+        for storage, target in TARGETS.items():
+            ax.hlines(target, 6.5, 15.5, colors=colours[storage], linestyles="--", linewidth=2.5)
+            ax.annotate(f"target {storage} {target:g}%", (15.5, target), textcoords="offset points",
+                        xytext=(4, -3 if storage == "memory" else 3), fontsize=7, color=colours[storage])
+        ax.axhline(0, color="grey", linewidth=0.6)
+        ax.set_xscale("log")
+        ax.set_xticks(list(INTERVALS))
+        ax.set_xticklabels([str(k) for k in INTERVALS])
+        ax.set_yscale("symlog", linthresh=10)
+        ax.set_xlabel("a version every k steps")
+        ax.set_ylabel("overhead (%) over the plain form")
+        n, steps = args.sizes[app]
+        ax.set_title(f"{app} (--n {n}, {steps} steps, {args.np} processes)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Resilient form against plain: median of {args.repeat} run(s) (bars: per-repeat ratios)",
+                 fontsize=10)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(args.plot)), exist_ok=True)
+    fig.savefig(args.plot, dpi=110)
+    plt.close(fig)
+
+
+def main(argv):
+    args = parse_args(argv)
+    for app in args.apps:
+        for form in ("plain", "resilient"):
+            exe = os.path.join(args.bin_dir, APPS[app][form])
+            if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+                print(f"apps.py: {exe}: not an executable file (build the examples first)", file=sys.stderr)
+                return 2
+    if shutil.which(shlex.split(args.mpiexec)[0]) is None:
+        print(f"apps.py: launcher {args.mpiexec} not found", file=sys.stderr)
+        return 2
+    for d in (args.shm, args.disk):
+        if not os.path.isdir(d):
+            print(f"apps.py: {d}: not a directory", file=sys.stderr)
+            return 2
+    b = Bench(args)
+    started = time.time()
+    load_before = os.getloadavg()
+    print(f"apps.py: {args.np} processes, {args.repeat} repeat(s), sizes "
+          + ", ".join(f"{app} --n {n} --steps {s}" for app, (n, s) in args.sizes.items()), file=sys.stderr)
+
+    # 1. Plain, then every configuration, R times.
+    plain = {app: [] for app in args.apps}            # runs
+    res = {}                                          # (app, storage, k) -> [(run, plain run of the repeat)]
+    for rep in range(args.repeat):
+        for app in args.apps:
+            n, steps = args.sizes[app]
+            size = ["--n", n, "--steps", steps]
+            p = b.timed(f"{rep + 1}/{args.repeat} {app} plain", app, "plain", size, {})
+            if p is not None:
+                plain[app].append(p)
+            reference = p.answer if p is not None else (plain[app][0].answer if plain[app] else None)
+            for storage in STORAGES:
+                for k in INTERVALS:
+                    env, dirs = b.storage(storage, app)
+                    try:
+                        r = b.timed(f"{rep + 1}/{args.repeat} {app} {storage} every {k}", app, "resilient",
+                                    size + ["--every", k, "--inject", "none"], env, reference)
+                    finally:
+                        for d in dirs:
+                            shutil.rmtree(d, ignore_errors=True)
+                    if r is not None:
+                        res.setdefault((app, storage, k), []).append((r, p))
+
+    overhead = {}
+    for app in args.apps:
+        pm = median([p.time for p in plain[app]])
+        for storage in STORAGES:
+            for k in INTERVALS:
+                runs = res.get((app, storage, k), [])
+                times = [r.time for r, _ in runs]
+                paired = [r.time / p.time - 1 for r, p in runs if p is not None and p.time > 0]
+                overhead[(app, storage, k)] = dict(
+                    times=times, median=median(times), paired=paired,
+                    overhead=(median(times) / pm - 1) if times and pm else None)
+
+    # 3. Recovery, interleaved too.
+    recovery = {}   # (app, kind) -> [run]
+    kills = {}      # app -> [(killed run, rerun)]
+    if not args.no_recovery:
+        for rep in range(args.repeat):
+            for app in args.apps:
+                n, steps = args.sizes[app]
+                size = ["--n", n, "--steps", steps, "--every", RECOVERY_EVERY]
+                reference = plain[app][0].answer if plain[app] else None
+                for kind in KINDS:
+                    r = b.timed(f"{rep + 1}/{args.repeat} {app} recovery {kind}", app, "resilient",
+                                size + ["--inject", kind], {}, reference)
+                    if r is None:
+                        continue
+                    if r.recovery_time is None or not r.values("RECOVERED"):
+                        b.fail(r, "no RECOVERED/RECOVERY_TIME line: the error was not found and handled")
+                        continue
+                    recovery.setdefault((app, kind), []).append(r)
+                env, dirs = b.storage("cache", f"{app}-kill")
+                try:
+                    killed = b.run(f"{rep + 1}/{args.repeat} {app} kill (run)", app, "resilient",
+                                   size + ["--inject", "kill"], env)
+                    if killed.timed_out or killed.rc == 0 or killed.answer is not None:
+                        b.fail(killed, "the killed run did not die (exit 0, an ANSWER or a timeout)")
+                        continue
+                    again = b.timed(f"{rep + 1}/{args.repeat} {app} kill (rerun)", app, "resilient", size, env,
+                                    reference)
+                    if again is None:
+                        continue
+                    if again.restarted_from() is None:
+                        b.fail(again, "no RESTARTED from=<v> line: the rerun did not restart")
+                        continue
+                    kills.setdefault(app, []).append((killed, again))
+                finally:
+                    for d in dirs:
+                        shutil.rmtree(d, ignore_errors=True)
+
+    # The tables.
+    md = []
+    md.append(f"# Mini-applications: the cost of resilience ({args.np} processes)\n")
+    md.append(f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(started))}, {args.repeat} repeat(s), "
+              f"launcher `{args.mpiexec}`, load average before {load_before[0]:.2f}, after "
+              f"{os.getloadavg()[0]:.2f}, {(time.time() - started) / 60:.1f} min"
+              + (f", extra environment {args.extra_env}" if args.extra_env else "")
+              + (" (--quick: not a measurement)" if args.quick else "") + ".\n")
+    md.append("## Sizes and plain runs\n")
+    md.append("| app | options | plain TIME median (s) | min-max (s) | one step (ms) |")
+    md.append("| --- | --- | ---: | ---: | ---: |")
+    step_time = {}
+    for app in args.apps:
+        n, steps = args.sizes[app]
+        times = [p.time for p in plain[app]]
+        pm = median(times)
+        st = median([p.time / p.steps for p in plain[app] if p.steps])
+        step_time[app] = st
+        md.append(f"| {app} | `--n {n} --steps {steps}` | {fmt(pm)} | {fmt_range(times)} | {fmt(st and st * 1e3)} |")
+    md.append("")
+    md.append("## Overhead of the resilient form, no error\n")
+    md.append("Overhead = resilient median / plain median - 1; the range is over the repeats, each resilient "
+              "run against the plain run of its own repeat. Versions are checked before they are made "
+              "(--check defaults to --every).\n")
+    md.append("| app | storage | " + " | ".join(f"every {k}" for k in INTERVALS) + " |")
+    md.append("| --- | --- | " + " | ".join("---:" for _ in INTERVALS) + " |")
+    for app in args.apps:
+        for storage in STORAGES:
+            cells = []
+            for k in INTERVALS:
+                o = overhead[(app, storage, k)]
+                cells.append(f"{pct(o['overhead'])} ({pct_range(o['paired'])})" if o["overhead"] is not None else "failed")
+            md.append(f"| {app} | {storage} | " + " | ".join(cells) + " |")
+    md.append("")
+    md.append("Loop TIME of the resilient form (s):\n")
+    md.append("| app | storage | every k | median | min-max |")
+    md.append("| --- | --- | ---: | ---: | ---: |")
+    for app in args.apps:
+        for storage in STORAGES:
+            for k in INTERVALS:
+                o = overhead[(app, storage, k)]
+                md.append(f"| {app} | {storage} | {k} | {fmt(o['median'])} | {fmt_range(o['times'])} |")
+    md.append("")
+    md.append("## Lines: `diff plain resilient`\n")
+    md.append("| app | files | added (>) | removed (<) | +A/-R | target (added) | added lines > 100 chars "
+              "| longest added | lines plain / resilient |")
+    md.append("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |")
+    lines = {}
+    for app in args.apps:
+        c = line_counts(app)
+        lines[app] = c
+        md.append(f"| {app} | `{c['files'][0]}` `{c['files'][1]}` | {c['added']} | {c['removed']} | "
+                  f"+{c['added']}/-{c['removed']} | {c['target']} ({'met' if c['added'] <= c['target'] else 'missed'}) "
+                  f"| {c['long']} | {c['longest']} | {c['plain']} / {c['resilient']} |")
+    md.append("")
+    if not args.no_recovery:
+        md.append(f"## Recovery (a version every {RECOVERY_EVERY} steps, memory)\n")
+        md.append("RECOVERY_TIME (what the program reports: from detection to restored state) in plain steps "
+                  "(plain TIME / STEPS); and the loop time the error added to the median no-error run "
+                  "(memory, every 10), in plain steps: recovery plus the steps redone.\n")
+        md.append("| app | error | RECOVERY_TIME (steps): median | min-max | RECOVERY_TIME (ms) median "
+                  "| added loop time (steps): median | min-max |")
+        md.append("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        for app in args.apps:
+            st = step_time.get(app)
+            base = overhead.get((app, "memory", RECOVERY_EVERY), {}).get("median")
+            for kind in KINDS:
+                runs = recovery.get((app, kind), [])
+                mult = [r.recovery_time / st for r in runs] if st else []
+                added = [(r.time - base) / st for r in runs] if st and base is not None else []
+                md.append(f"| {app} | {kind} | {fmt(median(mult), 1)} | {fmt_range(mult, 1)} | "
+                          f"{fmt(median([r.recovery_time * 1e3 for r in runs]), 2)} | {fmt(median(added), 1)} | "
+                          f"{fmt_range(added, 1)} |")
+        md.append("")
+        md.append("Kill (cache, PARTNER, every 10; killed at step steps/2, rerun with the same job id). In "
+                  "plain steps: A = rerun wall time - the plain run's share of the steps left "
+                  "((steps - resumed) x one step), so start-up, restart and the rest's versioning; "
+                  "B = the rerun's time outside its loop - a fresh resilient start's (cache, every 10: "
+                  "wall - TIME); C = steps lost (killed at steps/2, resumed at the last version, "
+                  "version v holds step 10 v). Wall times include mpiexec.\n")
+        md.append("| app | resumed at step | A: rerun - remaining share: median | min-max | "
+                  "B: restart beyond a fresh start: median | min-max | C: steps lost | rerun wall (s) "
+                  "| plain wall (s) |")
+        md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for app in args.apps:
+            st = step_time.get(app)
+            n, steps = args.sizes[app]
+            pairs = kills.get(app, [])
+            fresh = [r.wall - r.time for r, _ in res.get((app, "cache", RECOVERY_EVERY), [])]
+            fresh_m = median(fresh)
+            a_vals, b_vals, resumed, lost = [], [], [], []
+            for _, again in pairs:
+                s0 = again.restarted_from() * RECOVERY_EVERY
+                resumed.append(s0)
+                lost.append(steps // 2 - s0)
+                if st:
+                    a_vals.append((again.wall - (steps - s0) * st) / st)
+                    if fresh_m is not None:
+                        b_vals.append(((again.wall - again.time) - fresh_m) / st)
+            md.append(f"| {app} | {fmt(median(resumed), 0)} | {fmt(median(a_vals), 1)} | {fmt_range(a_vals, 1)} | "
+                      f"{fmt(median(b_vals), 1)} | {fmt_range(b_vals, 1)} | {fmt(median(lost), 0)} | "
+                      f"{fmt(median([a.wall for _, a in pairs]), 2)} | {fmt(median([p.wall for p in plain[app]]), 2)} |")
+        md.append("")
+    if b.failures:
+        md.append(f"## Failed runs ({len(b.failures)})\n")
+        for f in b.failures:
+            md.append(f"- {f}")
+        md.append("")
+    text = "\n".join(md)
+
+    print(text)
+    for path in (args.md, args.json):
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(args.md, "w") as f:
+        f.write(text)
+    with open(args.json, "w") as f:
+        json.dump(dict(np=args.np, repeat=args.repeat, sizes=args.sizes, mpiexec=args.mpiexec,
+                       extra_env=args.extra_env, lines=lines, failures=b.failures, runs=b.records), f, indent=1)
+    try:
+        plot(args, overhead)
+        print(f"apps.py: wrote {args.md}, {args.json} and {args.plot}", file=sys.stderr)
+    except ImportError as e:
+        b.failures.append(f"plot: {e} (apt-get install python3-matplotlib)")
+        print(f"apps.py: no plot: {e}", file=sys.stderr)
+    if b.failures:
+        print(f"apps.py: FAIL: {len(b.failures)} run(s) failed:", file=sys.stderr)
+        for f in b.failures:
+            print(f"  {f}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
