@@ -376,8 +376,9 @@ GDS_status_t check_files(const char *func, Array &a, const Records &found, const
     } else if (why != "missing") {
       const std::string what = version_path(s.dir, chain[i]) + ": " + why;  // outlives the raise
       const core::Detected d{nullptr, nullptr, static_cast<std::int64_t>(chain[i]), 0, a.rank, what.c_str()};
-      core::log(core::Level::warning, func, "array %s: %s; rebuilding it from redundancy", s.name.c_str(),
-                what.c_str());
+      core::log(core::Level::warning, func, "array %s: %s; %s", s.name.c_str(), what.c_str(),
+                s.copy == Copy::single ? "SINGLE keeps no redundancy: the restart falls back to an older version"
+                                       : "rebuilding it from redundancy");
       core::fail(GDS_STATUS_CORRUPT, func, "%s", what.c_str());
       core::detected(func, &a, GDS_STATUS_CORRUPT, d);
     }

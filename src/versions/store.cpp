@@ -316,8 +316,8 @@ GDS_status_t Store::grow(const char *func, bool data_slab, std::uint64_t data, b
                               static_cast<unsigned long long>(short_by), kMaxSlotsPerSlab);
     const std::uint64_t wanted = slots * slab->slot_bytes;
     if (s == GDS_STATUS_OK && starve)
-      s = core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for %llu bytes of versions (injected fault)",
-                              static_cast<unsigned long long>(wanted));
+      s = core::fail(GDS_STATUS_NOMEM, func, "no memory for %llu bytes of versions (injected fault)",
+                     static_cast<unsigned long long>(wanted));
     if (s == GDS_STATUS_OK) s = slab->memory.map(func, wanted);
     if (s != GDS_STATUS_OK) {
       failed_bytes_ += wanted;

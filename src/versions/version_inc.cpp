@@ -65,8 +65,9 @@ GDS_status_t injected(const char *func, Phase p) {
   kill_point(phase_name(p));
   if (g_failing_phase != static_cast<int>(p)) return GDS_STATUS_OK;
   g_failing_phase = 0;
-  return fail_critical(GDS_STATUS_MPI_ERROR, func, "injected failure in phase %s (GDS_FAULT_VERSION_PHASE)",
-                       phase_name(p));
+  // Asked for by the program (GDS_inject_fault): a warning, not an ERROR line a handler cannot take back.
+  log(core::Level::warning, func, "injected failure in phase %s (GDS_FAULT_VERSION_PHASE)", phase_name(p));
+  return fail(GDS_STATUS_MPI_ERROR, func, "injected failure in phase %s (GDS_FAULT_VERSION_PHASE)", phase_name(p));
 }
 
 // Phase settle. `local` is what the call found so far on this process; a
