@@ -56,6 +56,11 @@ MODULE GDS_C_INTERFACES
       TYPE(C_PTR), VALUE :: group
       INTEGER(C_INT64_T), VALUE :: version
     END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_version_verify(group, version) BIND(C, NAME="GDS_group_version_verify")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: group
+      INTEGER(C_INT64_T), VALUE :: version
+    END FUNCTION
     INTEGER(C_INT) FUNCTION c_group_get_version_number(group, version) BIND(C, NAME="GDS_group_get_version_number")
       IMPORT :: C_INT, C_INT64_T, C_PTR
       TYPE(C_PTR), VALUE :: group
@@ -506,7 +511,7 @@ MODULE GDS
   TYPE(C_PTR), PARAMETER :: GDS_GROUP_NULL = C_NULL_PTR
 
   ! The C entry points stay inside the module.
-  PRIVATE :: c_group_create, c_group_free, c_group_version_inc, c_group_version_restore, &
+  PRIVATE :: c_group_create, c_group_free, c_group_version_inc, c_group_version_restore, c_group_version_verify, &
     c_group_get_version_number, c_group_move_to_newest, c_group_move_to_prev, c_group_move_to_next, &
     c_group_version_dec, c_group_get_restart_info, c_restart_query
   PRIVATE :: c_init, c_finalize, c_comm_rank, c_comm_size, c_failure_group, c_alloc, c_create, c_free, c_get_attr, &
@@ -1088,6 +1093,14 @@ CONTAINS
     INTEGER(8), INTENT(IN) :: version
     INTEGER, INTENT(OUT) :: status
     status = c_group_version_restore(group, version)
+  END SUBROUTINE
+
+  ! GDS extension: every member's stored copy of a version against its checksums (GDS_STATUS_CORRUPT if damaged).
+  SUBROUTINE GDS_GROUP_VERSION_VERIFY(group, version, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    INTEGER(8), INTENT(IN) :: version
+    INTEGER, INTENT(OUT) :: status
+    status = c_group_version_verify(group, version)
   END SUBROUTINE
 
   SUBROUTINE GDS_GROUP_GET_VERSION_NUMBER(group, ver_num, status)

@@ -308,6 +308,32 @@ TEST_F(Group, RestartQueryWithoutPersistence) {
 }
 
 // A single array's restore: the current label describes the restored content.
+// One block of one member damaged after its checksum: the group's verify
+// finds it on every process; the version before stays sound.
+TEST_F(Group, VerifyChecksEveryMember) {
+  GDS_group_t g = GDS_GROUP_NULL;
+  ASSERT_ALL_GDS_OK(GDS_group_create("verify", kArrays, a, &g));
+  std::mt19937 rng(11u + static_cast<unsigned>(rank));
+  random_writes(rng, 1);
+  ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, "first", 5));  // version 0
+  // The last process changes an element of its own part of the first member, whose copy then flips.
+  Index lo = 0, hi = 0;
+  int owns = 0;
+  EXPECT_GDS_OK(GDS_distribution(a[0], nprocs - 1, &lo, &hi, &owns));
+  const Value v = 7;
+  if (rank == nprocs - 1) {
+    EXPECT_GDS_OK(GDS_put(&v, nullptr, &lo, &lo, a[0]));
+    EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_VERSION_CORRUPT, 1));
+  }
+  EXPECT_GDS_OK(GDS_fence(a[0]));
+  ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, "second", 6));  // version 1, damaged on the last process
+  EXPECT_GDS_OK(GDS_group_version_verify(g, 0));
+  EXPECT_EQ(GDS_group_version_verify(g, 1), GDS_STATUS_CORRUPT);
+  EXPECT_EQ(GDS_group_version_verify(g, 2), GDS_STATUS_NO_VERSION);  // the current content has no copy
+  EXPECT_EQ(GDS_group_version_verify(GDS_GROUP_NULL, 0), GDS_STATUS_NULL_HANDLE);
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+}
+
 TEST_F(Group, LabelAfterRestoreDescribesTheContent) {
   for (int step = 1; step <= 3; ++step) {
     const std::string l = "iter=" + std::to_string(step * 10);

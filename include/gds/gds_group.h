@@ -120,6 +120,24 @@ GDS_API GDS_status_t GDS_group_version_inc(GDS_group_t group, GDS_size_t increme
 GDS_API GDS_status_t GDS_group_version_restore(GDS_group_t group, GDS_size_t version);
 
 /**
+ * \brief Checks the stored copy of one version of every member against its checksums (GDS extension).
+ *
+ * GDS_version_verify() of each member's whole array, every member checked
+ * even after one fails; each damaged block is raised on the process holding
+ * it as GDS_version_verify() says. Use it before trusting a version a
+ * rollback would take (GDS_group_version_restore()).
+ *
+ * Collective over the members' communicator; all processes pass the same \p version.
+ *
+ * \param[in] group the group
+ * \param[in] version a version every member retains (not the current one)
+ * \return GDS_STATUS_OK, GDS_STATUS_CORRUPT (on every process, if any member has a damaged block),
+ *         GDS_STATUS_NO_VERSION, GDS_STATUS_VERSION_DROPPED, GDS_STATUS_INVALID (not a group), and as
+ *         GDS_version_verify()
+ */
+GDS_API GDS_status_t GDS_group_version_verify(GDS_group_t group, GDS_size_t version);
+
+/**
  * \brief The group's current version number (every member's). Local.
  * \param[in] group the group
  * \param[out] version the current version number

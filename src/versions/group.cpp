@@ -324,6 +324,19 @@ GDS_API GDS_status_t GDS_group_version_restore(GDS_group_t group, GDS_size_t ver
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 
+GDS_API GDS_status_t GDS_group_version_verify(GDS_group_t group, GDS_size_t version) try {
+  GDS_ENTER();
+  Group *g = nullptr;
+  GDS_TRY(find_group(__func__, group, &g));
+  GDS_status_t result = GDS_STATUS_OK;
+  for (const std::uint64_t h : g->handles) {  // each call agrees: every process sees the same statuses
+    const GDS_status_t s = GDS_version_verify(to_handle<GDS_gds_t>(h), version, nullptr, nullptr);
+    if (s == GDS_STATUS_CORRUPT) result = s;  // and the next members are checked too
+    else if (s != GDS_STATUS_OK) return s;
+  }
+  return result;
+} GDS_API_CATCH
+
 GDS_API GDS_status_t GDS_group_get_version_number(GDS_group_t group, GDS_size_t *version) try {
   GDS_ENTER();
   Group *g = nullptr;

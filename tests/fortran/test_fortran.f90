@@ -69,7 +69,7 @@ PROGRAM TEST_FORTRAN
   USE HANDLERS
   IMPLICIT NONE
 
-  TYPE(C_PTR) :: g, h, buffer, pred, term, err
+  TYPE(C_PTR) :: g, h, buffer, pred, term, err, grp
   INTEGER(8), TARGET :: ival
 
   INTEGER(8) :: ndim, cts(1), min_chunk(1), lo_idx(1), hi_idx(1), ld(1), count2(2), lo2(2), hi2(2), zero2(2)
@@ -247,6 +247,15 @@ PROGRAM TEST_FORTRAN
   CALL GDS_WAIT(g, stat)
   CALL CHECK(get_buf == 10, "restore")
   CALL GDS_FENCE(g, stat)
+  ! A group of one: verify by group (version 2 has rank 0's damaged block).
+  CALL GDS_GROUP_CREATE("f90group", 1, [g], grp, stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_GROUP_CREATE")
+  CALL GDS_GROUP_VERSION_VERIFY(grp, 0_8, stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_GROUP_VERSION_VERIFY of a sound version")
+  CALL GDS_GROUP_VERSION_VERIFY(grp, 2_8, stat)
+  CALL CHECK(stat == GDS_STATUS_CORRUPT, "GDS_GROUP_VERSION_VERIFY finds the damaged block")
+  CALL GDS_GROUP_FREE(grp, stat)
+  CALL CHECK(stat == GDS_STATUS_OK, "GDS_GROUP_FREE")
   CALL GDS_FREE(g, stat)
 
   CALL GDS_FREE(g, stat)

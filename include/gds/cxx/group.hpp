@@ -49,6 +49,14 @@ class group {
   }
   /// Every member back to a version they all retain (GDS_group_version_restore).
   void restore(index_t version) { detail::check(GDS_group_version_restore(handle_, version)); }
+  /// Whether every member's stored copy of `version` matches its checksums (GDS_group_version_verify()):
+  /// false for GDS_STATUS_CORRUPT (the damaged blocks are raised as errors); other failures throw.
+  [[nodiscard]] bool verify(index_t version) {
+    const GDS_status_t s = GDS_group_version_verify(handle_, version);
+    if (s == GDS_STATUS_CORRUPT) return false;
+    detail::check(s);
+    return true;
+  }
   [[nodiscard]] index_t version_number() const {
     index_t v = 0;
     detail::check(GDS_group_get_version_number(handle_, &v));
