@@ -264,6 +264,58 @@ TEST_F(Create, ProcessWithoutBuffer) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
+// No mapping functions (GDS extension): GDS_alloc's block layout over the
+// program's buffers. A 2-D array whose blocks differ in size (uneven
+// extents), a buffer longer than the block on one process, and a GDS_alloc
+// twin of the same shape telling where each block is.
+TEST_F(Create, NoMappingFunctionsMeansTheBlockLayout) {
+  const Index count[2] = {5, 3 * static_cast<Index>(nprocs) + 1};
+  GDS_gds_t twin = GDS_NULL;
+  ASSERT_GDS_OK(GDS_alloc(2, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &twin));
+  std::vector<Index> lo(2 * static_cast<std::size_t>(nprocs)), hi(lo.size());
+  std::vector<int> owns(static_cast<std::size_t>(nprocs));
+  for (int r = 0; r < nprocs; ++r)
+    EXPECT_GDS_OK(GDS_distribution(twin, r, &lo[2 * r], &hi[2 * r], &owns[r]));
+  const auto volume = [&](int r) { return owns[r] ? (hi[2 * r] - lo[2 * r] + 1) * (hi[2 * r + 1] - lo[2 * r + 1] + 1) : 0; };
+  // Every process's buffer: its block in row-major order, value = 1000 * rank + offset; the last one 3 longer.
+  std::vector<int> local(volume(rank) + (rank == nprocs - 1 ? 3 : 0));
+  for (std::size_t k = 0; k < local.size(); ++k) local[k] = 1000 * rank + static_cast<int>(k);
+  GDS_gds_t g = GDS_NULL;
+  ASSERT_GDS_OK(GDS_create(2, count, MPI_INT, nullptr, nullptr, local.empty() ? nullptr : local.data(), local.size(),
+                           GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+  std::vector<int> all(count[0] * count[1]);
+  const Index all_lo[2] = {0, 0}, all_hi[2] = {count[0] - 1, count[1] - 1};
+  EXPECT_GDS_OK(GDS_get(all.data(), nullptr, all_lo, all_hi, g));
+  EXPECT_GDS_OK(GDS_wait(g));
+  for (Index i = 0; i < count[0]; ++i)
+    for (Index j = 0; j < count[1]; ++j) {
+      int owner = -1;
+      for (int r = 0; r < nprocs; ++r)
+        if (owns[r] && i >= lo[2 * r] && i <= hi[2 * r] && j >= lo[2 * r + 1] && j <= hi[2 * r + 1]) owner = r;
+      ASSERT_GE(owner, 0);
+      const Index offset = (i - lo[2 * owner]) * (hi[2 * owner + 1] - lo[2 * owner + 1] + 1) + (j - lo[2 * owner + 1]);
+      EXPECT_EQ(all[i * count[1] + j], 1000 * owner + static_cast<int>(offset)) << "at [" << i << ", " << j << "]";
+    }
+  // A put lands in the owner's buffer, where the block layout says.
+  EXPECT_GDS_OK(GDS_fence(g));
+  const int v = -7;
+  const Index at[2] = {count[0] - 1, count[1] - 1};  // the last element: the last block's last offset
+  if (rank == 0) EXPECT_GDS_OK(GDS_put(&v, nullptr, at, at, g));
+  EXPECT_GDS_OK(GDS_fence(g));
+  if (rank == nprocs - 1) {
+    EXPECT_EQ(local[volume(rank) - 1], -7);
+    EXPECT_EQ(local[volume(rank)], 1000 * rank + static_cast<int>(volume(rank)));  // the tail is not the array's
+  }
+  EXPECT_GDS_OK(GDS_free(&g));
+  // A buffer shorter than the block on process 0: refused there, and on the others as a remote error.
+  std::vector<int> small(volume(rank) - (rank == 0 ? 1 : 0));
+  EXPECT_EQ(GDS_create(2, count, MPI_INT, nullptr, nullptr, small.empty() ? nullptr : small.data(), small.size(),
+                       GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g),
+            rank == 0 ? GDS_STATUS_INVALID_COUNT : GDS_STATUS_REMOTE_ERROR);
+  if (g != GDS_NULL) EXPECT_GDS_OK(GDS_free(&g));
+  EXPECT_GDS_OK(GDS_free(&twin));
+}
+
 // GDS_create_with_context: the mapping reads its state from the context.
 TEST_F(Create, ContextMapping) {
   Context ctx{nprocs, rank};

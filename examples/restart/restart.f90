@@ -1,31 +1,12 @@
 ! restart.f90: a program that carries on where it was killed (the Fortran twin of restart.c). With GDS_JOB_ID
 ! set (GDS_COPY_TYPE, GDS_CACHE_BASE, GDS_PREFIX say where versions are kept: nothing in the code), run
 ! `mpiexec -n 2 ./restart_f90 37` (dies at step 37), then `mpiexec -n 2 ./restart_f90` ("resuming at step 30").
-MODULE restart_state
+PROGRAM restart
   USE GDS                                  ! GDS, ISO_C_BINDING and MPI
   IMPLICIT NONE
   INTEGER, PARAMETER :: N = 4096           ! elements per process
   DOUBLE PRECISION, TARGET :: x(N), v(N) = 0.0D0  ! the state: this process's positions and velocities
   INTEGER :: rank, nprocs
-CONTAINS  ! GDS_CREATE's mapping: element i (from 0) of an array is x(MOD(i, N) + 1) of process i / N, and back
-  INTEGER(C_INT) FUNCTION to_local(i, owner, offset) BIND(C)
-    INTEGER(C_INT64_T), INTENT(IN) :: i(1)
-    INTEGER(C_INT), INTENT(OUT) :: owner
-    INTEGER(C_INT64_T), INTENT(OUT) :: offset
-    owner = INT(i(1) / N, C_INT)           ! the process
-    offset = MOD(i(1), INT(N, C_INT64_T))  ! the element of its buffer, from 0
-    to_local = GDS_STATUS_OK
-  END FUNCTION
-  INTEGER(C_INT) FUNCTION to_global(offset, i) BIND(C)
-    INTEGER(C_INT64_T), VALUE :: offset
-    INTEGER(C_INT64_T), INTENT(OUT) :: i(1)
-    i(1) = INT(rank, C_INT64_T) * N + offset
-    to_global = GDS_STATUS_OK
-  END FUNCTION
-END MODULE
-PROGRAM restart
-  USE restart_state
-  IMPLICIT NONE
   TYPE(C_PTR) :: arrays(2), group; TYPE(GDS_PERSISTED_T) :: saved; TYPE(GDS_RESTART_INFO_T) :: took
   CHARACTER(32) :: label = '-1'
   INTEGER :: provided, status, step = 0, crash
@@ -35,10 +16,11 @@ PROGRAM restart
   READ (label, *) crash
   CALL GDS_RESTART_QUERY('oscillators', saved, status)  ! 1. before any array: persisted state of this group?
   IF (saved%found == 0) x = 1.0D0 + rank  ! a fresh start
-  ! 2. x and v become GDS arrays over the program's own arrays, versioned as a group (a restart fills them).
-  CALL GDS_CREATE(1_8, [INT(N, 8) * nprocs], GDS_DATA_DOUBLE_PRECISION, C_FUNLOC(to_local), C_FUNLOC(to_global), &
+  ! 2. x and v become GDS arrays over the program's own arrays, versioned as a group (a restart fills them);
+  !    no mapping functions: x(k) of process r is element r * N + k - 1 (the GDS_ALLOC block layout).
+  CALL GDS_CREATE(1_8, [INT(N, 8) * nprocs], GDS_DATA_DOUBLE_PRECISION, C_NULL_FUNPTR, C_NULL_FUNPTR, &
                   C_LOC(x), INT(N, 8), GDS_PRIORITY_HIGH, MPI_COMM_WORLD, MPI_INFO_NULL, arrays(1), status)
-  CALL GDS_CREATE(1_8, [INT(N, 8) * nprocs], GDS_DATA_DOUBLE_PRECISION, C_FUNLOC(to_local), C_FUNLOC(to_global), &
+  CALL GDS_CREATE(1_8, [INT(N, 8) * nprocs], GDS_DATA_DOUBLE_PRECISION, C_NULL_FUNPTR, C_NULL_FUNPTR, &
                   C_LOC(v), INT(N, 8), GDS_PRIORITY_HIGH, MPI_COMM_WORLD, MPI_INFO_NULL, arrays(2), status)
   CALL GDS_GROUP_CREATE('oscillators', 2, arrays, group, status)
   CALL GDS_GROUP_GET_RESTART_INFO(group, took, status)  ! 3. what the restart took (older if the newest was unreadable)

@@ -59,6 +59,14 @@ GDS_API GDS_status_t GDS_alloc(GDS_size_t ndims, const GDS_size_t count[],
  * are called by GDS on any process during data access and must give the same
  * answers everywhere. A process may pass a NULL buffer with count 0.
  *
+ * Both mapping functions NULL (GDS extension): the array is laid out as
+ * GDS_alloc() lays it out (min_chunks NULL; README "Distribution"), and each
+ * process's buffer holds its block in the array's order (row-major, or
+ * GDS_ORDER_KEY's). For a 1-D array of N elements per process that is
+ * buffer element k = global index rank * N + k. \p local_buffer_count must be
+ * at least the block's size (GDS_STATUS_INVALID_COUNT); elements beyond it are
+ * not the array's. One of the two NULL is GDS_STATUS_NULL_ARGUMENT.
+ *
  * The buffers must stay valid until GDS_free(). Access through GDS_put() and
  * friends goes through an MPI window over them. An application that stores
  * into its buffer directly does it as a DIRECT access does: between
@@ -80,8 +88,8 @@ GDS_API GDS_status_t GDS_alloc(GDS_size_t ndims, const GDS_size_t count[],
  * \param[in] ndims number of dimensions (>= 1)
  * \param[in] count extent of every dimension
  * \param[in] element_type a predefined MPI datatype
- * \param[in] global_to_local_func global index to (rank, local offset)
- * \param[in] local_to_global_func local offset to global index
+ * \param[in] global_to_local_func global index to (rank, local offset), or NULL with the other NULL
+ * \param[in] local_to_global_func local offset to global index, or NULL with the other NULL
  * \param[in] local_buffer this process's elements, or NULL if it holds none
  * \param[in] local_buffer_count number of elements in \p local_buffer
  * \param[in] resilience_priority GDS_PRIORITY_HIGH, _MEDIUM or _LOW

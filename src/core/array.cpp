@@ -219,6 +219,33 @@ GDS_status_t alloc_array(const char *func, GDS_size_t ndims, const GDS_size_t *c
   return GDS_STATUS_OK;
 }
 
+namespace {
+
+// GDS_create with no mapping functions (GDS extension): GDS_alloc's block
+// layout over the program's buffers; each buffer holds its process's block
+// in the array's order.
+struct ImpliedBlocks {
+  std::unique_ptr<BlockLayout> layout;
+  Dims lo, ext;  // this process's block (ext 0: none)
+};
+
+GDS_status_t implied_to_local(const GDS_size_t global[], int *rank, GDS_size_t *offset, void *context) {
+  return static_cast<const ImpliedBlocks *>(context)->layout->locate(nullptr, global, rank, offset);
+}
+
+GDS_status_t implied_to_global(GDS_size_t offset, GDS_size_t global[], void *context) {
+  const auto &b = *static_cast<const ImpliedBlocks *>(context);
+  for (std::size_t k = b.lo.size(); k-- > 0;) {  // the storage order's last dimension varies fastest
+    const std::size_t d = b.layout->storage_dim(k);
+    if (b.ext[d] == 0) return GDS_STATUS_INVALID;
+    global[d] = b.lo[d] + offset % b.ext[d];
+    offset /= b.ext[d];
+  }
+  return offset == 0 ? GDS_STATUS_OK : GDS_STATUS_INVALID;
+}
+
+}  // namespace
+
 GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *count,
                          GDS_datatype_t element_type, const Mapping &mapping, void *local_buffer,
                          GDS_size_t local_buffer_count, GDS_priority_t priority, MPI_Comm users,
@@ -231,10 +258,13 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
                                    language_default, &shape, &states, &sig);
   const bool have_g2l = mapping.g2l != nullptr || mapping.g2l_ctx != nullptr;
   const bool have_l2g = mapping.l2g != nullptr || mapping.l2g_ctx != nullptr;
-  if (s == GDS_STATUS_OK && !have_g2l)
-    s = fail(GDS_STATUS_NULL_ARGUMENT, func, "global_to_local_func is NULL");
-  if (s == GDS_STATUS_OK && !have_l2g)
-    s = fail(GDS_STATUS_NULL_ARGUMENT, func, "local_to_global_func is NULL");
+  const bool implied = !have_g2l && !have_l2g;  // both NULL: GDS_alloc's block layout
+  if (s == GDS_STATUS_OK && !have_g2l && have_l2g)
+    s = fail(GDS_STATUS_NULL_ARGUMENT, func,
+             "global_to_local_func is NULL but local_to_global_func is not (both NULL: the block layout)");
+  if (s == GDS_STATUS_OK && have_g2l && !have_l2g)
+    s = fail(GDS_STATUS_NULL_ARGUMENT, func,
+             "local_to_global_func is NULL but global_to_local_func is not (both NULL: the block layout)");
   if (s == GDS_STATUS_OK && local_buffer == nullptr && local_buffer_count != 0)
     s = fail(GDS_STATUS_NULL_ARGUMENT, func, "local_buffer is NULL but local_buffer_count=%llu",
              ull(local_buffer_count));
@@ -249,8 +279,34 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
 
   std::unique_ptr<Array> a;
   GDS_TRY(make_array(func, users, shape, priority, std::move(states), &a));
+  Mapping used = mapping;
+  Index local_count = local_buffer_count;  // implied: the block (a longer buffer's tail is not the array's)
+  if (implied) {
+    auto b = std::make_shared<ImpliedBlocks>();
+    b->layout = std::make_unique<BlockLayout>(
+        shape.count, BlockLayout::choose_grid(shape.count, nullptr, a->nprocs, shape.order), shape.order);
+    b->lo.assign(ndims, 0);
+    b->ext.assign(ndims, 0);
+    Dims hi(ndims);
+    if (b->layout->owned_box(a->rank, b->lo.data(), hi.data()))
+      for (std::size_t d = 0; d < ndims; ++d) b->ext[d] = hi[d] - b->lo[d] + 1;
+    const Index block = b->layout->local_volume(a->rank);
+    s = local_buffer_count >= block
+            ? GDS_STATUS_OK
+            : fail(GDS_STATUS_INVALID_COUNT, func,
+                   "local_buffer_count=%llu is less than this process's block of the block layout (%llu elements; "
+                   "GDS_create without mapping functions lays the array out as GDS_alloc does)",
+                   ull(local_buffer_count), ull(block));
+    GDS_TRY(agree(func, a->communicator(), s));
+    used = Mapping{};
+    used.g2l_ctx = implied_to_local;
+    used.l2g_ctx = implied_to_global;
+    used.context = b.get();
+    a->implied = std::move(b);
+    local_count = block;
+  }
   std::vector<Index> counts(static_cast<std::size_t>(a->nprocs));
-  const Index mine = local_buffer_count;
+  const Index mine = local_count;
   const int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, a->communicator());
   if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgather", rc);
   Index total = 0, volume = 1;
@@ -261,13 +317,13 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
   if (!overflow && total < volume)
     return fail(GDS_STATUS_INVALID_MAPPING, func,
                 "the local buffers hold %llu elements in all, fewer than the array's %llu", ull(total), ull(volume));
-  auto layout = std::make_unique<UserLayout>(shape.count, shape.order, mapping, std::move(counts));
-  s = g_rt.config.sanity_check ? check_round_trip(func, *layout, a->rank, local_buffer_count) : GDS_STATUS_OK;
+  auto layout = std::make_unique<UserLayout>(shape.count, shape.order, used, std::move(counts));
+  s = g_rt.config.sanity_check ? check_round_trip(func, *layout, a->rank, local_count) : GDS_STATUS_OK;
   GDS_TRY(agree(func, a->communicator(), s));
   a->user = layout.get();
   a->layout = std::move(layout);
   a->user_buffer = local_buffer;
-  a->local_count = local_buffer_count;
+  a->local_count = local_count;
   GDS_TRY(attach_modules(func, *a));
   *gds = register_array(std::move(a));
   return GDS_STATUS_OK;

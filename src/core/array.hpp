@@ -37,6 +37,7 @@ struct Array {
   Dims local_lo, local_ext;             // GDS_alloc: this process's block (ext 0 if none)
   std::uint64_t primary = 0;            // handle
   std::vector<std::uint64_t> clones;    // handles
+  std::shared_ptr<const void> implied;  // GDS_create without mapping functions: the block mapping's state
   std::array<std::unique_ptr<ArrayState>, kLayers> states;  // one per module above core
   // Open Resilience checks on the array: how many are registered, and the
   // event (next_event()) when they last all ran without finding an error
