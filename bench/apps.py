@@ -13,14 +13,15 @@ At --np processes (default 2), in one run:
    The runs are interleaved (plain, then every configuration, and that --repeat times) so that
    drift hits all alike. Reported: medians and min-max of TIME, and the overhead
    resilient median / plain median - 1 (with the range of the per-repeat ratios, each resilient
-   run against the plain run of its own repeat).
+   run against the plain run of its own repeat; and, less sensitive to one slow run, the median
+   of those ratios and fastest / fastest - 1).
 2. Lines: `diff <plain> <resilient>` of each application's sources: lines added (>) and removed
    (<); the added count is the figure (targets: 30 for CG and MD, 20 for heat), with the number of
    added lines longer than 100 characters.
 3. Recovery, at a version every 10 steps, memory storage: RECOVERY_TIME of --inject flip, latent
-   and library as a multiple of one plain step (plain TIME / STEPS), median over the repeats, and
-   the loop time the error added to the no-error run, also in steps (it includes the steps
-   redone). For kill (cache storage, every 10): the run is killed at step steps/2 and run again
+   and library as a multiple of one plain step (plain TIME / STEPS), median over the repeats, with
+   the RECOVERED line (where the error was found, which version was taken: the steps redone).
+   For kill (cache storage, every 10): the run is killed at step steps/2 and run again
    with the same job id; reported are the rerun's wall time minus the plain run's share of the
    remaining steps (its start-up, restart and versioning included), and the parts: the rerun's
    time outside its loop beyond a fresh resilient start (cache, every 10) and the steps lost
@@ -29,18 +30,22 @@ At --np processes (default 2), in one run:
    storage setting, with the targets (2% memory, 3% cache, at 10) marked.
 5. The Markdown tables, on stdout and in --md (and every run's figures in --json).
 
+Before every run the script waits for the machine to be idle (other processes below --idle cores
+over a second), and it runs a timed run again (--retries) when other processes used more than that
+during it (from /proc/stat, less this script's children's CPU time); the tables say how many.
 Every run is bounded by MPIEXEC_TIMEOUT and a timer of its own (--timeout). A run that fails,
 prints no TIME or an ANSWER other than the plain form's is reported as failed, and the script
 exits 1 at the end. Progress goes to stderr. Python 3 standard library, and matplotlib (Debian's
 python3-matplotlib) for the plot.
 
-  nice -n 10 bench/apps.py                 # the full measurement (about 20 minutes at 2 processes)
+  nice -n 10 bench/apps.py                 # the full measurement (15-20 minutes at 2 processes)
   nice -n 10 bench/apps.py --quick         # tiny sizes, one repeat: a smoke test of the script
 """
 import argparse
 import json
 import os
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -55,12 +60,12 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # name: executables (under --bin-dir), sources (under examples/), default and --quick sizes, line target
 APPS = {
     "cg": dict(plain="cg/cg", resilient="cg/cg_resilient", sources=("cg/cg.cpp", "cg/cg_resilient.cpp"),
-               n=64, steps=200, quick_n=8, quick_steps=200, target=30),
+               n=64, steps=300, quick_n=8, quick_steps=200, target=30),
     "md": dict(plain="md/md", resilient="md/md_resilient", sources=("md/md.cpp", "md/md_resilient.cpp"),
-               n=8, steps=200, quick_n=3, quick_steps=200, target=30),
+               n=8, steps=300, quick_n=3, quick_steps=200, target=30),
     "heat": dict(plain="heat/heat", resilient="heat/heat_resilient",
                  sources=("heat/heat.f90", "heat/heat_resilient.f90"),
-                 n=1024, steps=500, quick_n=32, quick_steps=200, target=20),
+                 n=1024, steps=1000, quick_n=32, quick_steps=200, target=20),
 }
 STORAGES = ("memory", "cache", "prefix")
 INTERVALS = (1, 10, 100)
@@ -86,6 +91,11 @@ def parse_args(argv):
     p.add_argument("--mpiexec", default="mpiexec.mpich -bind-to core",
                    help="launcher, shell-split (default 'mpiexec.mpich -bind-to core', as bench/run.sh)")
     p.add_argument("--timeout", type=float, default=None, help="seconds per run (default 600; --quick 120)")
+    p.add_argument("--idle", type=float, default=None,
+                   help="before each run wait until other processes use fewer cores than this (sampled over 1 s), "
+                        "and run a timed run again when they used more during it (default 0.25; --quick 0: off)")
+    p.add_argument("--idle-wait", type=float, default=600.0, help="longest wait for idleness per run (s, default 600)")
+    p.add_argument("--retries", type=int, default=2, help="runs again of a run others disturbed (default 2)")
     p.add_argument("--shm", default="/dev/shm", help="where the cache directories go (default /dev/shm)")
     p.add_argument("--disk", default=tempfile.gettempdir(),
                    help=f"where the prefix directories go, on disk (default {tempfile.gettempdir()})")
@@ -106,6 +116,8 @@ def parse_args(argv):
         a.repeat = 1 if a.quick else 5
     if a.timeout is None:
         a.timeout = 120.0 if a.quick else 600.0
+    if a.idle is None:
+        a.idle = 0.0 if a.quick else 0.25
     if a.repeat < 1 or a.np < 1:
         p.error("--repeat and --np must be >= 1")
     a.sizes = {}
@@ -126,12 +138,45 @@ def parse_args(argv):
     return a
 
 
+def busy_seconds():
+    """CPU seconds the whole machine has spent busy (user, nice, system, irq, softirq, steal), from /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
+
+
+def children_seconds():
+    """CPU seconds of this script's finished children (mpiexec, and the processes it waited for)."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def wait_idle(threshold, longest):
+    """Waits (up to `longest` seconds) for a second in which the other processes use less than `threshold`
+    cores; returns the seconds waited and the last share seen."""
+    waited, share = 0.0, None
+    while True:
+        b0, t0 = busy_seconds(), time.monotonic()
+        if b0 is None:
+            return waited, None
+        time.sleep(1.0)
+        dt = time.monotonic() - t0
+        share = (busy_seconds() - b0) / dt
+        waited += dt
+        if share < threshold or waited >= longest:
+            return waited, share
+
+
 class Run:
     """One job: its status, wall time and what rank 0 printed."""
 
-    def __init__(self, label, cmd, env_shown, rc, out, err, wall, timed_out):
+    def __init__(self, label, cmd, env_shown, rc, out, err, wall, timed_out, foreign=None):
         self.label, self.cmd, self.env_shown = label, cmd, env_shown
         self.rc, self.out, self.err, self.wall, self.timed_out = rc, out, err, wall, timed_out
+        self.foreign = foreign  # cores the rest of the machine kept busy meanwhile (on average)
 
     def values(self, word):
         return [l.split(None, 1)[1].strip() for l in self.out.splitlines()
@@ -172,8 +217,8 @@ class Run:
 
     def record(self):
         return dict(label=self.label, cmd=self.cmd, env=self.env_shown, rc=self.rc, wall=self.wall,
-                    timed_out=self.timed_out, time=self.time, steps=self.steps, answer=self.answer,
-                    recovery_time=self.recovery_time, recovered=self.values("RECOVERED"),
+                    timed_out=self.timed_out, foreign_cores=self.foreign, time=self.time, steps=self.steps,
+                    answer=self.answer, recovery_time=self.recovery_time, recovered=self.values("RECOVERED"),
                     restarted=self.values("RESTARTED"))
 
 
@@ -183,6 +228,8 @@ class Bench:
         self.failures = []
         self.records = []
         self.counter = 0
+        self.contended = 0    # runs done again because other processes were busy
+        self.timed_runs = []  # the runs the tables use
         self.base_env = {k: v for k, v in os.environ.items() if not k.startswith(("GDS_", "SCR_"))}
 
     def exe(self, app, form):
@@ -203,7 +250,23 @@ class Bench:
             env.update(GDS_PREFIX=prefix, GDS_FLUSH="10")
         return env, dirs
 
-    def run(self, label, app, form, app_args, env_extra):
+    def run(self, label, app, form, app_args, env_extra, retry=False):
+        """Runs one job. Before it, waits for the machine to be idle (--idle); with `retry`, runs it again
+        (up to --retries times) when other processes kept more than --idle cores busy during it."""
+        args = self.args
+        for attempt in range(1 + (args.retries if retry else 0)):
+            if args.idle > 0:
+                waited, share = wait_idle(args.idle, args.idle_wait)
+                if waited > 1.5:
+                    print(f"[{label}] waited {waited:.0f} s for the machine to be idle (others: {share:.2f} cores)",
+                          file=sys.stderr, flush=True)
+            r = self.run_once(label + (f" (again, {attempt})" if attempt else ""), app, form, app_args, env_extra)
+            if r.foreign is None or r.foreign <= args.idle or args.idle <= 0:
+                break
+            self.contended += 1
+        return r
+
+    def run_once(self, label, app, form, app_args, env_extra):
         args = self.args
         cmd = shlex.split(args.mpiexec) + ["-n", str(args.np), self.exe(app, form)] + [str(x) for x in app_args]
         env = dict(self.base_env)
@@ -212,6 +275,7 @@ class Bench:
         env.update(env_extra)
         env["MPIEXEC_TIMEOUT"] = str(max(1, int(args.timeout)))
         shown = {k: v for k, v in env.items() if k.startswith(("GDS_", "SCR_"))}
+        busy0, own0 = busy_seconds(), children_seconds()
         start = time.monotonic()
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=True)
@@ -226,14 +290,19 @@ class Bench:
                 pass
             out, err = proc.communicate()
         wall = time.monotonic() - start
+        foreign = None
+        if busy0 is not None:
+            foreign = max(0.0, (busy_seconds() - busy0) - (children_seconds() - own0)) / max(wall, 1e-3)
         r = Run(label, " ".join(shlex.quote(c) for c in cmd), shown, proc.returncode, out or "", err or "",
-                wall, timed_out or (proc.returncode != 0 and wall >= args.timeout))
+                wall, timed_out or (proc.returncode != 0 and wall >= args.timeout), foreign)
         self.records.append(r.record())
         line = f"[{label}] exit {r.rc}, wall {wall:.2f} s"
         if r.time is not None:
             line += f", TIME {r.time:.3f} s"
         if r.recovery_time is not None:
             line += f", RECOVERY_TIME {r.recovery_time:.4f} s"
+        if foreign is not None:
+            line += f", others {foreign:.2f} cores"
         if r.timed_out:
             line += " (TIMED OUT)"
         print(line, file=sys.stderr, flush=True)
@@ -254,7 +323,8 @@ class Bench:
 
     def timed(self, label, app, form, app_args, env, reference=None):
         """A run that must succeed with a TIME (and the reference ANSWER, if given); None if it did not."""
-        r = self.run(label, app, form, app_args, env)
+        r = self.run(label, app, form, app_args, env, retry=True)
+        self.timed_runs.append(r)
         why = []
         if r.timed_out:
             why.append("timed out")
@@ -310,7 +380,7 @@ def plot(args, overhead):
     import matplotlib.pyplot as plt
 
     colours = {"memory": "tab:blue", "cache": "tab:orange", "prefix": "tab:green"}
-    fig, axes = plt.subplots(1, len(args.apps), figsize=(5 * len(args.apps), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(args.apps), figsize=(max(6.5, 5 * len(args.apps)), 4.2), squeeze=False)
     for ax, app in zip(axes[0], args.apps):
         for storage in STORAGES:
             xs, ys, lo, hi = [], [], [], []
@@ -340,16 +410,31 @@ def plot(args, overhead):
         ax.set_title(f"{app} (--n {n}, {steps} steps, {args.np} processes)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(f"Resilient form against plain: median of {args.repeat} run(s) (bars: per-repeat ratios)",
-                 fontsize=10)
+    fig.suptitle(f"resilient vs plain, {args.repeat} repeat(s): medians, bars the per-repeat range", fontsize=10)
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(args.plot)), exist_ok=True)
     fig.savefig(args.plot, dpi=110)
     plt.close(fig)
 
 
+def matplotlib_python(argv):
+    """Re-executes this script with Debian's /usr/bin/python3 when this Python lacks matplotlib and that one has
+    it (python3-matplotlib installs for the system Python, not for another python3 found first on PATH)."""
+    try:
+        import matplotlib  # noqa: F401
+        return
+    except ImportError:
+        pass
+    system = "/usr/bin/python3"
+    if os.path.realpath(sys.executable) != os.path.realpath(system) and os.access(system, os.X_OK) and \
+            subprocess.run([system, "-c", "import matplotlib"], capture_output=True).returncode == 0:
+        print(f"apps.py: {sys.executable} has no matplotlib; running with {system}", file=sys.stderr, flush=True)
+        os.execv(system, [system, os.path.abspath(__file__)] + argv)
+
+
 def main(argv):
     args = parse_args(argv)
+    matplotlib_python(argv)
     for app in args.apps:
         for form in ("plain", "resilient"):
             exe = os.path.join(args.bin_dir, APPS[app][form])
@@ -400,9 +485,11 @@ def main(argv):
                 runs = res.get((app, storage, k), [])
                 times = [r.time for r, _ in runs]
                 paired = [r.time / p.time - 1 for r, p in runs if p is not None and p.time > 0]
+                pmin = min([p.time for p in plain[app]], default=None)
                 overhead[(app, storage, k)] = dict(
                     times=times, median=median(times), paired=paired,
-                    overhead=(median(times) / pm - 1) if times and pm else None)
+                    overhead=(median(times) / pm - 1) if times and pm else None,
+                    min_min=(min(times) / pmin - 1) if times and pmin else None)
 
     # 3. Recovery, interleaved too.
     recovery = {}   # (app, kind) -> [run]
@@ -448,6 +535,12 @@ def main(argv):
               f"launcher `{args.mpiexec}`, load average before {load_before[0]:.2f}, after "
               f"{os.getloadavg()[0]:.2f}, {(time.time() - started) / 60:.1f} min"
               + (f", extra environment {args.extra_env}" if args.extra_env else "")
+              + (f"; runs waited for under {args.idle:g} cores of other activity and were done again (up to "
+                 f"{args.retries} times) when others used more during them: {b.contended} done again, "
+                 f"{sum(1 for r in b.timed_runs if r.foreign is not None and r.foreign > args.idle)} of "
+                 f"{len(b.timed_runs)} timed runs kept with more (median of others' use "
+                 f"{fmt(median([r.foreign for r in b.timed_runs if r.foreign is not None]), 3)} cores)"
+                 if args.idle > 0 else "")
               + (" (--quick: not a measurement)" if args.quick else "") + ".\n")
     md.append("## Sizes and plain runs\n")
     md.append("| app | options | plain TIME median (s) | min-max (s) | one step (ms) |")
@@ -462,9 +555,9 @@ def main(argv):
         md.append(f"| {app} | `--n {n} --steps {steps}` | {fmt(pm)} | {fmt_range(times)} | {fmt(st and st * 1e3)} |")
     md.append("")
     md.append("## Overhead of the resilient form, no error\n")
-    md.append("Overhead = resilient median / plain median - 1; the range is over the repeats, each resilient "
-              "run against the plain run of its own repeat. Versions are checked before they are made "
-              "(--check defaults to --every).\n")
+    md.append("Overhead = resilient median / plain median - 1; in parentheses the range over the repeats of "
+              "each resilient run against the plain run of its own repeat. Versions are checked before they "
+              "are made (--check defaults to --every).\n")
     md.append("| app | storage | " + " | ".join(f"every {k}" for k in INTERVALS) + " |")
     md.append("| --- | --- | " + " | ".join("---:" for _ in INTERVALS) + " |")
     for app in args.apps:
@@ -473,6 +566,18 @@ def main(argv):
             for k in INTERVALS:
                 o = overhead[(app, storage, k)]
                 cells.append(f"{pct(o['overhead'])} ({pct_range(o['paired'])})" if o["overhead"] is not None else "failed")
+            md.append(f"| {app} | {storage} | " + " | ".join(cells) + " |")
+    md.append("")
+    md.append("Other estimates of the same, less sensitive to one slow run: the median of the per-repeat ratios, "
+              "and fastest resilient / fastest plain - 1.\n")
+    md.append("| app | storage | " + " | ".join(f"every {k}: paired median | min/min" for k in INTERVALS) + " |")
+    md.append("| --- | --- | " + " | ".join("---: | ---:" for _ in INTERVALS) + " |")
+    for app in args.apps:
+        for storage in STORAGES:
+            cells = []
+            for k in INTERVALS:
+                o = overhead[(app, storage, k)]
+                cells.append(f"{pct(median(o['paired']))} | {pct(o['min_min'])}")
             md.append(f"| {app} | {storage} | " + " | ".join(cells) + " |")
     md.append("")
     md.append("Loop TIME of the resilient form (s):\n")
@@ -498,22 +603,22 @@ def main(argv):
     md.append("")
     if not args.no_recovery:
         md.append(f"## Recovery (a version every {RECOVERY_EVERY} steps, memory)\n")
-        md.append("RECOVERY_TIME (what the program reports: from detection to restored state) in plain steps "
-                  "(plain TIME / STEPS); and the loop time the error added to the median no-error run "
-                  "(memory, every 10), in plain steps: recovery plus the steps redone.\n")
-        md.append("| app | error | RECOVERY_TIME (steps): median | min-max | RECOVERY_TIME (ms) median "
-                  "| added loop time (steps): median | min-max |")
-        md.append("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        md.append("RECOVERY_TIME (what the program reports: from finding the error to the state restored, "
+                  "the slowest process's for heat, where each process repairs its own columns) in plain steps "
+                  "(plain TIME / STEPS). After it the run redoes the steps since the version it restored: "
+                  "the RECOVERED line of the first repeat says where it was found (step=; md prints the step "
+                  "it went back to) and which version it took (from=; version v holds step 10 v).\n")
+        md.append("| app | error | RECOVERY_TIME (steps): median | min-max | RECOVERY_TIME (ms): median | "
+                  "RECOVERED (first repeat) |")
+        md.append("| --- | --- | ---: | ---: | ---: | --- |")
         for app in args.apps:
             st = step_time.get(app)
-            base = overhead.get((app, "memory", RECOVERY_EVERY), {}).get("median")
             for kind in KINDS:
                 runs = recovery.get((app, kind), [])
                 mult = [r.recovery_time / st for r in runs] if st else []
-                added = [(r.time - base) / st for r in runs] if st and base is not None else []
+                said = runs[0].values("RECOVERED")[0] if runs else "-"
                 md.append(f"| {app} | {kind} | {fmt(median(mult), 1)} | {fmt_range(mult, 1)} | "
-                          f"{fmt(median([r.recovery_time * 1e3 for r in runs]), 2)} | {fmt(median(added), 1)} | "
-                          f"{fmt_range(added, 1)} |")
+                          f"{fmt(median([r.recovery_time * 1e3 for r in runs]), 2)} | `{said}` |")
         md.append("")
         md.append("Kill (cache, PARTNER, every 10; killed at step steps/2, rerun with the same job id). In "
                   "plain steps: A = rerun wall time - the plain run's share of the steps left "

@@ -29,7 +29,7 @@
 // next check; latent: the same, but the checks are blind for `delay` iterations, so versions made
 // meanwhile hold the error and recovery walks back past them; library: GDS_inject_fault makes rank r's
 // next GDS_group_version_inc fail (GDS_FAULT_VERSION_PHASE); kill: rank r raises SIGKILL. A check costs
-// one more halo exchange, product with A and dot product (--check 1: 80% more time). The resilient form
+// one more halo exchange, product with A and dot product (--check 1: 80-100% more time). The resilient form
 // stops on an uncaught gds::error when GDS cannot start or make its arrays, with exit status 4 when no
 // retained version passes the check.
 //

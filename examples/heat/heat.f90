@@ -40,8 +40,8 @@
 ! step at+delay, so the error spreads (to a neighbour too if near its edge) and versions made
 ! meanwhile hold it; the repair walks back past them. library: GDS_INJECT_FAULT(GDS_FAULT_VERSION_PHASE)
 ! makes the next GDS_GROUP_VERSION_INC fail (status GDS_STATUS_MPI_ERROR, GDS_STATUS_REMOTE_ERROR on
-! the others). kill: rank r raises SIGKILL (gfortran's KILL and GETPID). A check reads the whole
-! plate once (--check 1: about 45% more time).
+! the others). kill: rank r raises SIGKILL (gfortran's KILL and GETPID). A check reads the process's
+! part of the plate once more (--check 1: once per sweep).
 !
 ! Output (rank 0): STEPS, TIME (seconds of the time-stepping loop), ANSWER (the sum of the plate's
 ! values, 17 significant digits); the resilient form adds RESTARTED from=<version>, and the repairing

@@ -64,9 +64,9 @@
  */
 #include <mpi.h>
 #include <gds/gds.hpp>
-#include <gds/gds_group.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
@@ -76,7 +76,6 @@
 #include <string>
 #include <vector>
 
-#define G(call) if ((call) != GDS_STATUS_OK) std::fprintf(stderr, "md: %s: %s\n", #call, GDS_last_error_message()), MPI_Abort(MPI_COMM_WORLD, 4)
 namespace {
 
 constexpr double kRc = 2.5, kRho = 0.8, kT0 = 1.0, kDt = 0.005;
@@ -395,22 +394,31 @@ int main(int argc, char **argv) {
   Options o = parse(argc, argv, nprocs);
   const Domain d(o.n);
   Atoms A(2L * 4 * o.n * o.n * o.n);
-  GDS_persisted_t st;  G(GDS_restart_query("md", &st));  // did a killed run leave versions of "md"?
-  if (!st.found) init(A, d, o.n);
-  const auto to_local = [](const GDS_size_t *i, int *r, GDS_size_t *off) { *r = int(i[0]), *off = i[1]; return GDS_STATUS_OK; };
-  const auto to_global = [](GDS_size_t off, GDS_size_t *i) { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); i[0] = r, i[1] = off; return GDS_STATUS_OK; };
-  GDS_gds_t arr[3]; void *buf[3] = {A.x.data(), A.v.data(), &A.n}; const GDS_size_t P = d.nprocs, m = 3 * A.cap, count[3][2] = {{P, m}, {P, m}, {P, 1}};
-  for (int k = 0; k < 3; k++)  // x, v, n: row r of a P x count[k][1] array is process r's buffer
-    G(GDS_create(2, count[k], k < 2 ? GDS_DATA_DOUBLE : GDS_DATA_LONG, to_local, to_global, buf[k], count[k][1], GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &arr[k]));
-  GDS_group_t grp;  G(GDS_group_create("md", 3, arr, &grp));
-  gds::on_local_error(GDS_ROOT, gds::predicate().value(GDS_EATTR_DETECTED_BY, "GDS"), [&](gds::raised_error &e) { std::fprintf(stderr, "md: rank %d: GDS reports a failure\n", d.rank); e.resume(); });
+  const gds::persisted persisted = gds::restart_query("md");  // did a killed run leave versions of "md"?
+  if (!persisted.found) init(A, d, o.n);
+  const auto to_local = [](auto i) { return gds::location{int(i[0]), i[1]}; };  // row r is process r's store
+  const auto to_global = [&d](auto offset, auto i) { i[0] = d.rank, i[1] = offset; };
+  const GDS_size_t P = d.nprocs, m = 3 * A.cap;  // x and v: P x 3 capacity arrays; n: P x 1
+  auto x = gds::array<double>::create({P, m}, std::span(A.x), to_local, to_global);
+  auto v = gds::array<double>::create({P, m}, std::span(A.v), to_local, to_global);
+  auto n = gds::array<long>::create({P, 1}, std::span(&A.n, 1), to_local, to_global);
+  gds::group group("md", x, v, n);
+  gds::on_local_error(GDS_ROOT, gds::predicate().value(GDS_EATTR_DETECTED_BY, "GDS"), [&](gds::raised_error &e) {
+    std::fprintf(stderr, "md: rank %d: GDS reports a failure\n", d.rank);
+    e.resume();
+  });
   compute(A, d);
   double E0 = energy(A);
   int start = 0;
-  char *label; std::size_t len; GDS_restart_info_t ri; G(GDS_get_version_label(arr[0], &label, &len)); G(GDS_group_get_restart_info(grp, &ri));
-  if (std::sscanf(label, "step=%d E0=%lf", &start, &E0) == 2 && d.rank == 0) std::printf("RESTARTED from=%llu\n", (unsigned long long)ri.version);
-  const auto version = [&](int s) { char l[64]; const int n = std::snprintf(l, sizeof l, "step=%d E0=%.17g", s, E0); return GDS_group_version_inc(grp, 1, l, n); };
-  if (!st.found && o.every) G(version(0));
+  const GDS_restart_info_t restart = group.restart_info();
+  if (std::sscanf(x.version_label().c_str(), "step=%d E0=%lf", &start, &E0) == 2 && d.rank == 0)
+    std::printf("RESTARTED from=%llu\n", (unsigned long long)restart.version);
+  const auto version = [&](int s) {  // a version of x, v and n after step s
+    char label[64];
+    std::snprintf(label, sizeof label, "step=%d E0=%.17g", s, E0);
+    return GDS_group_version_inc(group.native_handle(), 1, label, std::strlen(label));
+  };
+  if (!persisted.found && o.every && version(0) != GDS_STATUS_OK) MPI_Abort(MPI_COMM_WORLD, 4);
   std::vector<double> Eh(o.steps + 1, E0);  // total energy after every step
   const int thermo = std::max(1, o.steps / 10);
   if (d.rank == 0)
@@ -422,17 +430,27 @@ int main(int argc, char **argv) {
   for (int s = start + 1; s <= o.steps; s++) {
     step(A, d);
     if (s == o.at && d.rank == o.rank && o.inject == "kill") std::raise(SIGKILL);
-    if (s == o.at && d.rank == o.rank && o.inject == "library") G(GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 4));  // the next version fails
+    if (s == o.at && d.rank == o.rank && o.inject == "library") GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 4);
     for (long i = 0; s == o.at && d.rank == o.rank && (o.inject == "flip" || o.inject == "latent") && i < 3 * A.n; i++)
-      if (std::fabs(A.v[i]) < 1.0) { std::uint64_t b; std::memcpy(&b, &A.v[i], 8); b ^= 1ULL << 62; std::memcpy(&A.v[i], &b, 8); break; }
+      if (std::fabs(A.v[i]) < 1.0) {  // bit 62 of a velocity below 1 flips: it becomes huge
+        A.v[i] = std::bit_cast<double>(std::bit_cast<std::uint64_t>(A.v[i]) ^ (1ULL << 62));
+        break;
+      }
     Eh[s] = energy(A);
     if (!conserved(Eh[std::max(s - o.delay, 0)], E0) || (o.every && s % o.every == 0 && version(s) != GDS_STATUS_OK)) {
-      const double r0 = MPI_Wtime(); GDS_size_t ver; G(GDS_group_get_version_number(grp, &ver)); o.at = -1;  // corrupt, or GDS failed: roll back
+      const double r0 = MPI_Wtime();  // corrupt, or GDS failed: roll back, all processes together
+      GDS_size_t ver = group.version_number();
+      o.at = -1;
       do {  // to the newest version (that every member retains) whose energy passes the check
-        for (GDS_status_t rs; (rs = GDS_group_version_restore(grp, --ver)) != GDS_STATUS_OK;) if (ver == 0) G(rs);
-        G(GDS_get_version_label(arr[0], &label, &len)); std::sscanf(label, "step=%d", &s); compute(A, d); Eh[s] = energy(A);
+        while (ver == 0 || GDS_group_version_restore(group.native_handle(), --ver) != GDS_STATUS_OK)
+          if (ver == 0) MPI_Abort(MPI_COMM_WORLD, 4);  // none left
+        std::sscanf(x.version_label().c_str(), "step=%d", &s);
+        compute(A, d);
+        Eh[s] = energy(A);
       } while (!conserved(Eh[s], E0));
-      if (d.rank == 0) std::printf("RECOVERED %s step=%d from=%llu\nRECOVERY_TIME %.6f\n", o.inject.c_str(), s, (unsigned long long)ver, MPI_Wtime() - r0);
+      if (d.rank == 0)
+        std::printf("RECOVERED %s step=%d from=%llu\nRECOVERY_TIME %.6f\n", o.inject.c_str(), s,
+                    (unsigned long long)ver, MPI_Wtime() - r0);
     }
     if (d.rank == 0 && s % thermo == 0)
       std::printf("THERMO step=%d E=%.10f%s\n", s, Eh[s], conserved(Eh[s], E0) ? "" : " (energy not conserved)");
