@@ -118,6 +118,7 @@ PROGRAM heat
     WRITE (val, '(ES24.16E3)') total
     PRINT '(A, I0, /, 2A, /, 2A)', 'STEPS ', steps, 'TIME ', TRIM(ADJUSTL(arg)), 'ANSWER ', TRIM(ADJUSTL(val))
   END IF
+  DEALLOCATE(u, unew)
   CALL MPI_FINALIZE(ierr)
 
 CONTAINS

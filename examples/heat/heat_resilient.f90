@@ -170,6 +170,8 @@ PROGRAM heat
     WRITE (val, '(ES24.16E3)') total
     PRINT '(A, I0, /, 2A, /, 2A)', 'STEPS ', steps, 'TIME ', TRIM(ADJUSTL(arg)), 'ANSWER ', TRIM(ADJUSTL(val))
   END IF
+  DEALLOCATE(u, unew)
+  IF (ALLOCATED(w)) DEALLOCATE(w, w2)
   CALL GDS_GROUP_FREE(grp, st)
   CALL GDS_FREE(g, st)
   CALL GDS_FINALIZE(ierr)
