@@ -429,6 +429,7 @@ void Store::commit(std::uint64_t number, std::string label, std::vector<SlotRef>
   pending_table_.clear();
   pending_runs_.clear();
   pending_table_slot_ = kZero;
+  publish();
   if (keeps_every_version()) prepare(taken);
 }
 

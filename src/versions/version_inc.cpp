@@ -291,24 +291,35 @@ void warn_drops(const char *func, Array &a, std::uint64_t count) {
       why, ull(vs[vouched].number), ull(a.id));
 }
 
-// Phase commit: the version exists; retention drops the oldest (without a
-// byte budget every process wishes alike, with one they agree on the most).
-// Nothing in it can fail but the retention agreement's allreduce.
-GDS_status_t commit(const char *func, Array &a, std::uint64_t increment, std::string label,
-                    std::vector<SlotRef> tables) {
-  ArrayState &s = state(a);
-  Store &store = *s.store;
-  store.commit(s.current, std::move(s.label), std::move(tables));
-  s.current += increment;
-  s.label = std::move(label);
-  s.newest_holds = s.label;
-  std::uint64_t drop[1] = {store.drop_wish()};
-  if (store.has_byte_budget()) GDS_TRY(agree(func, a.communicator(), GDS_STATUS_OK, drop));
-  warn_drops(func, a, drop[0]);
-  for (std::uint64_t i = 0; i < drop[0] && i < store.versions().size(); ++i)
-    for (gds::versions::Level *l : levels())
-      if (l->holds(a)) l->drop(a, store.versions()[static_cast<std::size_t>(i)].number);
-  store.drop_oldest(drop[0]);  // memory's drop
+// Phase commit: the members' versions exist; retention drops the oldest
+// (without a byte budget every process wishes alike; with one the processes
+// agree on the most any wishes, for all members in one allreduce). Nothing
+// in it can fail but that allreduce.
+GDS_status_t commit(const char *func, std::span<Array *const> members, std::uint64_t increment,
+                    const std::string &label, std::span<std::vector<SlotRef>> tables) {
+  std::vector<std::uint64_t> drop(members.size());
+  bool budget = false;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    ArrayState &s = state(*members[i]);
+    s.store->commit(s.current, std::move(s.label), std::move(tables[i]));
+    s.current += increment;
+    s.label = label;
+    s.newest_holds = label;
+  }
+  for (std::size_t i = 0; i < members.size(); ++i) {  // after every commit: the process-wide budget sees them all
+    drop[i] = state(*members[i]).store->drop_wish();
+    budget = budget || state(*members[i]).store->has_byte_budget();
+  }
+  if (budget) GDS_TRY(agree(func, members.front()->communicator(), GDS_STATUS_OK, drop));
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    Array &a = *members[m];
+    Store &store = *state(a).store;
+    warn_drops(func, a, drop[m]);
+    for (std::uint64_t i = 0; i < drop[m] && i < store.versions().size(); ++i)
+      for (gds::versions::Level *l : levels())
+        if (l->holds(a)) l->drop(a, store.versions()[static_cast<std::size_t>(i)].number);
+    store.drop_oldest(drop[m]);  // memory's drop
+  }
   return GDS_STATUS_OK;
 }
 
@@ -367,8 +378,7 @@ GDS_status_t make_version(const char *func, std::span<Array *const> members, std
   if (above) GDS_TRY(persist(func, members, injected(func, Phase::persist), increment, new_label, group));
   kill_point("commit");
   const std::uint64_t number = state(*members.front()).current;
-  for (std::size_t i = 0; i < k; ++i)
-    GDS_TRY(commit(func, *members[i], increment, i + 1 < k ? new_label : std::move(new_label), std::move(tables[i])));
+  GDS_TRY(commit(func, members, increment, new_label, tables));
   if (above)
     for (Array *a : members)
       for (gds::versions::Level *l : levels())
@@ -455,7 +465,8 @@ GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std:
   s.current = number;
   s.restarted = true;
   s.label = std::move(label);
-  GDS_TRY(commit(func, a, next - number, std::move(next_label), std::move(tables)));
+  Array *one[1] = {&a};
+  GDS_TRY(commit(func, one, next - number, next_label, std::span<std::vector<SlotRef>>(&tables, 1)));
   // Filled from elsewhere, the version is not what the memory holds: the
   // next version copies every block.
   if (options.fill) s.store->mark_dirty(written);
