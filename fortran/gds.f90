@@ -299,6 +299,10 @@ MODULE GDS_C_INTERFACES
       IMPORT :: C_INT, C_PTR
       TYPE(C_PTR), VALUE :: gds
     END FUNCTION
+    INTEGER(C_INT) FUNCTION c_cache_wait(gds) BIND(C, NAME="GDS_cache_wait")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+    END FUNCTION
     INTEGER(C_INT) FUNCTION c_define_error_attr_key(name, name_size, value_type, new_key) &
         BIND(C, NAME="GDS_define_error_attr_key")
       IMPORT :: C_INT, C_INT64_T, C_CHAR
@@ -520,7 +524,8 @@ MODULE GDS
     c_status_string, c_last_error_message, c_strlen, c_version_inc, c_get_version_number, &
     c_get_version_label, c_get_version_holds, c_to_string, c_move_to_newest, c_move_to_next, c_move_to_prev, &
     c_version_dec, c_descriptor_clone, &
-    c_version_restore, c_version_verify, c_get_restart_info, c_flush_wait, c_define_error_attr_key, &
+    c_version_restore, c_version_verify, c_get_restart_info, c_flush_wait, c_cache_wait, &
+    c_define_error_attr_key, &
     c_create_error_descriptor, &
     c_free_error_descriptor, &
     c_add_error_attr, c_get_error_attr, c_get_error_attr_len, c_create_error_pred, c_free_error_pred, &
@@ -861,6 +866,14 @@ CONTAINS
     TYPE(C_PTR), INTENT(IN) :: gds
     INTEGER, INTENT(OUT) :: status
     status = c_flush_wait(gds)
+  END SUBROUTINE
+
+  ! GDS extension: completes the array's cached versions written in the
+  ! background (collective); GDS_STATUS_IO_ERROR if one of them failed.
+  SUBROUTINE GDS_CACHE_WAIT(gds, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: status
+    status = c_cache_wait(gds)
   END SUBROUTINE
 
   ! ---- Open Resilience (GVR 1.0, 6.4.2) -------------------------------------------------

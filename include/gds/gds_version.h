@@ -54,6 +54,9 @@ extern "C" {
                                                    (SCR_PREFIX_SIZE); default 2 */
 #define GDS_FLUSH_INFLIGHT_KEY "gds_flush_inflight" /**< flushes of an array in flight at once (>= 1); GDS_FLUSH_INFLIGHT;
                                                          default 1 */
+#define GDS_CACHE_SYNC_KEY "gds_cache_sync"   /**< 1: a cached version is written, protected and recorded inside
+                                                   GDS_version_inc; 0: in the background, completed at later calls
+                                                   (GDS_cache_wait); GDS_CACHE_SYNC; default 0 */
 /**@}*/
 
 /** Levels versions are persisted at. */
@@ -100,6 +103,34 @@ GDS_API GDS_status_t GDS_get_restart_info(GDS_gds_t gds, GDS_restart_info_t *inf
  * \return GDS_STATUS_OK, GDS_STATUS_IO_ERROR, GDS_STATUS_NOMEM, GDS_STATUS_MPI_ERROR, handle statuses
  */
 GDS_API GDS_status_t GDS_flush_wait(GDS_gds_t gds);
+
+/**
+ * Completes the array's cached versions in flight (GDS extension).
+ *
+ * By default (GDS_CACHE_SYNC unset, info key GDS_CACHE_SYNC_KEY) GDS_version_inc
+ * returns once a cached version's file is copied into memory of its own
+ * and the messages of its redundancy (PARTNER copy, XOR parity) are posted;
+ * the files are written on a background thread, and later calls on the
+ * array (the next GDS_version_inc, this one, GDS_free, GDS_finalize)
+ * complete the messages and write the commit record once every process
+ * has its files durable. At most two versions of an array are in flight.
+ * Durability: restart takes a version once a process has its commit
+ * record, so a crash loses the versions still in flight (restart takes the
+ * newest recorded one). After this call returns GDS_STATUS_OK, every
+ * version cached so far is restartable. With GDS_CACHE_SYNC=1 all of it
+ * happens inside GDS_version_inc (and this call has nothing to do).
+ * A version that fails in the background is raised to the error handlers
+ * (GDS_STATUS_IO_ERROR) and leaves the cache (with any younger one in
+ * flight, which may build on it); this call then returns GDS_STATUS_IO_ERROR
+ * once. Members of a version group: waiting on any member completes the
+ * group's versions.
+ *
+ * Completion: collective over the array's processes.
+ *
+ * \param[in] gds the array (any handle)
+ * \return GDS_STATUS_OK, GDS_STATUS_IO_ERROR, GDS_STATUS_MPI_ERROR, handle statuses
+ */
+GDS_API GDS_status_t GDS_cache_wait(GDS_gds_t gds);
 
 /** Longest version label, in bytes (GDS_version_inc refuses longer ones with GDS_STATUS_INVALID). */
 #define GDS_VERSION_LABEL_MAX 65536

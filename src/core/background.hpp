@@ -16,8 +16,9 @@ enum class Lane {
   memory,   // faulting in memory for the next versions
   flush,    // writing versions to the prefix (file I/O only)
   cleanup,  // removing old flushes (file I/O only; slow on some file systems)
+  cache,    // writing cached versions' files (file I/O only)
 };
-inline constexpr int kLanes = 3;
+inline constexpr int kLanes = 4;
 
 class Background {
  public:

@@ -14,6 +14,25 @@
 //               durable: restart takes version n if any process's record
 //               says so, since every process's data was durable before it
 //   drop        files no retained version needs any more are removed
+// Asynchronous (the default; GDS_CACHE_SYNC=1 keeps the phases above inside
+// GDS_version_inc): GDS_version_inc decides, copies the version's file
+// into memory of its own, agrees, posts the scheme's messages (start) and
+// queues the file's write on the cache lane, then returns. Later calls on
+// the array (GDS_version_inc, GDS_cache_wait, GDS_free, GDS_finalize)
+// complete the requests (MPI_Testall: MPI progresses them inside the
+// application's own calls too), queue the write of what arrived (PARTNER
+// copies, XOR parity), and agree, in one allreduce per call for all of the
+// array's versions in flight:
+//   durable     every process has written and fsynced its files: the
+//               commit record's write is queued
+//   recorded    every process has its record: the catalogue has the
+//               version, and what no retained version needs goes
+// At most kInflight versions of an array are in flight; GDS_version_inc
+// waits for the oldest beyond. A failure anywhere takes the version (and
+// the younger ones in flight, which may build on it) out of the cache;
+// it is raised to the error handlers, and GDS_cache_wait returns it.
+// Durability: as in the synchronous case, a version is restartable once a
+// process has its commit record.
 // Directory: <base>/gds.<job>/node<group>/<array name>/r<rank>/.
 #include <algorithm>
 #include <bit>
@@ -22,11 +41,13 @@
 #include <map>
 #include <set>
 
+#include "core/background.hpp"
 #include "core/bits.hpp"
 #include "core/collective.hpp"
 #include "core/groups.hpp"
 #include "core/killpoint.hpp"
 #include "core/log.hpp"
+#include "core/module.hpp"
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
 #include "core/util.hpp"
@@ -48,8 +69,14 @@ using gds::core::ull;
 
 Places places(Array &a) {
   ArrayState &s = state(a);
-  return Places{a.communicator(), a.rank, a.nprocs, s.group_of, s.dir, s.spares};
+  return Places{a.communicator(), a.rank, a.nprocs, s.group_of, s.dir, s.spares, !s.sync};
 }
+
+using core::Background;
+using core::Lane;
+
+// Asynchronous versions of an array in flight at once.
+constexpr std::size_t kInflight = 2;
 
 std::string group_dir(const ArrayState &s, int group) { return node_dir(job_dir(s.base, g_settings.job), group); }
 
@@ -235,22 +262,37 @@ GDS_status_t phase_record(const char *func, Array &a, const versions::Frozen &v,
   return agreed;
 }
 
-// drop: what no retained version needs (the chain of the oldest retained
-// one); the next cached version starts from this one. Cannot fail.
-void phase_drop(Array &a, bool full, std::uint64_t held) {
+// The next cached version starts from this one (its increment). Cannot fail.
+void start_from(Array &a, bool full, std::uint64_t held) {
   ArrayState &s = state(a);
-  const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(s.cache_size, s.cached.size()));
-  const std::uint64_t needed = s.cached[s.cached.size() - keep].base;
-  while (s.cached.front().number < needed) {
-    remove_version(s, s.cached.front().number);
-    s.cached.pop_front();
-  }
-  s.catalogue.drop_older_than(needed);
   if (full) s.delta_bytes = 0;
   else s.delta_bytes += held;
   std::fill(s.changed.begin(), s.changed.end(), 0);
   s.since_cached = 0;
   s.force_full = false;
+}
+
+// What no retained version up to version n (recorded) needs: the chain of
+// the oldest of them. Cannot fail.
+void drop_before(Array &a, std::uint64_t n) {
+  ArrayState &s = state(a);
+  std::size_t upto = 0;  // versions in s.cached up to n (younger ones are in flight)
+  while (upto < s.cached.size() && s.cached[upto].number <= n) ++upto;
+  const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(s.cache_size, upto));
+  if (keep == 0) return;
+  const std::uint64_t needed = s.cached[upto - keep].base;
+  while (s.cached.front().number < needed) {
+    remove_version(s, s.cached.front().number);
+    s.cached.pop_front();
+  }
+  s.catalogue.drop_older_than(needed);
+}
+
+// drop: what no retained version needs; the next cached version starts
+// from this one. Cannot fail.
+void phase_drop(Array &a, bool full, std::uint64_t held) {
+  drop_before(a, state(a).cached.back().number);
+  start_from(a, full, held);
 }
 
 // What one process found of a version: its record's fields.
@@ -563,6 +605,102 @@ void remove_group_records(const std::string &dir, Gone gone) {
   }
 }
 
+// ---- Asynchronous cached versions (GDS_CACHE_SYNC unset) ----
+
+// One array's cached version in flight: its file whole in memory of its
+// own, the scheme's exchange, and the jobs writing them (each job writes
+// only its result; the application's thread reads it once the job finished).
+struct Flight {
+  Array *a = nullptr;
+  VersionHeader h;
+  VersionPieces file;           // own: where its blocks are; pieces: {copy}
+  std::vector<std::byte> copy;  // the file, then zeros up to the scheme's room()
+  bool full = false;
+  std::uint64_t next = 0;
+  std::string label, next_label;
+  Record record;
+  Exchange x;
+  bool exchanged = false;
+  GDS_status_t mpi = GDS_STATUS_OK;  // completing the exchange
+  Background::Ticket own = 0, protect = 0, recorded = 0;
+  std::string own_why, protect_why, record_why;
+};
+
+// A version in flight: one array's, or a version group's members' (one
+// commit record for all). The same on every process of the arrays.
+struct Unit {
+  std::optional<std::string> group;
+  std::string group_dir;  // of the group's records
+  std::vector<std::unique_ptr<Flight>> flights;
+  bool recording = false;  // durable everywhere: the records are being written
+  [[nodiscard]] bool involves(const Array *a) const {
+    return std::any_of(flights.begin(), flights.end(), [&](const auto &f) { return f->a == a; });
+  }
+};
+
+// What a job does, its failure kept (memory running out inside it too).
+template <class F>
+Background::Ticket submit_job(std::string *why, F work) {
+  return Background::submit(
+      [why, work = std::move(work)](const std::atomic<bool> &) {
+        try {
+          *why = work();
+        } catch (...) {
+          *why = "no memory to write it";
+        }
+      },
+      Lane::cache);
+}
+
+// Whether the flight's local work is over (waits for it if `block`);
+// queues the write of what the exchange brought once it completed.
+bool advance(const char *func, Flight &f, bool recording, bool block) {
+  if (recording) {
+    if (block) Background::wait(f.recorded, Lane::cache);
+    return Background::finished(f.recorded, Lane::cache);
+  }
+  if (!f.exchanged) {
+    int done = 1, rc = MPI_SUCCESS;
+    if (!f.x.reqs.empty()) {
+      rc = block ? MPI_Waitall(static_cast<int>(f.x.reqs.size()), f.x.reqs.data(), MPI_STATUSES_IGNORE)
+                 : MPI_Testall(static_cast<int>(f.x.reqs.size()), f.x.reqs.data(), &done, MPI_STATUSES_IGNORE);
+    }
+    if (rc != MPI_SUCCESS) f.mpi = core::mpi_fail(func, block ? "MPI_Waitall" : "MPI_Testall", rc);
+    if (done != 0 || rc != MPI_SUCCESS) {
+      f.exchanged = true;
+      f.x.reqs.clear();
+      if (f.x.store && f.mpi == GDS_STATUS_OK)
+        f.protect = submit_job(&f.protect_why, [fl = &f] { return fl->x.store(fl->x); });
+    }
+  }
+  if (!f.exchanged) return false;
+  if (block) {
+    Background::wait(f.own, Lane::cache);
+    Background::wait(f.protect, Lane::cache);
+  }
+  return Background::finished(f.own, Lane::cache) && Background::finished(f.protect, Lane::cache);
+}
+
+// What failed of a flight whose work is over ("" if nothing).
+std::string failure_of(const Flight &f) {
+  if (f.mpi != GDS_STATUS_OK) return "MPI failed completing its redundancy";
+  if (!f.own_why.empty()) return f.own_why;
+  if (!f.protect_why.empty()) return f.protect_why;
+  return f.record_why;
+}
+
+// Ends a flight that will not be completed: its work waited for, its files removed.
+void abandon(const char *func, Flight &f) {
+  (void)advance(func, f, false, true);
+  Background::wait(f.recorded, Lane::cache);
+  ArrayState &s = state(*f.a);
+  remove_version(s, f.h.number);
+  s.cached.erase(std::remove_if(s.cached.begin(), s.cached.end(), [&](const Cached &c) { return c.number == f.h.number; }),
+                 s.cached.end());
+  s.force_full = true;  // what it held since the last cached version goes with the next one
+  s.delta_bytes = 0;
+}
+
 class CacheLevel final : public versions::Level {
  public:
   [[nodiscard]] int id() const override { return GDS_LEVEL_CACHE; }
@@ -571,11 +709,30 @@ class CacheLevel final : public versions::Level {
 
   // A version for the cache every `every` versions, in the phases above;
   // between them, kill points. In a group, the record waits for end_group.
+  // Asynchronous: the earlier versions in flight progress first (at most
+  // kInflight of them), then the version starts.
   GDS_status_t commit(const char *func, Array &a, const versions::Frozen &v, GDS_status_t local, bool) override {
     ArrayState &s = state(a);
     for (const auto &[first, count] : v.changed)
       for (std::uint32_t b = first; b < first + count; ++b) core::set_bit(s.changed, b);
+    if (!s.sync && (!group_ || flights_.empty())) GDS_TRY(progress(func, a, Wait::none));
     if (++s.since_cached < s.every) return core::agree(func, a.communicator(), local);
+    if (!s.sync) {
+      while (in_flight(a) >= kInflight) GDS_TRY(progress(func, a, Wait::oldest));
+      bool full = false;
+      core::kill_point("cache.decide");
+      GDS_TRY(phase_decide(func, a, v, local, &full));
+      core::kill_point("cache.write");
+      std::unique_ptr<Flight> f;
+      GDS_TRY(start_flight(func, a, v, full, &f));
+      if (group_) {
+        flights_.push_back(std::move(f));
+      } else {
+        units_.emplace_back();
+        units_.back().flights.push_back(std::move(f));
+      }
+      return GDS_STATUS_OK;
+    }
     bool full = false;
     core::kill_point("cache.decide");
     GDS_TRY(phase_decide(func, a, v, local, &full));
@@ -600,6 +757,7 @@ class CacheLevel final : public versions::Level {
   void begin_group(const std::string &group) override {
     group_ = group;
     pending_.clear();
+    flights_.clear();
   }
 
   // record, for a group: one commit record per process naming every
@@ -609,6 +767,20 @@ class CacheLevel final : public versions::Level {
     if (!group_) return status;
     const std::string name = std::move(*group_);
     group_.reset();
+    if (!flights_.empty()) {  // asynchronous: the group's record comes once every member's files are durable
+      std::vector<std::unique_ptr<Flight>> flights = std::move(flights_);
+      flights_.clear();
+      if (status != GDS_STATUS_OK) {
+        for (auto &f : flights) abandon(func, *f);
+        return status;
+      }
+      units_.emplace_back();
+      Unit &u = units_.back();
+      u.group = name;
+      u.group_dir = group_record_dir(*flights.front()->a, name);
+      u.flights = std::move(flights);
+      return status;
+    }
     std::vector<Pending> pend = std::move(pending_);
     pending_.clear();
     if (status != GDS_STATUS_OK || pend.empty()) {
@@ -782,6 +954,206 @@ class CacheLevel final : public versions::Level {
   };
   std::optional<std::string> group_;  // between begin_group and end_group
   std::vector<Pending> pending_;
+  std::vector<std::unique_ptr<Flight>> flights_;  // asynchronous: the group's members' versions started
+  std::deque<Unit> units_;                        // asynchronous versions in flight, oldest first
+  std::map<const Array *, GDS_status_t> failed_;  // since the array's last GDS_cache_wait
+
+ public:
+  // ---- Asynchronous versions ----
+
+  enum class Wait { none, oldest, all };
+
+  // Completes what it can of the versions in flight of `a` (and of its
+  // group): one agreement over the array's communicator for all of them,
+  // then the steps every process is ready for, oldest first. `wait`: none
+  // (what is done already), the oldest of them, or all of them. Returns
+  // the first failure a version met (raised to the handlers as it was
+  // agreed) or the agreement's.
+  GDS_status_t progress(const char *func, Array &a, Wait wait) {
+    for (;;) {
+      std::vector<std::size_t> mine;
+      for (std::size_t i = 0; i < units_.size(); ++i)
+        if (units_[i].involves(&a)) mine.push_back(i);
+      if (mine.empty()) return GDS_STATUS_OK;
+      // 0: over everywhere, 1: not yet somewhere, 2: failed somewhere.
+      std::vector<std::uint64_t> values(mine.size(), 0);
+      for (std::size_t k = 0; k < mine.size(); ++k) {
+        Unit &u = units_[mine[k]];
+        const bool block = wait == Wait::all || (wait == Wait::oldest && k == 0);
+        for (auto &f : u.flights) {
+          if (!advance(func, *f, u.recording, block)) values[k] = std::max<std::uint64_t>(values[k], 1);
+          else if (!failure_of(*f).empty()) values[k] = 2;
+        }
+      }
+      GDS_TRY(core::agree(func, a.communicator(), GDS_STATUS_OK, values));
+      std::size_t gone = 0;  // units retired or failed, from mine's front
+      bool stop = false;
+      for (std::size_t k = 0; k < mine.size() && !stop; ++k) {
+        Unit &u = units_[mine[k] - gone];
+        if (values[k] == 1) {
+          stop = true;
+        } else if (values[k] == 2) {
+          // This one and every younger one of the array (they may build on it).
+          for (std::size_t j = k; j < mine.size(); ++j) {
+            Unit &w = units_[mine[j] - gone];
+            for (auto &f : w.flights) {
+              const std::string why = failure_of(*f);
+              if (j == k && !why.empty()) raise(func, *f->a, f->h.number, why);
+              abandon(func, *f);
+            }
+            if (w.group) remove_group_records(w.group_dir, [&](std::uint64_t n) { return n == w.flights.front()->h.number; });
+          }
+          const auto first = units_.begin() + static_cast<std::ptrdiff_t>(mine[k] - gone);
+          units_.erase(std::remove_if(first, units_.end(), [&](const Unit &x) { return x.involves(&a); }), units_.end());
+          failed_[&a] = GDS_STATUS_IO_ERROR;
+          stop = true;
+          ++gone;  // the oldest waited for is over
+        } else if (!u.recording) {
+          core::kill_point("cache.record");
+          start_records(func, u);
+        } else {
+          core::kill_point("cache.drop");
+          retire(u);
+          units_.erase(units_.begin() + static_cast<std::ptrdiff_t>(mine[k] - gone));
+          ++gone;
+        }
+      }
+      if (wait == Wait::none || (wait == Wait::oldest && gone > 0)) return GDS_STATUS_OK;
+    }
+  }
+
+  // The versions in flight of array `a` (for the limit).
+  [[nodiscard]] std::size_t in_flight(const Array &a) const {
+    return static_cast<std::size_t>(
+        std::count_if(units_.begin(), units_.end(), [&](const Unit &u) { return u.involves(&a); }));
+  }
+
+  // A failure of a version in flight, raised where it is agreed on.
+  static void raise(const char *func, Array &a, std::uint64_t number, const std::string &why) {
+    core::fail(GDS_STATUS_IO_ERROR, func, "array %s: cached version %llu failed (written in the background): %s",
+               state(a).name.c_str(), ull(number), why.c_str());
+    core::detected(func, &a, GDS_STATUS_IO_ERROR,
+                   core::Detected{nullptr, nullptr, static_cast<std::int64_t>(number), 0, a.rank, why.c_str()});
+  }
+
+  // Every process has the unit's files durable: the commit records' writes.
+  static void start_records(const char *func, Unit &u) {
+    u.recording = true;
+    if (!u.group) {
+      Flight &f = *u.flights.front();
+      const std::string dir = state(*f.a).dir, path = record_path(dir, f.record.number);
+      f.recorded = submit_job(&f.record_why, [dir, path, bytes = encode_record(f.record)] {
+        return store_file_atomically(dir, path, {{const_cast<std::byte *>(bytes.data()), bytes.size()}});
+      });
+      return;
+    }
+    GroupRecord g{u.flights.front()->h.number, {}};
+    for (auto &f : u.flights) g.members.emplace_back(state(*f->a).name, f->record);
+    Flight &f = *u.flights.front();
+    if (const GDS_status_t made = make_dirs(func, u.group_dir); made != GDS_STATUS_OK) {
+      f.record_why = GDS_last_error_message();
+      return;
+    }
+    f.recorded = submit_job(&f.record_why, [dir = u.group_dir, path = record_path(u.group_dir, g.number),
+                                            bytes = encode_group_record(g)] {
+      return store_file_atomically(dir, path, {{const_cast<std::byte *>(bytes.data()), bytes.size()}});
+    });
+  }
+
+  // Every process has the unit's records: the catalogue has its versions,
+  // what no retained version needs goes, and the buffers are kept for the next.
+  void retire(Unit &u) {
+    std::uint64_t needed = kNone;
+    for (auto &f : u.flights) {
+      ArrayState &s = state(*f->a);
+      versions::Frozen v;
+      v.next = f->next;
+      v.label = &f->label;
+      v.next_label = &f->next_label;
+      catalogue_add(s, v, f->h, &f->file);
+      drop_before(*f->a, f->h.number);
+      needed = std::min(needed, s.cached.front().number);
+      if (s.scheme) s.scheme->give_back(std::move(f->x.in));
+      if (s.stages.size() < kInflight) s.stages.push_back(std::move(f->copy));
+    }
+    if (u.group) remove_group_records(u.group_dir, [&](std::uint64_t n) { return n < needed; });
+  }
+
+  // write, asynchronously: the version's file copied whole (the memory
+  // version changes once GDS_version_inc returns), the scheme prepared;
+  // agreed; then the scheme's messages posted and the file's write queued.
+  GDS_status_t start_flight(const char *func, Array &a, const versions::Frozen &v, bool full,
+                            std::unique_ptr<Flight> *out) {
+    ArrayState &s = state(a);
+    auto f = std::make_unique<Flight>();
+    f->a = &a;
+    f->full = full;
+    f->next = v.next;
+    f->label = *v.label;
+    f->next_label = *v.next_label;
+    const std::uint64_t n = v.number;
+    remove_file(record_path(s.dir, n));
+    VersionHeader &h = f->h;
+    h.rank = static_cast<std::uint32_t>(a.rank);
+    h.nprocs = static_cast<std::uint32_t>(a.nprocs);
+    h.number = n;
+    h.next = v.next;
+    h.base = full ? n : s.cached.back().base;
+    h.prev = s.cached.empty() ? kNone : s.cached.back().number;
+    h.part_bytes = v.bytes;
+    h.shift = v.shift;
+    h.full = full;
+    h.signature = s.signature;
+    GDS_status_t status = lay_out(func, s, v, h, &f->file);
+    h.header_crc = f->file.header_crc;
+    const GDS_status_t ready = s.scheme->prepare(func, n, f->file.size);
+    if (status == GDS_STATUS_OK) status = ready;
+    if (status == GDS_STATUS_OK) {
+      try {
+        if (!s.stages.empty()) {
+          f->copy = std::move(s.stages.back());
+          s.stages.pop_back();
+        }
+        f->copy.resize(s.scheme->room(f->file.size));
+        std::byte *p = f->copy.data();
+        for (const iovec &piece : f->file.pieces) {
+          std::memcpy(p, piece.iov_base, piece.iov_len);
+          p += piece.iov_len;
+        }
+        std::memset(p, 0, f->copy.size() - f->file.size);
+      } catch (const std::bad_alloc &) {
+        status = core::fail_critical(GDS_STATUS_NOMEM, func, "array %s: no memory for a copy of cached version %llu",
+                                     s.name.c_str(), ull(n));
+      }
+    }
+    GDS_TRY(core::agree(func, a.communicator(), status));
+    f->file.pieces.assign(1, iovec{f->copy.data(), f->file.size});
+    core::kill_point("cache.redundancy");
+    if (const GDS_status_t started = s.scheme->start(func, n, f->copy.data(), &f->x); started != GDS_STATUS_OK)
+      f->mpi = started;
+    const std::string path = version_path(s.dir, n), dir = s.dir;
+    s.spares->claim(path, f->file.size);
+    f->own = submit_job(&f->own_why, [fl = f.get(), path, dir] {
+      std::string why = store_file(path, {{fl->copy.data(), fl->file.size}});
+      if (why.empty() && !fsync_dir(dir)) why = dir + ": cannot fsync";
+      return why;
+    });
+    f->record = record_of(s, h, f->file.held);
+    start_from(a, full, f->file.held);
+    *out = std::move(f);
+    return GDS_STATUS_OK;
+  }
+
+  // GDS_cache_wait, GDS_free: every version of the array in flight
+  // completed; the first failure since the last wait (then forgotten).
+  GDS_status_t wait(const char *func, Array &a) {
+    GDS_TRY(progress(func, a, Wait::all));
+    const auto it = failed_.find(&a);
+    if (it == failed_.end()) return GDS_STATUS_OK;
+    failed_.erase(it);
+    return core::fail(GDS_STATUS_IO_ERROR, func, "array %s: a cached version failed since the last wait (raised "
+                      "when it did)", state(a).name.c_str());
+  }
 };
 
 CacheLevel g_cache;
@@ -789,6 +1161,10 @@ CacheLevel g_cache;
 }  // namespace
 
 versions::Level &cache_level() { return g_cache; }
+
+GDS_status_t cache_wait(const char *func, Array &a) {
+  return state(a).persistent() ? g_cache.wait(func, a) : GDS_STATUS_OK;
+}
 
 GDS_status_t open_cache(const char *func, Array &a) {
   ArrayState &s = state(a);

@@ -12,7 +12,7 @@
 //                                  counts cached versions (SCR's checkpoints),
 //                                  so it is multiplied by the cache's every
 //   GDS_PREFIX_SIZE SCR_PREFIX_SIZE flushed versions kept per array
-//   GDS_FLUSH_INFLIGHT, GDS_RESTART (GDS only)
+//   GDS_FLUSH_INFLIGHT, GDS_RESTART, GDS_CACHE_SYNC (GDS only)
 // A GDS_* variable wins over its SCR_* twin, which wins over the same
 // SCR_* (or GDS_*) key in the KEY=VALUE lines of $SCR_CONF_FILE.
 #include <sys/stat.h>
@@ -186,6 +186,12 @@ void read_settings() {
   if (auto v = setting(conf, "JOB_ID", true, &from)) {
     s.job = *v;
     s.job_given = true;
+  }
+  if (auto v = setting(conf, "CACHE_SYNC", false, &from)) {
+    if (*v == "0" || *v == "1")
+      s.sync = *v == "1";
+    else
+      bad(from + "=" + *v + " is not 0 or 1");
   }
   if (auto v = setting(conf, "RESTART", false, &from)) {
     if (*v == "0" || *v == "1")

@@ -145,17 +145,7 @@ void Spares::keep(const std::string &path) {
 GDS_status_t Spares::write(const char *func, const std::string &path, const std::vector<iovec> &pieces) {
   std::uint64_t total = 0;
   for (const iovec &p : pieces) total += p.iov_len;
-  // The smallest spare that holds the file, else the largest.
-  std::size_t best = pool_.size();
-  for (std::size_t i = 0; i < pool_.size(); ++i) {
-    if (best == pool_.size()) {
-      best = i;
-      continue;
-    }
-    const bool fits = pool_[i].bytes >= total, best_fits = pool_[best].bytes >= total;
-    if (fits ? !best_fits || pool_[i].bytes < pool_[best].bytes : !best_fits && pool_[i].bytes > pool_[best].bytes)
-      best = i;
-  }
+  const std::size_t best = best_fit(total);
   if (best == pool_.size()) return write_file(func, path, pieces);
   const std::string spare = pool_[best].path;
   pool_.erase(pool_.begin() + static_cast<std::ptrdiff_t>(best));
@@ -166,6 +156,61 @@ GDS_status_t Spares::write(const char *func, const std::string &path, const std:
   File f(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
   if (!f.is_open()) return io_fail(func, "cannot open", path, errno);
   return fill(func, std::move(f), path, pieces);
+}
+
+void Spares::claim(const std::string &path, std::uint64_t bytes) {
+  const std::size_t best = best_fit(bytes);
+  if (best == pool_.size()) return;
+  const std::string spare = pool_[best].path;
+  pool_.erase(pool_.begin() + static_cast<std::ptrdiff_t>(best));
+  if (::rename(spare.c_str(), path.c_str()) != 0) remove_file(spare);
+}
+
+// The smallest spare that holds `total` bytes, else the largest; pool_.size() if none.
+std::size_t Spares::best_fit(std::uint64_t total) const {
+  std::size_t best = pool_.size();
+  for (std::size_t i = 0; i < pool_.size(); ++i) {
+    if (best == pool_.size()) {
+      best = i;
+      continue;
+    }
+    const bool fits = pool_[i].bytes >= total, best_fits = pool_[best].bytes >= total;
+    if (fits ? !best_fits || pool_[i].bytes < pool_[best].bytes : !best_fits && pool_[i].bytes > pool_[best].bytes)
+      best = i;
+  }
+  return best;
+}
+
+std::string store_file(const std::string &path, const std::vector<iovec> &pieces) {
+  File f(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+  if (!f.is_open()) return path + ": cannot create: " + std::strerror(errno);
+  int err = 0;
+  std::uint64_t total = 0;
+  for (const iovec &p : pieces) total += p.iov_len;
+  bool ok = write_all(f.get(), pieces, &err);
+  if (ok && ::ftruncate(f.get(), static_cast<off_t>(total)) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (ok && ::fsync(f.get()) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (ok) return "";
+  remove_file(path);
+  return path + ": cannot write: " + std::strerror(err);
+}
+
+std::string store_file_atomically(const std::string &dir, const std::string &path, const std::vector<iovec> &pieces) {
+  const std::string tmp = path + ".tmp";
+  if (std::string why = store_file(tmp, pieces); !why.empty()) return why;
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    remove_file(tmp);
+    return path + ": cannot rename to it: " + std::strerror(err);
+  }
+  if (!fsync_dir(dir)) return dir + ": cannot fsync: " + std::strerror(errno);
+  return "";
 }
 
 void Spares::clear() {

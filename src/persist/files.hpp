@@ -94,6 +94,14 @@ class Writer {
 // file written over its own pages needs no page or block allocation, which
 // on tmpfs is most of the cost of writing a new file (3x on the test
 // machine). At most `limit` spares; restart and GDS_free remove them.
+// write_file for threads other than the application's (it reports through
+// its result, never core::fail): writes the pieces over whatever is at
+// `path` (a claimed spare, or a new file), cuts it after them and fsyncs.
+// "" or what failed (the file is removed then).
+std::string store_file(const std::string &path, const std::vector<iovec> &pieces);
+// The same, to path.tmp renamed to `path`; then the directory is fsynced.
+std::string store_file_atomically(const std::string &dir, const std::string &path, const std::vector<iovec> &pieces);
+
 class Spares {
  public:
   Spares(std::string dir, std::size_t limit) : dir_(std::move(dir)), limit_(limit) {}
@@ -104,10 +112,14 @@ class Spares {
   void keep(const std::string &path);
   // As write_file, over a spare when there is one (the best fit).
   GDS_status_t write(const char *func, const std::string &path, const std::vector<iovec> &pieces);
+  // Renames the spare that best fits a file of `bytes` to `path` (nothing
+  // if there is none), for store_file to write over from another thread.
+  void claim(const std::string &path, std::uint64_t bytes);
   // Removes every spare.
   void clear();
 
  private:
+  [[nodiscard]] std::size_t best_fit(std::uint64_t total) const;
   struct Spare {
     std::string path;
     std::uint64_t bytes;

@@ -39,10 +39,10 @@ class Persist final : public core::Module {
     core::log(core::Level::info, "GDS_init",
               "GDS_COPY_TYPE=%s GDS_CACHE_BASE=%s GDS_SET_SIZE=%llu GDS_CACHE_SIZE=%llu GDS_CACHE_EVERY=%llu "
               "GDS_JOB_ID=%s GDS_RESTART=%s GDS_PREFIX=%s GDS_FLUSH=%llu GDS_PREFIX_SIZE=%llu "
-              "GDS_FLUSH_INFLIGHT=%llu%s%s",
+              "GDS_FLUSH_INFLIGHT=%llu GDS_CACHE_SYNC=%d%s%s",
               copy_name(s.copy), s.base.c_str(), ull(s.set_size), ull(s.cache_size), ull(s.every), s.job.c_str(),
               s.restart < 0 ? "auto" : s.restart ? "1" : "0", s.prefix.empty() ? "(none)" : s.prefix.c_str(),
-              ull(s.flush), ull(s.prefix_size), ull(s.inflight), s.error.empty() ? "" : "; refused: ",
+              ull(s.flush), ull(s.prefix_size), ull(s.inflight), s.sync ? 1 : 0, s.error.empty() ? "" : "; refused: ",
               s.error.c_str());
   }
 
@@ -60,7 +60,7 @@ class Persist final : public core::Module {
       s->copy = *c;
       s->copy_given = true;
     }
-    std::optional<std::uint64_t> set_size, cache_size, every, restart, flush, prefix_size, inflight;
+    std::optional<std::uint64_t> set_size, cache_size, every, restart, flush, prefix_size, inflight, sync;
     GDS_TRY(core::info_unsigned(func, info, GDS_SET_SIZE_KEY, 1u << 30, &set_size));
     GDS_TRY(core::info_unsigned(func, info, GDS_CACHE_SIZE_KEY, 1u << 30, &cache_size));
     GDS_TRY(core::info_unsigned(func, info, GDS_CACHE_EVERY_KEY, 1u << 30, &every));
@@ -68,6 +68,7 @@ class Persist final : public core::Module {
     GDS_TRY(core::info_unsigned(func, info, GDS_FLUSH_KEY, 1u << 30, &flush));
     GDS_TRY(core::info_unsigned(func, info, GDS_PREFIX_SIZE_KEY, 1u << 30, &prefix_size));
     GDS_TRY(core::info_unsigned(func, info, GDS_FLUSH_INFLIGHT_KEY, 1024, &inflight));
+    GDS_TRY(core::info_unsigned(func, info, GDS_CACHE_SYNC_KEY, 1, &sync));
     GDS_CHECK(!flush || *flush >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; it must be 1 or more", GDS_FLUSH_KEY);
     GDS_CHECK(!prefix_size || *prefix_size >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; the prefix keeps 1 or more",
               GDS_PREFIX_SIZE_KEY);
@@ -92,6 +93,7 @@ class Persist final : public core::Module {
     s->flush = flush.value_or(g.flush);
     s->prefix_size = prefix_size.value_or(g.prefix_size);
     s->inflight = inflight.value_or(g.inflight);
+    s->sync = sync ? *sync == 1 : g.sync;
     s->name = core::info_value(info, GDS_NAME_KEY).value_or("");  // unnamed: named at attach
     GDS_CHECK(s->name.empty() || core::valid_name(s->name), GDS_STATUS_INVALID_INFO,
               "info: %s=\"%s\" must have 1-64 letters, digits, '-', '_' or '.' (not first)", GDS_NAME_KEY,
@@ -102,7 +104,7 @@ class Persist final : public core::Module {
     for (const core::Index c : *spec.count) shape.add(c);
     s->signature = shape.value();
     sig.add(static_cast<int>(s->copy)).add(s->set_size).add(s->cache_size).add(s->every).add(s->restart);
-    sig.add(s->flush).add(s->prefix_size).add(s->inflight).add(s->prefix.data(), s->prefix.size());
+    sig.add(s->flush).add(s->prefix_size).add(s->inflight).add(static_cast<int>(s->sync)).add(s->prefix.data(), s->prefix.size());
     sig.add(s->name.data(), s->name.size());
     *out = std::move(s);
     return GDS_STATUS_OK;
@@ -121,7 +123,10 @@ class Persist final : public core::Module {
 
   GDS_status_t detach(const char *func, core::Array &a) override {
     ArrayState &s = state(a);
-    // The flushes in flight end first (their failures were raised).
+    // The cached versions and flushes in flight end first (their failures were raised).
+    if (s.persistent() && cache_wait(func, a) != GDS_STATUS_OK)
+      core::log(core::Level::warning, func, "array %s: a cached version failed before the array was freed",
+                s.name.c_str());
     if (s.flusher && flush_wait(func, a) != GDS_STATUS_OK)
       core::log(core::Level::warning, func, "array %s: a flush to the prefix failed before the array was freed",
                 s.name.c_str());

@@ -15,7 +15,7 @@ namespace gds::persist {
 
 namespace {
 
-constexpr int kTagSize = 0x6d01, kTagData = 0x6d02, kTagRebuild = 0x6d03;
+constexpr int kTagSize = 0x6d01, kTagData = 0x6d02, kTagRebuild = 0x6d03, kTagAsync = 0x6d04;
 
 using gds::core::ull;
 
@@ -32,6 +32,7 @@ class Partner final : public Scheme {
 
   // The sizes of the files this process will keep, and room for them.
   GDS_status_t prepare(const char *func, std::uint64_t, std::uint64_t length) override {
+    length_ = length;
     std::vector<MPI_Request> reqs;
     for (std::size_t i = 0; i < holders_.size(); ++i) {
       reqs.emplace_back();
@@ -64,6 +65,31 @@ class Partner final : public Scheme {
     for (std::size_t i = 0; i < holders_.size(); ++i)
       GDS_TRY(p_.spares->write(func, partner_path(p_.dir, holders_[i], n), {{inbox_[i].data(), inbox_[i].size()}}));
     return GDS_STATUS_OK;
+  }
+
+  // The file goes to the partner whole; each holder's file arrives into the
+  // buffer prepare() reserved, which x takes (with sizes_, the paths).
+  GDS_status_t start(const char *func, std::uint64_t n, const std::byte *file, Exchange *x) override {
+    std::vector<std::string> paths;
+    x->in = std::move(inbox_);
+    inbox_.assign(holders_.size(), {});
+    for (std::size_t i = 0; i < holders_.size(); ++i) {
+      paths.push_back(partner_path(p_.dir, holders_[i], n));
+      p_.spares->claim(paths.back(), sizes_[i]);
+      post_recv_bytes(&x->reqs, x->in[i].data(), sizes_[i], holders_[i], kTagAsync, p_.comm);
+    }
+    post_bytes(&x->reqs, file, length_, to_, kTagAsync, p_.comm);
+    x->store = [paths = std::move(paths)](Exchange &e) {
+      for (std::size_t i = 0; i < paths.size(); ++i)
+        if (std::string why = store_file(paths[i], {{e.in[i].data(), e.in[i].size()}}); !why.empty()) return why;
+      return std::string();
+    };
+    (void)func;
+    return GDS_STATUS_OK;
+  }
+
+  void give_back(std::vector<std::vector<std::byte>> &&in) override {
+    if (in.size() == holders_.size()) inbox_ = std::move(in);
   }
 
   // Every lost process gets its file from its partner, in rank order: it
@@ -135,6 +161,7 @@ class Partner final : public Scheme {
   Places p_;
   std::vector<int> partner_;  // per rank
   int to_ = 0;
+  std::uint64_t length_ = 0;                  // of this process's file (prepare)
   std::vector<int> holders_;                  // the processes whose copies this one keeps
   std::vector<std::uint64_t> sizes_;          // their files' sizes (prepare)
   std::vector<std::vector<std::byte>> inbox_;  // their files of the version being made

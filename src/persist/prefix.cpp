@@ -311,5 +311,14 @@ GDS_API GDS_status_t GDS_flush_wait(GDS_gds_t gds) try {
   return gds::persist::flush_wait(__func__, *c->array);
 } GDS_API_CATCH
 
+GDS_API GDS_status_t GDS_cache_wait(GDS_gds_t gds) try {
+  GDS_ENTER();
+  Cursor *c = nullptr;
+  GDS_status_t s = GDS_STATUS_OK;
+  GDS_TRY(resolve_collective(__func__, gds, &c, &s));
+  GDS_TRY(agree(__func__, c->array->communicator(), s));
+  return gds::persist::cache_wait(__func__, *c->array);
+} GDS_API_CATCH
+
 }  // extern "C"
 

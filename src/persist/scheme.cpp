@@ -49,6 +49,15 @@ void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint
   }
 }
 
+void post_recv_bytes(std::vector<MPI_Request> *reqs, std::byte *dst, std::uint64_t n, int peer, int tag,
+                     MPI_Comm comm) {
+  for (std::uint64_t off = 0; off < n; off += core::kMaxPiece) {
+    reqs->push_back(MPI_REQUEST_NULL);
+    MPI_Irecv(dst + off, static_cast<int>(std::min(core::kMaxPiece, n - off)), MPI_BYTE, peer, tag, comm,
+              &reqs->back());
+  }
+}
+
 int recv_bytes(std::byte *dst, std::uint64_t n, int peer, int tag, MPI_Comm comm) {
   for (std::uint64_t got = 0; got < n;) {
     MPI_Status st;

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -28,6 +29,7 @@ struct Places {
   std::vector<int> group_of;      // per rank
   std::string dir;                // this process's
   std::shared_ptr<Spares> spares;  // files of dropped versions in `dir`, to write over
+  bool async = false;  // start() rather than encode() (GDS_CACHE_SYNC unset)
 };
 
 // Maps and checks this process's own version file of version n (every block's CRC); "" or what is wrong.
@@ -40,6 +42,18 @@ struct FileView {
   std::uint64_t size = 0;
   // Bytes [at, at + n) of the file into out, zeros past its end.
   void copy(std::uint64_t at, std::uint64_t n, std::byte *out) const;
+};
+
+// An asynchronous encode (the cache's default; GDS_CACHE_SYNC=1 keeps
+// encode()): start() posts every message of the protection of a version's
+// file and returns; the caller completes the requests at later calls
+// (MPI_Testall or MPI_Waitall), then `store` runs on a background thread
+// (no MPI): it writes what arrived (PARTNER copies, the XOR parity),
+// fsynced, and returns "" or what failed.
+struct Exchange {
+  std::vector<MPI_Request> reqs;
+  std::vector<std::vector<std::byte>> in;  // what arrives
+  std::function<std::string(Exchange &)> store;  // empty: nothing to store
 };
 
 // A scheme's collective steps send messages whose number and sizes are
@@ -60,6 +74,17 @@ class Scheme {
   // process (written and durable already; `file.size` is the length given
   // to prepare). Returns this process's status; the caller agrees.
   virtual GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) = 0;
+  // The bytes start() sends from: the file, then zeros up to this length.
+  [[nodiscard]] virtual std::uint64_t room(std::uint64_t length) const { return length; }
+  // Collective, after an agreed prepare() (in place of encode()): posts the
+  // protection of version n's file, whole in `file` (room() bytes: the file
+  // then zeros), which stays unchanged until the requests complete; `x`
+  // takes the buffers reserved by prepare(). No failure is possible after
+  // the agreement but MPI's (returned, and agreed on when the caller
+  // completes x).
+  virtual GDS_status_t start(const char *func, std::uint64_t n, const std::byte *file, Exchange *x) = 0;
+  // The buffers of an exchange completed and stored, for the next prepare().
+  virtual void give_back(std::vector<std::vector<std::byte>> && /*in*/) {}
   // Collective: lost[r] says whether process r lacks a good file of version
   // n. `own` is this process's file of version n, every block checked by the
   // caller (empty where it is lost). If it is lost here, the file is rebuilt
@@ -105,6 +130,10 @@ constexpr std::uint64_t kRebuildPiece = std::uint64_t{8} << 20;
 // do not overtake). So the sender's cut is its own business.
 void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint64_t n, int peer, int tag,
                 MPI_Comm comm);
+// Posts the receives of exactly n bytes from `peer` into dst, sent by
+// post_bytes() from one buffer (so cut alike).
+void post_recv_bytes(std::vector<MPI_Request> *reqs, std::byte *dst, std::uint64_t n, int peer, int tag,
+                     MPI_Comm comm);
 // Receives exactly n bytes from `peer` into dst. MPI_SUCCESS or MPI's error code.
 int recv_bytes(std::byte *dst, std::uint64_t n, int peer, int tag, MPI_Comm comm);
 // Waits for posted sends (the vector is emptied). MPI_SUCCESS or MPI's error code.

@@ -12,6 +12,7 @@ class Single final : public Scheme {
   explicit Single(const Places &p) : p_(p) {}
   GDS_status_t prepare(const char *, std::uint64_t, std::uint64_t) override { return GDS_STATUS_OK; }
   GDS_status_t encode(const char *, std::uint64_t, const FileView &) override { return GDS_STATUS_OK; }
+  GDS_status_t start(const char *, std::uint64_t, const std::byte *, Exchange *) override { return GDS_STATUS_OK; }
   GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte>,
                        const std::string &) override {
     if (!lost[static_cast<std::size_t>(p_.rank)]) return GDS_STATUS_OK;

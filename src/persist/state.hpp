@@ -39,6 +39,7 @@ struct Settings {
   std::uint64_t flush = 1;       // GDS_FLUSH, else SCR_FLUSH x the cache's every: every n-th version is flushed
   std::uint64_t prefix_size = 2; // GDS_PREFIX_SIZE / SCR_PREFIX_SIZE: flushed versions kept per array
   std::uint64_t inflight = 1;    // GDS_FLUSH_INFLIGHT: flushes of an array in flight at once
+  bool sync = false;             // GDS_CACHE_SYNC=1: cached versions written inside GDS_version_inc
   std::string error;             // a bad setting, refused at GDS_alloc/GDS_create
 };
 extern Settings g_settings;
@@ -65,6 +66,7 @@ struct ArrayState final : core::ArrayState {
   std::string name, base;
   std::string prefix;  // empty: no flush
   std::uint64_t flush = 1, prefix_size = 2, inflight = 1;
+  bool sync = false;  // cached versions written inside GDS_version_inc (else completed at later calls)
   // From attach.
   std::string dir;             // this process's directory
   std::shared_ptr<Spares> spares;  // in it
@@ -81,6 +83,7 @@ struct ArrayState final : core::ArrayState {
   std::uint64_t delta_bytes = 0;       // held by incremental files since the last full one
   GDS_restart_info_t info{};
   std::vector<std::byte> buffer;       // a version file of many pieces in one, for PARTNER and XOR
+  std::vector<std::vector<std::byte>> stages;  // asynchronous: copies of version files, for the next ones
   std::shared_ptr<Flusher> flusher;    // the prefix level's work for this array
   [[nodiscard]] bool persistent() const { return copy != Copy::none; }
   [[nodiscard]] bool flushing() const { return !prefix.empty(); }
@@ -94,6 +97,10 @@ core::Module &module();
 // and its redundancy scheme (collective); without restart asked for, an
 // earlier run's files of the array go.
 GDS_status_t open_cache(const char *func, core::Array &a);
+
+// Completes every cached version of the array in flight (asynchronous
+// cache); GDS_STATUS_IO_ERROR if one failed since the last wait. Collective.
+GDS_status_t cache_wait(const char *func, core::Array &a);
 
 // Prefix level (prefix.cpp; levels.hpp). Collective.
 // Opens the array's prefix directory (restart, from any process count, is

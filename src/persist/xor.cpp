@@ -30,7 +30,7 @@ namespace gds::persist {
 namespace {
 
 const std::array<std::byte, 4096> kZeros{};  // padding sent from no buffer
-constexpr int kTagRing = 0x6d10, kTagRebuild = 0x6d11;
+constexpr int kTagRing = 0x6d10, kTagRebuild = 0x6d11, kTagAsync = 0x6d12;
 
 using gds::core::ull;
 
@@ -55,12 +55,57 @@ class Xor final : public Scheme {
     if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
     chunk_ = parity_chunk(*std::max_element(lengths_.begin(), lengths_.end()), static_cast<std::uint32_t>(k_));
     try {
-      buf_.resize(chunk_);
-      in_.resize(chunk_);
+      if (p_.async) {
+        // A chunk from every other member (start); buffers given back are reused.
+        ins_.resize(static_cast<std::size_t>(k_ - 1));
+        for (std::vector<std::byte> &in : ins_) in.resize(chunk_);
+      } else {
+        buf_.resize(chunk_);
+        in_.resize(chunk_);
+      }
     } catch (const std::bad_alloc &) {
-      return core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for two %llu-byte XOR chunks", ull(chunk_));
+      return core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for %d %llu-byte XOR chunks",
+                                 p_.async ? k_ - 1 : 2, ull(chunk_));
     }
     return GDS_STATUS_OK;
+  }
+
+  [[nodiscard]] std::uint64_t room(std::uint64_t length) const override {
+    return std::max(length, std::uint64_t(k_ - 1) * chunk_);
+  }
+
+  // The reduce-scatter as one exchange: member m's chunk of this file goes
+  // to m, every other member's chunk of its parity comes here; store XORs
+  // them (the same parity as the ring's: XOR is associative).
+  GDS_status_t start(const char *, std::uint64_t n, const std::byte *file, Exchange *x) override {
+    const std::uint64_t c = chunk_;
+    x->in = std::move(ins_);
+    ins_.clear();
+    for (int j = 0, i = 0; j < k_; ++j)
+      if (j != me_) post_recv_bytes(&x->reqs, x->in[static_cast<std::size_t>(i++)].data(), c, j, kTagAsync, set_.get());
+    for (int m = 0; m < k_; ++m)
+      if (m != me_) post_bytes(&x->reqs, file + std::uint64_t(idx(me_, m)) * c, c, m, kTagAsync, set_.get());
+    ParityHeader h;
+    h.set_size = static_cast<std::uint32_t>(k_);
+    h.member = static_cast<std::uint32_t>(me_);
+    h.rank = static_cast<std::uint32_t>(p_.rank);
+    h.number = n;
+    h.set_id = set_id_;
+    h.chunk = c;
+    h.lengths = lengths_;
+    const std::string path = parity_path(p_.dir, n);
+    p_.spares->claim(path, c);
+    x->store = [h, path, c](Exchange &e) mutable {
+      for (std::size_t i = 1; i < e.in.size(); ++i) xor_into(e.in[0].data(), e.in[i].data(), c);
+      h.parity_crc = core::crc32c(e.in[0].data(), c);
+      std::vector<std::byte> head = encode_parity_head(h);
+      return store_file(path, {{head.data(), head.size()}, {e.in[0].data(), c}});
+    };
+    return GDS_STATUS_OK;
+  }
+
+  void give_back(std::vector<std::vector<std::byte>> &&in) override {
+    if (in.size() == static_cast<std::size_t>(k_ - 1)) ins_ = std::move(in);
   }
 
   // The ring reduce-scatter: k - 1 steps, each sending one chunk (c bytes,
@@ -239,6 +284,7 @@ class Xor final : public Scheme {
   std::vector<std::uint64_t> lengths_;  // of the members' files of the version being made (prepare)
   std::uint64_t chunk_ = 0;
   std::vector<std::byte> buf_, in_;
+  std::vector<std::vector<std::byte>> ins_;  // an asynchronous encode's (prepare)
 };
 
 }  // namespace

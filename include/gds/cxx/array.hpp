@@ -298,6 +298,9 @@ class array {
   /// Waits for the array's flushes to the prefix (collective); throws the
   /// status of the first that failed since the last call.
   void flush_wait() { detail::check(GDS_flush_wait(handle_)); }
+  /// Completes the array's cached versions written in the background
+  /// (collective); throws if one failed since the last call.
+  void cache_wait() { detail::check(GDS_cache_wait(handle_)); }
   /// What the versions hold on this process.
   [[nodiscard]] GDS_version_stats_t version_stats() const {
     GDS_version_stats_t s{};
