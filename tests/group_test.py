@@ -58,9 +58,9 @@ def run(what, env, kill=None, victim=0, expect_ok=True):
     return p
 
 
-def settings(job, copy, prefix=None):
+def settings(job, copy, sync, prefix=None):
     env = {"GDS_JOB_ID": job, "GDS_CACHE_BASE": os.path.join(tmp, "cache"), "GDS_COPY_TYPE": copy,
-           "GDS_DEBUG_LEVEL": "0"}
+           "GDS_DEBUG_LEVEL": "0", "GDS_CACHE_SYNC": sync}
     if args.np > 1:
         env["GDS_RANKS_PER_NODE"] = "1"
     if prefix:
@@ -70,7 +70,9 @@ def settings(job, copy, prefix=None):
 
 killed = restarts = 0
 for rnd in range(args.rounds):
-    point = POINTS[rng.randrange(len(POINTS))]
+    sync = "1" if rnd % 4 >= 2 else "0"  # cache writes synchronous, or asynchronous (the default; no cache.agree phase)
+    points = POINTS if sync == "1" else [p for p in POINTS if p != "cache.agree"]
+    point = points[rng.randrange(len(points))]
     # A group version reaches the cache's write phases once per member (3), the others once (9 versions a run).
     per_member = point in ("cache.decide", "cache.write", "cache.redundancy", "cache.agree")
     nth = rng.randint(2, 3 * (STEPS + 1) if per_member else STEPS + 1)
@@ -79,8 +81,8 @@ for rnd in range(args.rounds):
     from_prefix = rnd % 3 == 2
     job = f"g{rnd}"
     prefix = os.path.join(tmp, "prefix") if from_prefix else None
-    env = settings(job, copy, prefix)
-    what = f"round {rnd}: kill {point}:{nth} on rank {victim}, {copy}{', restart from the prefix' if from_prefix else ''}"
+    env = settings(job, copy, sync, prefix)
+    what = f"round {rnd}: kill {point}:{nth} on rank {victim}, {copy} {'sync' if sync == '1' else 'async'}{', restart from the prefix' if from_prefix else ''}"
     print(what, flush=True)
     p = run(what + " (first run)", env, kill=f"{point}:{nth}", victim=victim, expect_ok=False)
     if p is None:

@@ -17,6 +17,8 @@
 //                     30%, 70% or all)
 //     restores=P      probability of a rollback (GDS_version_restore to one of
 //                     the three previous retained versions) before a version
+//     waits=P         probability of GDS_cache_wait after a version (its
+//                     cached versions then survive any kill: "durable <k>")
 //     journal=PATH    the model's record of rollbacks (rank 0 rewrites it
 //                     before each version; every run reads it)
 //     expect=E        what GDS_alloc/GDS_create must find: alternatives
@@ -29,7 +31,8 @@
 // What the driver reads back goes to a file of each process's, <journal>.r<rank>
 // (the launcher interleaves processes' output byte by byte): "restarted <k>"
 // after GDS_alloc/GDS_create restarted, and "made <k>" as soon as
-// GDS_version_inc(k) returned (what was complete before a kill).
+// GDS_version_inc(k) returned (what was complete before a kill), and
+// "durable <k>" once GDS_cache_wait returned after it.
 //
 // Version k's content is a function of the seed, k and the version it was
 // made from (k - 1, or the rollback's target), so that every run computes
@@ -80,7 +83,7 @@ struct Spec {
   GDS_size_t chunk = 4;
   std::uint64_t versions = 4;
   std::vector<double> fracs;
-  double restores = 0;
+  double restores = 0, waits = 0;
   std::string journal, expect = "fresh", navigable;
 };
 
@@ -103,6 +106,7 @@ Spec parse(int argc, char **argv) {
     else if (key == "versions") s.versions = std::strtoull(value.c_str(), nullptr, 10);
     else if (key == "fracs") for (const std::string &x : split(value, ',')) s.fracs.push_back(std::atof(x.c_str()));
     else if (key == "restores") s.restores = std::atof(value.c_str());
+    else if (key == "waits") s.waits = std::atof(value.c_str());
     else if (key == "journal") s.journal = value;
     else if (key == "expect") s.expect = value;
     else if (key == "navigable") s.navigable = value;
@@ -340,6 +344,11 @@ class App {
         return;
       }
       progress("made " + std::to_string(k));
+      if (static_cast<double>(model_.hash(k, 0, 8) >> 11) * 0x1.0p-53 < s_.waits) {
+        if (const GDS_status_t w = GDS_cache_wait(g_); w != GDS_STATUS_OK)
+          FAIL("GDS_cache_wait after %" PRIu64 ": %s", k, GDS_status_string(w));
+        progress("durable " + std::to_string(k));
+      }
       retained_.push_back(k);
       next_ = k + 1;
       const std::vector<GDS_size_t> seen = check_all(k);

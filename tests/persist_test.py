@@ -250,6 +250,7 @@ def corrupt():
                     ["check", "2", "row", "alloc", str(V), expect], dict(env, GDS_RESTART="1"))
 
 
+KINFLIGHT = 2  # asynchronous cached versions of an array in flight at most (cache.cpp)
 KILL_POINTS = ["settle", "exchange", "reserve", "freeze", "persist", "cache.decide", "cache.write",
                "cache.redundancy", "cache.agree", "cache.record", "cache.drop", "commit"]
 
@@ -264,13 +265,14 @@ def kill():
     while time.monotonic() < end or rounds < 3 or (killed == 0 and rounds < 12):  # a kill seen, bounded
         rounds += 1
         copy = rng.choice(copies())
-        point = rng.choice(KILL_POINTS)
+        sync = rng.choice(["0", "1"])
+        point = rng.choice(KILL_POINTS if sync == "1" else [p for p in KILL_POINTS if p != "cache.agree"])
         nth = rng.randrange(1, V + 1)
         victim = rng.choice([None] + list(range(NP)))
         shape = rng.choice(shapes())
         base = fresh_base("kill")
-        env = env_for(base, copy)
-        what = f"kill round {rounds}: {copy} {'/'.join(shape)} at {point}:{nth} of {'every process' if victim is None else 'rank ' + str(victim)}"
+        env = env_for(base, copy, {"GDS_CACHE_SYNC": sync})
+        what = f"kill round {rounds}: {copy} {'sync' if sync == '1' else 'async'} {'/'.join(shape)} at {point}:{nth} of {'every process' if victim is None else 'rank ' + str(victim)}"
         p = run(what + " (write)", ["write", *shape, str(V)], env, expect_ok=False, kill_env=f"{point}:{nth}",
                 victim=victim)
         if p is None:
@@ -303,11 +305,16 @@ def dense_groups(node_of):
 class Lineage:
     """What the driver knows of an array's cached versions across its runs."""
 
-    def __init__(self, every, cache_size):
-        self.every, self.cache_size = every, cache_size
+    def __init__(self, every, cache_size, sync=True):
+        self.every, self.cache_size, self.sync = every, cache_size, sync
         self.cached = []     # cached versions of the lineage, ascending
         self.next = 0        # the next version's number
         self.in_flight = None  # a version a killed run may have completed
+        self.floor = None    # asynchronous, after a kill: the newest version surely complete ("fresh": none)
+
+    def kill_points(self):
+        """cache.agree is a synchronous phase's."""
+        return KILL_POINTS if self.sync else [p for p in KILL_POINTS if p != "cache.agree"]
 
     def kill_version(self, kill):
         """The version a kill (point, nth, victim) comes in, counted from self.next:
@@ -315,17 +322,28 @@ class Lineage:
         point, nth, _ = kill
         return self.next + (nth * self.every if point.startswith("cache.") else nth) - 1
 
-    def account(self, made, kill, killed):
+    def account(self, made, kill, killed, durable=None):
         """A run made versions from self.next on (`made`: those whose
         GDS_version_inc returned on some process); the j-th version of a run
-        is cached when j % every == 0. A kill that came in cached version k
-        after the records (cache.drop, commit) leaves k complete; one of a
-        single process at cache.record may (the others may have written
-        theirs); any other leaves k incomplete."""
+        is cached when j % every == 0. Synchronous: a kill that came in
+        cached version k after the records (cache.drop, commit) leaves k
+        complete; one of a single process at cache.record may (the others
+        may have written theirs); any other leaves k incomplete.
+        Asynchronous: a kill may lose the cached versions still in flight,
+        up to KINFLIGHT of those made (GDS_version_inc waits for the oldest
+        beyond), but none up to `durable` (GDS_cache_wait returned)."""
         start = self.next
         last = max(made) if made else start - 1
-        self.cached += [k for k in range(start, last + 1) if (k - start + 1) % self.every == 0]
-        self.in_flight = None
+        new = [k for k in range(start, last + 1) if (k - start + 1) % self.every == 0]
+        self.in_flight = self.floor = None
+        if killed and not self.sync:
+            safe = new[:-KINFLIGHT] + [k for k in new if durable is not None and k <= durable]
+            floor = max(safe) if safe else self.cached[-1] if self.cached else None
+            self.cached += new
+            self.floor = "fresh" if floor is None else floor
+            self.next = last + 1
+            return
+        self.cached += new
         if killed:
             k = self.kill_version(kill)
             if k > last and (k - start + 1) % self.every == 0:
@@ -340,6 +358,8 @@ class Lineage:
         """The restart's range: 'fresh', 'a-b' or 'fresh-b'."""
         lo = self.cached[-1] if self.cached else None
         hi = self.in_flight if self.in_flight is not None else lo
+        if self.floor is not None:
+            lo = None if self.floor == "fresh" else self.floor
         if hi is None:
             return "fresh"
         return f"{'fresh' if lo is None else lo}-{hi}"
@@ -353,7 +373,7 @@ class Lineage:
                 self.cached.append(version)
             self.cached = [k for k in self.cached if k <= version]
             self.next = version + 1
-        self.in_flight = None
+        self.in_flight = self.floor = None
 
     def navigable(self):
         return ",".join(str(k) for k in self.cached[-self.cache_size:])
@@ -371,10 +391,11 @@ def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, bas
     for run_no in range(runs_left):
         last = run_no + 1 == runs_left
         versions = 0 if last else rng.randint(1, 6)
-        kill = None if last or rng.random() < 0.5 else (rng.choice(KILL_POINTS), rng.randint(1, versions),
+        kill = None if last or rng.random() < 0.5 else (rng.choice(lineage.kill_points()), rng.randint(1, versions),
                                                         rng.choice([None] + list(range(NP))))
         expect = "fresh" if fresh else lineage.expect()
-        navigable = lineage.navigable() if expect != "fresh" and lineage.in_flight is None else ""
+        navigable = (lineage.navigable() if expect != "fresh" and lineage.in_flight is None and lineage.floor is None
+                     else "")
         damage = "none"
         if not fresh and rng.random() < 0.5 and len(set(groups)) >= 2:
             damage = rng.choice(["lose", "flip"]) if redundant else "lose"
@@ -432,7 +453,8 @@ def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, bas
                 failures.append(f"{tag}: {problem}")
                 print(f"FAIL {tag}: {problem}\n{out}{p.stderr}", flush=True)
         made = sorted({int(k) for k in re.findall(r"made (\d+)", reported)})
-        lineage.account(made, kill, killed)
+        durable = max((int(k) for k in re.findall(r"durable (\d+)", reported)), default=None)
+        lineage.account(made, kill, killed, durable)
         fresh = False
 
 
@@ -480,7 +502,8 @@ def model():
         node_of = [n * 7 + 3 for n in node_of]  # node ids need not be dense
         groups = dense_groups(node_of)
         copy = rng.choice(["SINGLE", "PARTNER", "XOR"])
-        extra = {"GDS_CACHE_SIZE": str(rng.randint(1, 4)), "GDS_CACHE_EVERY": str(rng.choice([1, 1, 2]))}
+        extra = {"GDS_CACHE_SIZE": str(rng.randint(1, 4)), "GDS_CACHE_EVERY": str(rng.choice([1, 1, 2])),
+                 "GDS_CACHE_SYNC": rng.choice(["0", "0", "1"])}
         if copy == "XOR" and rng.random() < 0.7:
             extra[rng.choice(["GDS_SET_SIZE", "SCR_SET_SIZE"])] = str(rng.choice([2, 3, ngroups + 1, 8]))
         base = fresh_base("model")
@@ -490,7 +513,9 @@ def model():
         redundant = copy != "SINGLE" and ngroups >= 2
         journal = os.path.join(base, "journal")
         spec = array_spec(rng, rng.randrange(1 << 40), journal)
-        lineage = Lineage(int(extra["GDS_CACHE_EVERY"]), int(extra["GDS_CACHE_SIZE"]))
+        if extra["GDS_CACHE_SYNC"] == "0":
+            spec.append(f"waits={rng.choice([0, 0.3])}")
+        lineage = Lineage(int(extra["GDS_CACHE_EVERY"]), int(extra["GDS_CACHE_SIZE"]), extra["GDS_CACHE_SYNC"] == "1")
         what = f"model round {rounds}: {copy} nodes {node_of} {' '.join(f'{k}={v}' for k, v in extra.items())} {' '.join(spec[1:])}"
         random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, base, rng.randint(2, 4), journal)
         key = f"{copy}/{ngroups} group(s)"
@@ -665,20 +690,27 @@ def gvr():
     """An unchanged GVR 1.0 program (tests/gvr_app.c: GVR calls only, no info
     keys) under a job script that sets SCR_* variables only: it is killed
     before version 5, and the rerun with the same SCR_JOB_ID goes on from
-    version 5 with the older versions readable; another job id starts afresh."""
-    base = fresh_base("gvr")
-    conf = os.path.join(root, "gvr.conf")
-    with open(conf, "w") as f:
-        f.write("SCR_CACHE_SIZE=4\n")
-    env = {k: v for k, v in env_for(base, None).items() if not k.startswith("GDS_")}
-    env.update({"SCR_CACHE_BASE": base, "SCR_JOB_ID": "gvr1", "SCR_CONF_FILE": conf, "SCR_COPY_TYPE": "LOCAL"})
-    p = run("gvr: killed before version 5", ["8", "5", "0"], env, expect_ok=False, app=args.gvr_app,
-            marker="gvr_app: ok")
-    if p is not None and p.returncode == 0:
-        failures.append("gvr: the job was not killed")
-    run("gvr: rerun goes on from version 5", ["8", "0", "5"], env, app=args.gvr_app, marker="gvr_app: ok")
-    run("gvr: another job id starts afresh", ["3", "0", "0"], dict(env, SCR_JOB_ID="gvr2"), app=args.gvr_app,
-        marker="gvr_app: ok")
+    version 5 with the older versions readable, or (asynchronous cache
+    writes, the default) from up to KINFLIGHT versions earlier: the ones in
+    flight at the kill; another job id starts afresh."""
+    for sync in ("0", "1"):
+        base = fresh_base("gvr")
+        conf = os.path.join(root, "gvr.conf")
+        with open(conf, "w") as f:
+            f.write("SCR_CACHE_SIZE=4\n")
+        env = {k: v for k, v in env_for(base, None).items() if not k.startswith("GDS_")}
+        env.update({"SCR_CACHE_BASE": base, "SCR_JOB_ID": "gvr1", "SCR_CONF_FILE": conf, "SCR_COPY_TYPE": "LOCAL"})
+        if sync == "1":
+            env["GDS_CACHE_SYNC"] = "1"
+        mode = "synchronous" if sync == "1" else "asynchronous (default)"
+        p = run(f"gvr {mode}: killed before version 5", ["8", "5", "0"], env, expect_ok=False, app=args.gvr_app,
+                marker="gvr_app: ok")
+        if p is not None and p.returncode == 0:
+            failures.append("gvr: the job was not killed")
+        run(f"gvr {mode}: rerun goes on from version 5", ["8", "0", "5" if sync == "1" else f"{5 - KINFLIGHT}-5"],
+            env, app=args.gvr_app, marker="gvr_app: ok")
+        run(f"gvr {mode}: another job id starts afresh", ["3", "0", "0"], dict(env, SCR_JOB_ID="gvr2"),
+            app=args.gvr_app, marker="gvr_app: ok")
 
 
 # --- the prefix: HDF5 flushes of the global array, restart on any process count ---

@@ -159,3 +159,105 @@ TEST_F(Levels, EveryLevelLocatesTheBlocksOfTheVersionsItHolds) {
     std::filesystem::remove_all(prefix);
   }
 }
+
+namespace {
+
+struct Raised {
+  int calls = 0;
+  GDS_status_t status = GDS_STATUS_OK;
+  std::int64_t version = -1;
+} g_raised;
+
+GDS_status_t note_raised(GDS_gds_t gds, GDS_error_t e) {
+  ++g_raised.calls;
+  int flag = 0;
+  std::int64_t v = 0;
+  if (GDS_get_error_attr(e, GDS_EATTR_GDS_STATUS, &v, &flag) == GDS_STATUS_OK && flag)
+    g_raised.status = static_cast<GDS_status_t>(v);
+  if (GDS_get_error_attr(e, GDS_EATTR_GDS_VERSION, &v, &flag) == GDS_STATUS_OK && flag) g_raised.version = v;
+  return GDS_resume_local(gds, e);
+}
+
+}  // namespace
+
+// Asynchronous cache writes (the default): one process's cache directory
+// is lost before a version, so that process's background write of it
+// fails. GDS_version_inc still returns (the memory version is frozen); the
+// failure is raised to that process's handler with the version, and
+// GDS_cache_wait returns GDS_STATUS_IO_ERROR on every process (once). The
+// memory versions are intact, the failed version is not in the cache, and
+// with the directory back the next version is cached whole.
+TEST_F(Levels, AFailedBackgroundCacheWriteReachesTheHandlerAndEveryWait) {
+  const std::string base = scratch_dir("levels_async");
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, GDS_COPY_TYPE_KEY, "SINGLE");
+  MPI_Info_set(info, GDS_CACHE_BASE_KEY, base.c_str());
+  MPI_Info_set(info, GDS_NAME_KEY, "background");
+  const GDS_size_t count = 1000 * static_cast<GDS_size_t>(nprocs) + 3;
+  GDS_gds_t g = GDS_NULL;
+  ASSERT_ALL_GDS_OK(GDS_alloc(1, &count, nullptr, MPI_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &g));
+  MPI_Info_free(&info);
+  GDS_error_pred_t p = GDS_ERROR_PRED_NULL;
+  GDS_error_pred_term_t t = GDS_ERROR_PRED_TERM_NULL;
+  ASSERT_GDS_OK(GDS_create_error_pred(&p));
+  ASSERT_GDS_OK(GDS_create_error_pred_term(GDS_EATTR_DETECTED_BY, GDS_EMEXP_VALUE, 3, "GDS", &t));
+  ASSERT_GDS_OK(GDS_add_error_pred_term(p, t));
+  ASSERT_GDS_OK(GDS_free_error_pred_term(&t));
+  ASSERT_GDS_OK(GDS_register_local_error_handler(g, p, note_raised));
+  ASSERT_GDS_OK(GDS_free_error_pred(&p));
+  g_raised = Raised{};
+  gds::core::Cursor *cursor = nullptr;
+  ASSERT_EQ(gds::core::resolve("test", g, &cursor), GDS_STATUS_OK);
+  gds::core::Array &a = *cursor->array;
+  const std::string dir = gds::persist::state(a).dir;
+  const int victim = nprocs - 1;
+  GDS_size_t lo = 0, hi = 0;
+  int owns = 0;
+  ASSERT_ALL_GDS_OK(GDS_distribution(g, rank, &lo, &hi, &owns));
+  ASSERT_TRUE(owns);
+  const GDS_size_t n = hi - lo + 1;
+  const auto value = [](int v, GDS_size_t i) { return static_cast<long>(v) * 1000003L + static_cast<long>(i); };
+  const auto make = [&](int v) {  // every process writes its own part with version v's values
+    std::vector<long> mine(n);
+    for (GDS_size_t i = 0; i < n; ++i) mine[i] = value(v, lo + i);
+    EXPECT_GDS_OK(GDS_put(mine.data(), nullptr, &lo, &hi, g));
+    ASSERT_ALL_GDS_OK(GDS_fence(g));
+    ASSERT_ALL_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
+  };
+  make(0);
+  make(1);
+  ASSERT_ALL_GDS_OK(GDS_cache_wait(g));
+  if (rank == victim) std::filesystem::remove_all(dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  make(2);  // returns: the write fails in the background
+  EXPECT_EQ(GDS_cache_wait(g), GDS_STATUS_IO_ERROR);
+  if (rank == victim) {
+    EXPECT_GE(g_raised.calls, 1);
+    EXPECT_EQ(g_raised.status, GDS_STATUS_IO_ERROR);
+    EXPECT_EQ(g_raised.version, 2);
+  }
+  ASSERT_ALL_GDS_OK(GDS_cache_wait(g));  // reported once
+  // Every memory version holds what it held.
+  GDS_gds_t old = GDS_NULL;
+  ASSERT_GDS_OK(GDS_descriptor_clone(g, &old));
+  for (int v = 2; v >= 0; --v) {
+    ASSERT_GDS_OK(GDS_version_dec(old, 1));
+    std::vector<long> got(n);
+    ASSERT_GDS_OK(GDS_get(got.data(), nullptr, &lo, &hi, old));
+    ASSERT_GDS_OK(GDS_wait(old));
+    for (GDS_size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], value(v, lo + i)) << "version " << v << " element " << lo + i;
+  }
+  ASSERT_GDS_OK(GDS_free(&old));
+  EXPECT_FALSE(gds::persist::cache_level().locate(a, 2, 0).has_value());
+  EXPECT_TRUE(gds::persist::cache_level().locate(a, 1, 0).has_value());
+  if (rank == victim) std::filesystem::create_directories(dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  make(3);
+  ASSERT_ALL_GDS_OK(GDS_cache_wait(g));
+  EXPECT_TRUE(gds::persist::cache_level().locate(a, 3, 0).has_value());
+  EXPECT_TRUE(std::filesystem::exists(gds::persist::record_path(dir, 3)));
+  ASSERT_ALL_GDS_OK(GDS_free(&g));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::filesystem::remove_all(base);
+}

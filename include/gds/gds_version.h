@@ -116,8 +116,15 @@ GDS_API GDS_status_t GDS_flush_wait(GDS_gds_t gds);
  * has its files durable. At most two versions of an array are in flight.
  * Durability: restart takes a version once a process has its commit
  * record, so a crash loses the versions still in flight (restart takes the
- * newest recorded one). After this call returns GDS_STATUS_OK, every
- * version cached so far is restartable. With GDS_CACHE_SYNC=1 all of it
+ * newest recorded one). A record is written only at a later call on the
+ * array that finds every process's writes done: a program that makes a
+ * version every k steps and no GDS call between them loses up to two
+ * cached versions (about 2k steps) at a crash, where synchronous writes
+ * lose at most the one being written. After this call returns
+ * GDS_STATUS_OK, every version cached so far is restartable: call it where
+ * a version must be durable before going on. GDS_flush_wait completes the
+ * cached versions up to the newest flush too (a flush is published only
+ * after the cache's versions up to it). With GDS_CACHE_SYNC=1 all of it
  * happens inside GDS_version_inc (and this call has nothing to do).
  * A version that fails in the background is raised to the error handlers
  * (GDS_STATUS_IO_ERROR) and leaves the cache (with any younger one in

@@ -32,7 +32,10 @@
 // the younger ones in flight, which may build on it) out of the cache;
 // it is raised to the error handlers, and GDS_cache_wait returns it.
 // Durability: as in the synchronous case, a version is restartable once a
-// process has its commit record.
+// process has its commit record; a crash loses the versions in flight (up
+// to kInflight, and the records wait for a later call). A flush is
+// published only after the cache's versions up to it (settle), so that
+// the prefix never holds a version newer than the cache's newest.
 // Directory: <base>/gds.<job>/node<group>/<array name>/r<rank>/.
 #include <algorithm>
 #include <bit>
@@ -595,12 +598,15 @@ std::string group_record_dir(Array &a, const std::string &group) {
   return rank_dir(group_dir(state(a), core::failure_groups().mine) + "/" + group_dir_name(group), a.rank);
 }
 
-// Removes the group commit records in `dir` whose version `gone` says, and files being written.
+// Removes the group commit records in `dir` whose version `gone` says,
+// and (unless records are being written in the background, `writing`)
+// files left half written.
 template <class Gone>
-void remove_group_records(const std::string &dir, Gone gone) {
+void remove_group_records(const std::string &dir, Gone gone, bool writing = false) {
   for (const std::string &name : list_dir(dir)) {
     const CacheName c = parse_cache_name(name);
-    if (c.kind == CacheName::record && !c.tmp && !gone(c.number)) continue;
+    const bool record = c.kind == CacheName::record && !c.tmp;
+    if (record ? !gone(c.number) : writing) continue;
     remove_file(dir + "/" + name);
   }
 }
@@ -665,7 +671,15 @@ bool advance(const char *func, Flight &f, bool recording, bool block) {
       rc = block ? MPI_Waitall(static_cast<int>(f.x.reqs.size()), f.x.reqs.data(), MPI_STATUSES_IGNORE)
                  : MPI_Testall(static_cast<int>(f.x.reqs.size()), f.x.reqs.data(), &done, MPI_STATUSES_IGNORE);
     }
-    if (rc != MPI_SUCCESS) f.mpi = core::mpi_fail(func, block ? "MPI_Waitall" : "MPI_Testall", rc);
+    if (rc != MPI_SUCCESS) {
+      f.mpi = core::mpi_fail(func, block ? "MPI_Waitall" : "MPI_Testall", rc);
+      // What is still active may read or write the buffers: ended before they go.
+      for (MPI_Request &r : f.x.reqs) {
+        if (r == MPI_REQUEST_NULL) continue;
+        MPI_Cancel(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      }
+    }
     if (done != 0 || rc != MPI_SUCCESS) {
       f.exchanged = true;
       f.x.reqs.clear();
@@ -758,6 +772,7 @@ class CacheLevel final : public versions::Level {
     group_ = group;
     pending_.clear();
     flights_.clear();
+    group_broken_ = false;
   }
 
   // record, for a group: one commit record per process naming every
@@ -770,8 +785,12 @@ class CacheLevel final : public versions::Level {
     if (!flights_.empty()) {  // asynchronous: the group's record comes once every member's files are durable
       std::vector<std::unique_ptr<Flight>> flights = std::move(flights_);
       flights_.clear();
-      if (status != GDS_STATUS_OK) {
-        for (auto &f : flights) abandon(func, *f);
+      const bool broken = std::exchange(group_broken_, false);
+      if (status != GDS_STATUS_OK || broken) {  // broken: a member's earlier version failed meanwhile (raised)
+        for (auto &f : flights) {
+          abandon(func, *f);
+          failed_[f->a] = GDS_STATUS_IO_ERROR;
+        }
         return status;
       }
       units_.emplace_back();
@@ -832,6 +851,7 @@ class CacheLevel final : public versions::Level {
     if (x.copy != y.copy) return std::string("copy types ") + copy_name(x.copy) + " and " + copy_name(y.copy);
     if (x.base != y.base) return "cache bases " + x.base + " and " + y.base;
     if (x.every != y.every || x.cache_size != y.cache_size) return "cache every or cache size";
+    if (x.sync != y.sync) return "synchronous and asynchronous cache writes";
     return "";
   }
 
@@ -956,7 +976,8 @@ class CacheLevel final : public versions::Level {
   std::vector<Pending> pending_;
   std::vector<std::unique_ptr<Flight>> flights_;  // asynchronous: the group's members' versions started
   std::deque<Unit> units_;                        // asynchronous versions in flight, oldest first
-  std::map<const Array *, GDS_status_t> failed_;  // since the array's last GDS_cache_wait
+  bool group_broken_ = false;                     // flights_ build on a version that failed
+  std::map<const Array *, GDS_status_t> failed_;  // since the array's last GDS_cache_wait (or its GDS_free)
 
  public:
   // ---- Asynchronous versions ----
@@ -993,19 +1014,7 @@ class CacheLevel final : public versions::Level {
         if (values[k] == 1) {
           stop = true;
         } else if (values[k] == 2) {
-          // This one and every younger one of the array (they may build on it).
-          for (std::size_t j = k; j < mine.size(); ++j) {
-            Unit &w = units_[mine[j] - gone];
-            for (auto &f : w.flights) {
-              const std::string why = failure_of(*f);
-              if (j == k && !why.empty()) raise(func, *f->a, f->h.number, why);
-              abandon(func, *f);
-            }
-            if (w.group) remove_group_records(w.group_dir, [&](std::uint64_t n) { return n == w.flights.front()->h.number; });
-          }
-          const auto first = units_.begin() + static_cast<std::ptrdiff_t>(mine[k] - gone);
-          units_.erase(std::remove_if(first, units_.end(), [&](const Unit &x) { return x.involves(&a); }), units_.end());
-          failed_[&a] = GDS_STATUS_IO_ERROR;
+          fail_from(func, mine[k] - gone);
           stop = true;
           ++gone;  // the oldest waited for is over
         } else if (!u.recording) {
@@ -1020,6 +1029,45 @@ class CacheLevel final : public versions::Level {
       }
       if (wait == Wait::none || (wait == Wait::oldest && gone > 0)) return GDS_STATUS_OK;
     }
+  }
+
+  // The unit at `first` failed: it ends, and so does every younger unit
+  // (and the group's versions being started) of an array it involves,
+  // transitively, since they may build on its versions. Its failures are
+  // raised (read once its jobs are over); every array involved remembers
+  // it for GDS_cache_wait. The arrays involved share a communicator, on
+  // which the same units exist everywhere.
+  void fail_from(const char *func, std::size_t first) {
+    std::set<const Array *> hit;
+    std::vector<std::size_t> doomed;
+    for (std::size_t i = first; i < units_.size(); ++i) {
+      const Unit &u = units_[i];
+      if (i != first && std::none_of(u.flights.begin(), u.flights.end(), [&](const auto &f) { return hit.count(f->a); }))
+        continue;
+      for (const auto &f : u.flights) hit.insert(f->a);
+      doomed.push_back(i);
+    }
+    struct Failure {
+      Array *a;
+      std::uint64_t number;
+      std::string why;
+    };
+    std::vector<Failure> failures;
+    for (const std::size_t i : doomed) {
+      Unit &u = units_[i];
+      for (auto &f : u.flights) {
+        abandon(func, *f);
+        if (std::string why = failure_of(*f); i == first && !why.empty())
+          failures.push_back(Failure{f->a, f->h.number, std::move(why)});
+      }
+      if (u.group)
+        remove_group_records(u.group_dir, [n = u.flights.front()->h.number](std::uint64_t m) { return m == n; }, true);
+    }
+    for (auto i = doomed.rbegin(); i != doomed.rend(); ++i) units_.erase(units_.begin() + static_cast<std::ptrdiff_t>(*i));
+    for (const Array *x : hit) failed_[x] = GDS_STATUS_IO_ERROR;
+    if (std::any_of(flights_.begin(), flights_.end(), [&](const auto &f) { return hit.count(f->a) != 0; }))
+      group_broken_ = true;
+    for (const Failure &x : failures) raise(func, *x.a, x.number, x.why);  // handlers may call GDS: last
   }
 
   // The versions in flight of array `a` (for the limit).
@@ -1076,7 +1124,7 @@ class CacheLevel final : public versions::Level {
       if (s.scheme) s.scheme->give_back(std::move(f->x.in));
       if (s.stages.size() < kInflight) s.stages.push_back(std::move(f->copy));
     }
-    if (u.group) remove_group_records(u.group_dir, [&](std::uint64_t n) { return n < needed; });
+    if (u.group) remove_group_records(u.group_dir, [&](std::uint64_t n) { return n < needed; }, true);
   }
 
   // write, asynchronously: the version's file copied whole (the memory
@@ -1154,6 +1202,37 @@ class CacheLevel final : public versions::Level {
     return core::fail(GDS_STATUS_IO_ERROR, func, "array %s: a cached version failed since the last wait (raised "
                       "when it did)", state(a).name.c_str());
   }
+
+  // GDS_cache_wait's part of GDS_free: the array is forgotten even if
+  // completing its versions failed (their work waited for, no record).
+  GDS_status_t forget(const char *func, Array &a) {
+    const GDS_status_t status = wait(func, a);
+    for (auto u = units_.begin(); u != units_.end();) {
+      if (!u->involves(&a)) {
+        ++u;
+        continue;
+      }
+      for (auto &f : u->flights) abandon(func, *f);
+      u = units_.erase(u);
+    }
+    failed_.erase(&a);
+    return status;
+  }
+
+  // Every version of `a` up to `number` in flight completed (a flush of
+  // version `number` is published only then, so that the prefix never
+  // holds a version newer than the cache's newest: restart takes the
+  // cache's first and removes newer flushes). Collective.
+  GDS_status_t settle(const char *func, Array &a, std::uint64_t number) {
+    while (behind(a, number)) GDS_TRY(progress(func, a, Wait::oldest));
+    return GDS_STATUS_OK;
+  }
+  [[nodiscard]] bool behind(const Array &a, std::uint64_t number) const {
+    return std::any_of(units_.begin(), units_.end(), [&](const Unit &u) {
+      return std::any_of(u.flights.begin(), u.flights.end(),
+                         [&](const auto &f) { return f->a == &a && f->h.number <= number; });
+    });
+  }
 };
 
 CacheLevel g_cache;
@@ -1164,6 +1243,18 @@ versions::Level &cache_level() { return g_cache; }
 
 GDS_status_t cache_wait(const char *func, Array &a) {
   return state(a).persistent() ? g_cache.wait(func, a) : GDS_STATUS_OK;
+}
+
+GDS_status_t cache_forget(const char *func, Array &a) {
+  return state(a).persistent() ? g_cache.forget(func, a) : GDS_STATUS_OK;
+}
+
+GDS_status_t cache_settle(const char *func, Array &a, std::uint64_t number) {
+  return state(a).persistent() ? g_cache.settle(func, a, number) : GDS_STATUS_OK;
+}
+
+bool cache_behind(const Array &a, std::uint64_t number) {
+  return a.state<ArrayState>().persistent() && g_cache.behind(a, number);
 }
 
 GDS_status_t open_cache(const char *func, Array &a) {

@@ -124,7 +124,7 @@ class Persist final : public core::Module {
   GDS_status_t detach(const char *func, core::Array &a) override {
     ArrayState &s = state(a);
     // The cached versions and flushes in flight end first (their failures were raised).
-    if (s.persistent() && cache_wait(func, a) != GDS_STATUS_OK)
+    if (s.persistent() && cache_forget(func, a) != GDS_STATUS_OK)
       core::log(core::Level::warning, func, "array %s: a cached version failed before the array was freed",
                 s.name.c_str());
     if (s.flusher && flush_wait(func, a) != GDS_STATUS_OK)

@@ -79,10 +79,10 @@ class Partner final : public Scheme {
       post_recv_bytes(&x->reqs, x->in[i].data(), sizes_[i], holders_[i], kTagAsync, p_.comm);
     }
     post_bytes(&x->reqs, file, length_, to_, kTagAsync, p_.comm);
-    x->store = [paths = std::move(paths)](Exchange &e) {
+    x->store = [paths = std::move(paths), dir = p_.dir](Exchange &e) {
       for (std::size_t i = 0; i < paths.size(); ++i)
         if (std::string why = store_file(paths[i], {{e.in[i].data(), e.in[i].size()}}); !why.empty()) return why;
-      return std::string();
+      return fsync_dir(dir) ? std::string() : dir + ": cannot fsync";
     };
     (void)func;
     return GDS_STATUS_OK;

@@ -408,8 +408,25 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
     f.flights.pop_front();
     return true;
   }
-  if (fl.stage == Stage::write && !f.contiguous) start_checksum(a, fl);
-  else seal(func, a, fl);
+  if (fl.stage == Stage::write && !f.contiguous) {
+    start_checksum(a, fl);
+    return true;
+  }
+  // Published only after the cache's versions up to it (asynchronous cache
+  // writes): the prefix never holds a version newer than the cache's
+  // newest, which restart takes first. The same units everywhere: agreed.
+  if (cache_behind(a, fl.number)) {
+    if (!blocking) return false;
+    const std::uint64_t number = fl.number;  // fl may go: the cache raises failures to handlers
+    if (const GDS_status_t settled = cache_settle(func, a, number); settled != GDS_STATUS_OK) {
+      *failure = Failure{number, settled, "the cache's versions before it could not be completed; no more flushes "
+                                          "of this array"};
+      abandon_all(a);
+      return false;
+    }
+    return true;
+  }
+  seal(func, a, fl);
   return true;
 }
 

@@ -101,6 +101,14 @@ GDS_status_t open_cache(const char *func, core::Array &a);
 // Completes every cached version of the array in flight (asynchronous
 // cache); GDS_STATUS_IO_ERROR if one failed since the last wait. Collective.
 GDS_status_t cache_wait(const char *func, core::Array &a);
+// The same for GDS_free: afterwards nothing of the array is in flight, even
+// if completing failed.
+GDS_status_t cache_forget(const char *func, core::Array &a);
+// Completes the array's cached versions in flight up to version `number`
+// (before a flush of it is published). Collective.
+GDS_status_t cache_settle(const char *func, core::Array &a, std::uint64_t number);
+// Whether a cached version of the array up to `number` is in flight.
+bool cache_behind(const core::Array &a, std::uint64_t number);
 
 // Prefix level (prefix.cpp; levels.hpp). Collective.
 // Opens the array's prefix directory (restart, from any process count, is

@@ -95,11 +95,13 @@ class Xor final : public Scheme {
     h.lengths = lengths_;
     const std::string path = parity_path(p_.dir, n);
     p_.spares->claim(path, c);
-    x->store = [h, path, c](Exchange &e) mutable {
+    x->store = [h, path, c, dir = p_.dir](Exchange &e) mutable {
       for (std::size_t i = 1; i < e.in.size(); ++i) xor_into(e.in[0].data(), e.in[i].data(), c);
       h.parity_crc = core::crc32c(e.in[0].data(), c);
       std::vector<std::byte> head = encode_parity_head(h);
-      return store_file(path, {{head.data(), head.size()}, {e.in[0].data(), c}});
+      std::string why = store_file(path, {{head.data(), head.size()}, {e.in[0].data(), c}});
+      if (why.empty() && !fsync_dir(dir)) why = dir + ": cannot fsync";
+      return why;
     };
     return GDS_STATUS_OK;
   }
