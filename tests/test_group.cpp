@@ -4,6 +4,8 @@
 // versions against a model, navigation and restore by group, labels after a
 // restore, and every bad input of the group calls.
 #include <algorithm>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <string>
@@ -270,6 +272,28 @@ TEST_F(Group, BadInputs) {
     EXPECT_NE(std::strstr(GDS_last_error_message(), "communicator"), nullptr) << GDS_last_error_message();
     EXPECT_GDS_OK(GDS_free(&other));
     MPI_Comm_free(&reversed);
+  }
+  // Members written to the cache one synchronously, one asynchronously.
+  {
+    char dir[] = "/tmp/gds_group_sync_XXXXXX";
+    if (rank == 0 && mkdtemp(dir) == nullptr) dir[0] = 0;
+    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    GDS_gds_t cached[2] = {GDS_NULL, GDS_NULL};
+    for (int i = 0; i < 2; ++i) {
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, GDS_COPY_TYPE_KEY, "SINGLE");
+      MPI_Info_set(info, GDS_CACHE_BASE_KEY, dir);
+      MPI_Info_set(info, GDS_CACHE_SYNC_KEY, i == 0 ? "1" : "0");
+      ASSERT_ALL_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &cached[i]));
+      MPI_Info_free(&info);
+    }
+    EXPECT_EQ(GDS_group_create("g", 2, cached, &g), GDS_STATUS_INVALID);
+    EXPECT_NE(std::strstr(GDS_last_error_message(), "asynchronous"), nullptr) << GDS_last_error_message();
+    EXPECT_EQ(g, GDS_GROUP_NULL);
+    for (GDS_gds_t &c : cached) EXPECT_GDS_OK(GDS_free(&c));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) std::filesystem::remove_all(dir);
   }
   // Calls on things that are not groups.
   GDS_size_t v = 0;

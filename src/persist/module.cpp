@@ -17,7 +17,7 @@ namespace {
 constexpr const char *kInfoKeys[] = {GDS_NAME_KEY,        GDS_COPY_TYPE_KEY,   GDS_SET_SIZE_KEY,
                                      GDS_CACHE_BASE_KEY,  GDS_CACHE_SIZE_KEY,  GDS_CACHE_EVERY_KEY,
                                      GDS_RESTART_KEY,     GDS_PREFIX_KEY,      GDS_FLUSH_KEY,
-                                     GDS_PREFIX_SIZE_KEY, GDS_FLUSH_INFLIGHT_KEY};
+                                     GDS_PREFIX_SIZE_KEY, GDS_FLUSH_INFLIGHT_KEY, GDS_CACHE_SYNC_KEY};
 
 using gds::core::ull;
 
