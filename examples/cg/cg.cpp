@@ -14,12 +14,14 @@
 // beyond the grid's ends), so the stencil reads neighbours across the slab boundary directly.
 //
 // The resilient form makes x, r and p GDS arrays over those vectors' rows (GDS_create) in one version
-// group "cg", versioned every k iterations (--every k) with the label "iter=<i>". Every c iterations
-// (--check c, default k) and before every version it checks that r is still b - A x, so no version holds
-// state that was not checked; a mismatch is a silent error: it restores the newest version that passes the
-// check (walking back through older ones) and goes on from the iteration that version's label names.
-// A failed GDS_group_version_inc is handled the same way. Started again with the same GDS_JOB_ID after
-// a crash, it finds the persisted group with GDS_restart_query and resumes from its label.
+// group "cg", versioned every k iterations (--every k), labelled with the iteration ("<i>"). Every c
+// iterations (--check c, default k) and before every version it checks that r is still b - A x, so no
+// version holds state that was not checked; a mismatch is a silent error: it restores the newest version
+// that passes the check (walking back through older ones) and goes on from the iteration that version's
+// label names. A failed GDS_group_version_inc is handled the same way. Started again with the same
+// GDS_JOB_ID after a crash, the arrays restart inside GDS_create (x, r and p get the persisted version's
+// rows), the group's restart info says so, and it resumes from the label (a fresh array's label is
+// empty: iteration 0). Lines marked [inject] are the tests' fault injection (the options below).
 //
 //   mpiexec -n 4 ./cg --n 32 --steps 50
 //   mpiexec -n 4 ./cg_resilient --n 32 --steps 50 [--every 5] [--check 5] [--inject none|flip|latent|library|kill]

@@ -14,12 +14,14 @@
 // beyond the grid's ends), so the stencil reads neighbours across the slab boundary directly.
 //
 // The resilient form makes x, r and p GDS arrays over those vectors' rows (GDS_create) in one version
-// group "cg", versioned every k iterations (--every k) with the label "iter=<i>". Every c iterations
-// (--check c, default k) and before every version it checks that r is still b - A x, so no version holds
-// state that was not checked; a mismatch is a silent error: it restores the newest version that passes the
-// check (walking back through older ones) and goes on from the iteration that version's label names.
-// A failed GDS_group_version_inc is handled the same way. Started again with the same GDS_JOB_ID after
-// a crash, it finds the persisted group with GDS_restart_query and resumes from its label.
+// group "cg", versioned every k iterations (--every k), labelled with the iteration ("<i>"). Every c
+// iterations (--check c, default k) and before every version it checks that r is still b - A x, so no
+// version holds state that was not checked; a mismatch is a silent error: it restores the newest version
+// that passes the check (walking back through older ones) and goes on from the iteration that version's
+// label names. A failed GDS_group_version_inc is handled the same way. Started again with the same
+// GDS_JOB_ID after a crash, the arrays restart inside GDS_create (x, r and p get the persisted version's
+// rows), the group's restart info says so, and it resumes from the label (a fresh array's label is
+// empty: iteration 0). Lines marked [inject] are the tests' fault injection (the options below).
 //
 //   mpiexec -n 4 ./cg --n 32 --steps 50
 //   mpiexec -n 4 ./cg_resilient --n 32 --steps 50 [--every 5] [--check 5] [--inject none|flip|latent|library|kill]
@@ -40,7 +42,7 @@
 #include <gds.hpp>
 
 #include <cmath>
-#include <csignal>
+#include <csignal>  // [inject]
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -112,9 +114,10 @@ int main(int argc, char **argv) {
   for (int a = 1; a + 1 < argc; a += 2) options[argv[a]] = argv[a + 1];
   auto option = [&](const char *name, int otherwise) { return options.count(name) ? std::atoi(options[name].c_str()) : otherwise; };
   const int n = option("--n", 32), steps = option("--steps", 50);
-  const int every = option("--every", 5), check = option("--check", every), at = option("--at", steps / 2);
-  const int delay = option("--delay", 5), victim = option("--rank", nprocs - 1);
-  const std::string inject = options.count("--inject") ? options["--inject"] : "none";
+  const int every = option("--every", 5), check = option("--check", every);
+  const int at = option("--at", steps / 2), delay = option("--delay", 5);  // [inject]
+  const int victim = option("--rank", nprocs - 1);  // [inject]
+  const std::string inject = options.count("--inject") ? options["--inject"] : "none";  // [inject]
   if (n < 2 || steps < 0) {
     if (rank == 0) std::fprintf(stderr, "usage: cg --n <edge per process, >= 2> --steps <iterations>\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -128,46 +131,42 @@ int main(int argc, char **argv) {
   matvec(s, ones, b);  // b = A * 1
   const double norm_b = std::sqrt(dot(s, b, b));
 
-  const gds::persisted persisted = gds::restart_query("cg");  // restarting? then x, r, p come back in create()
-  if (!persisted.found) for (std::size_t i = lo; i < hi; ++i) x[i] = 0.0, r[i] = b[i], p[i] = r[i];
-  std::vector<gds::array<double>> xrp;  // x, r, p as nprocs x rows GDS arrays: (q, j) is row j of process q
-  for (auto *v : {&x, &r, &p})
-    xrp.push_back(gds::array<double>::create({GDS_size_t(nprocs), s.rows()}, std::span(v->data() + lo, s.rows()),
+  for (std::size_t i = lo; i < hi; ++i) x[i] = 0.0, r[i] = b[i], p[i] = r[i];  // x = 0, r = b - A x, p = r
+  std::vector<gds::array<double>> xrp;  // x, r, p: nprocs x rows GDS arrays; row q: rank q's
+  for (double *v : {&x[lo], &r[lo], &p[lo]})  // (a restart puts the persisted rows into them)
+    xrp.push_back(gds::array<double>::create({GDS_size_t(nprocs), s.rows()}, {v, s.rows()},
                                              [](auto i) { return gds::location{int(i[0]), i[1]}; },
                                              [rank](auto j, auto i) { i[0] = rank, i[1] = j; }));
   gds::group group("cg", xrp[0], xrp[1], xrp[2]);
-  if (rank == 0 && persisted.found) std::printf("RESTARTED from=%llu\n", (unsigned long long)persisted.version);
-  const auto label_iteration = [&] { return std::atoi(xrp[0].version_label().c_str() + 5); };  // "iter=<i>"
+  if (rank == 0 && group.restart_info().restarted)
+    std::printf("RESTARTED from=%llu\n", (unsigned long long)group.restart_info().version);
   const auto corrupt = [&] {  // is r not b - A x?
     true_residual(s, x, b, Ap);
     for (std::size_t i = lo; i < hi; ++i) Ap[i] -= r[i];
     return !(std::sqrt(dot(s, Ap, Ap)) <= 1e-10 * norm_b);
   };
-  int struck = 0;
+  int struck = 0;  // [inject]
   double rho = dot(s, r, r);
 
   const double start_time = MPI_Wtime();
-  for (int it = persisted.found ? label_iteration() : 0; it < steps; ++it) {  // a restart goes on from its label
-    if (it == at && inject != "none" && !struck++ && rank == victim) {  // the fault strikes, once
-      if (inject == "kill") raise(SIGKILL);
-      if (inject == "library") GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 4);  // the next version fails
-      if (inject == "flip" || inject == "latent") x[lo] = -x[lo];  // x's sign bit
-    }
-    const bool version = every > 0 && it % every == 0, blind = inject == "latent" && it >= at && it < at + delay;
-    bool failed = (version || (check > 0 && it % check == 0)) && !blind && corrupt();  // latent: seen late
-    const std::string label = "iter=" + std::to_string(it);
-    if (!failed && version)
-      failed = GDS_group_version_inc(group.native_handle(), 1, label.data(), label.size()) != GDS_STATUS_OK;
-    if (failed) {  // a silent error, or a failed version: roll back to the newest version that passes the check
-      const double since = MPI_Wtime();
-      GDS_size_t v = group.version_number();
-      do {
-        if (v-- == 0) MPI_Abort(MPI_COMM_WORLD, 4);
-      } while (GDS_group_version_restore(group.native_handle(), v) != GDS_STATUS_OK || corrupt());
-      if (rank == 0)
-        std::printf("RECOVERED %s step=%d from=%llu\nRECOVERY_TIME %.6f\n", inject.c_str(), it,
-                    (unsigned long long)v, MPI_Wtime() - since);
-      it = label_iteration();  // and go on from the iteration it holds
+  for (int it = std::atoi(xrp[0].version_label().c_str()); it < steps; ++it) {  // restart: label
+    if (it == at && inject != "none" && !struck++ && rank == victim) {  // [inject] strikes once
+      if (inject == "kill") raise(SIGKILL);  // [inject]
+      if (inject == "library") GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 4);  // [inject]
+      if (inject == "flip" || inject == "latent") x[lo] = -x[lo];  // [inject] x's sign bit
+    }  // [inject]
+    const bool version = every > 0 && it % every == 0;
+    const bool blind = inject == "latent" && it >= at && it < at + delay;  // [inject]
+    const std::string label = std::to_string(it);  // a version's label: its iteration
+    if (((version || (check > 0 && it % check == 0)) && !blind && corrupt()) ||
+        (version && GDS_group_version_inc(group.native_handle(), 1, label.data(), label.size()))) {
+      const double since = MPI_Wtime();  // a silent error, or a failed version (GDS status not 0):
+      unsigned long long v = group.version_number();  // back to the newest version that is sound
+      while (v == 0 || GDS_group_version_restore(group.native_handle(), --v) || corrupt())
+        if (v == 0) MPI_Abort(MPI_COMM_WORLD, 4);
+      if (rank == 0) std::printf("RECOVERED %s step=%d from=%llu\nRECOVERY_TIME %.6f\n",
+                                 inject.c_str(), it, v, MPI_Wtime() - since);
+      it = std::atoi(xrp[0].version_label().c_str());  // and go on from the iteration it holds
       rho = dot(s, r, r);
     }
     exchange_halo(s, p);

@@ -13,23 +13,25 @@
 ! Every 50 steps rank 0 prints the plate's energy (an MPI_Allreduce). Deterministic: the same
 ! process count gives the same answer to the bit.
 !
-! The resilient form keeps the plate in a GDS array (GDS_ALLOC, column-major, one block of n columns
-! per process), the only member of the version group "heat", versioned every k steps (--every k; 0:
-! never) with the label "step=<s>" (GDS_PUT of its columns, then GDS_GROUP_VERSION_INC). Every c steps
-! (--check c; default k) and before every version, so that no version holds state that was not checked,
-! a process checks its own columns against the maximum principle; a value outside [0, 1] is repaired
-! LOCALLY, by that process alone and one-sided (no other process calls anything or waits):
-! it moves a clone of the handle back to the newest version, reads from it the columns that can
-! influence its own at this step (its own and d more on each side, d = the steps made since that
-! version; they belong to its neighbours) and repeats the d sweeps on that shrinking cone, which
-! gives its own columns exactly as the failure-free run has them. Reloading only its own part of an
-! older version would leave that one process behind its neighbours (a Jacobi step needs the
-! neighbours' columns of the same step); the cone needs no one else. A version whose cone is not
-! sound (made after a latent error) or cannot be read is skipped for the one before; each version's
-! step comes from the labels (a version's label names what the version before it holds). A failed
-! GDS_GROUP_VERSION_INC (it fails on every process) is handled the same way: every process rebuilds
-! its columns from the newest version. Started again with the same GDS_JOB_ID after a crash, it finds
-! the persisted group with GDS_RESTART_QUERY and resumes from the step its label names.
+! The resilient form makes the plate a GDS array over the program's own buffer (GDS_CREATE with NULL
+! mappings: the block layout, a 1-D array of nc (n+2)-value columns, each process's block its columns
+! 1..n of u, halos excluded), versioned every k steps (--every k; 0: never) with the label "step=<s>"
+! (GDS_VERSION_INC finds the columns that changed by itself). Every c steps (--check c; default k) and
+! before every version, so that no version holds state that was not checked, a process checks its own
+! columns against the maximum principle; a value outside [0, 1] is repaired LOCALLY, by that process
+! alone and one-sided (no other process calls anything or waits): it moves its handle back to the newest
+! version (the plate itself stays current), reads from it the columns that can influence its own at
+! this step (its own and d more on each side, d = the steps made since that version; they belong to its
+! neighbours) and repeats the d sweeps on that shrinking cone, which gives its own columns exactly as the
+! failure-free run has them; then the handle goes back to the current version. Reloading only its own
+! part of an older version would leave that one process behind its neighbours (a Jacobi step needs the
+! neighbours' columns of the same step); the cone needs no one else. A version whose cone is not sound
+! (made after a latent error) or cannot be read is skipped for the one before; each version's step is
+! what it holds (GDS_GET_VERSION_HOLDS: the label it was made with). A failed GDS_VERSION_INC (it fails
+! on every process) is handled the same way: every process rebuilds its columns from the newest version.
+! Started again with the same GDS_JOB_ID after a crash, the plate's columns come back inside GDS_CREATE
+! (GDS_GET_RESTART_INFO says so) and it resumes from the step the current label names. Lines marked
+! [inject] are the tests' fault injection (the options below), not resilience.
 !
 !   mpiexec -n 4 ./heat --n 256 --steps 200
 !   mpiexec -n 4 ./heat_resilient --n 256 --steps 200 --every 10 [--check 10] [--inject none|flip|latent|
@@ -39,7 +41,7 @@
 ! which puts it above 1; the next check finds it. latent: the same, but the checks are blind until
 ! step at+delay, so the error spreads (to a neighbour too if near its edge) and versions made
 ! meanwhile hold it; the repair walks back past them. library: GDS_INJECT_FAULT(GDS_FAULT_VERSION_PHASE)
-! makes the next GDS_GROUP_VERSION_INC fail (status GDS_STATUS_MPI_ERROR, GDS_STATUS_REMOTE_ERROR on
+! makes the next GDS_VERSION_INC fail (status GDS_STATUS_MPI_ERROR, GDS_STATUS_REMOTE_ERROR on
 ! the others). kill: rank r raises SIGKILL (gfortran's KILL and GETPID). A check reads the process's
 ! part of the plate once more (--check 1: once per sweep).
 !

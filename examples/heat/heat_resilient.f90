@@ -13,23 +13,25 @@
 ! Every 50 steps rank 0 prints the plate's energy (an MPI_Allreduce). Deterministic: the same
 ! process count gives the same answer to the bit.
 !
-! The resilient form keeps the plate in a GDS array (GDS_ALLOC, column-major, one block of n columns
-! per process), the only member of the version group "heat", versioned every k steps (--every k; 0:
-! never) with the label "step=<s>" (GDS_PUT of its columns, then GDS_GROUP_VERSION_INC). Every c steps
-! (--check c; default k) and before every version, so that no version holds state that was not checked,
-! a process checks its own columns against the maximum principle; a value outside [0, 1] is repaired
-! LOCALLY, by that process alone and one-sided (no other process calls anything or waits):
-! it moves a clone of the handle back to the newest version, reads from it the columns that can
-! influence its own at this step (its own and d more on each side, d = the steps made since that
-! version; they belong to its neighbours) and repeats the d sweeps on that shrinking cone, which
-! gives its own columns exactly as the failure-free run has them. Reloading only its own part of an
-! older version would leave that one process behind its neighbours (a Jacobi step needs the
-! neighbours' columns of the same step); the cone needs no one else. A version whose cone is not
-! sound (made after a latent error) or cannot be read is skipped for the one before; each version's
-! step comes from the labels (a version's label names what the version before it holds). A failed
-! GDS_GROUP_VERSION_INC (it fails on every process) is handled the same way: every process rebuilds
-! its columns from the newest version. Started again with the same GDS_JOB_ID after a crash, it finds
-! the persisted group with GDS_RESTART_QUERY and resumes from the step its label names.
+! The resilient form makes the plate a GDS array over the program's own buffer (GDS_CREATE with NULL
+! mappings: the block layout, a 1-D array of nc (n+2)-value columns, each process's block its columns
+! 1..n of u, halos excluded), versioned every k steps (--every k; 0: never) with the label "step=<s>"
+! (GDS_VERSION_INC finds the columns that changed by itself). Every c steps (--check c; default k) and
+! before every version, so that no version holds state that was not checked, a process checks its own
+! columns against the maximum principle; a value outside [0, 1] is repaired LOCALLY, by that process
+! alone and one-sided (no other process calls anything or waits): it moves its handle back to the newest
+! version (the plate itself stays current), reads from it the columns that can influence its own at
+! this step (its own and d more on each side, d = the steps made since that version; they belong to its
+! neighbours) and repeats the d sweeps on that shrinking cone, which gives its own columns exactly as the
+! failure-free run has them; then the handle goes back to the current version. Reloading only its own
+! part of an older version would leave that one process behind its neighbours (a Jacobi step needs the
+! neighbours' columns of the same step); the cone needs no one else. A version whose cone is not sound
+! (made after a latent error) or cannot be read is skipped for the one before; each version's step is
+! what it holds (GDS_GET_VERSION_HOLDS: the label it was made with). A failed GDS_VERSION_INC (it fails
+! on every process) is handled the same way: every process rebuilds its columns from the newest version.
+! Started again with the same GDS_JOB_ID after a crash, the plate's columns come back inside GDS_CREATE
+! (GDS_GET_RESTART_INFO says so) and it resumes from the step the current label names. Lines marked
+! [inject] are the tests' fault injection (the options below), not resilience.
 !
 !   mpiexec -n 4 ./heat --n 256 --steps 200
 !   mpiexec -n 4 ./heat_resilient --n 256 --steps 200 --every 10 [--check 10] [--inject none|flip|latent|
@@ -39,7 +41,7 @@
 ! which puts it above 1; the next check finds it. latent: the same, but the checks are blind until
 ! step at+delay, so the error spreads (to a neighbour too if near its edge) and versions made
 ! meanwhile hold it; the repair walks back past them. library: GDS_INJECT_FAULT(GDS_FAULT_VERSION_PHASE)
-! makes the next GDS_GROUP_VERSION_INC fail (status GDS_STATUS_MPI_ERROR, GDS_STATUS_REMOTE_ERROR on
+! makes the next GDS_VERSION_INC fail (status GDS_STATUS_MPI_ERROR, GDS_STATUS_REMOTE_ERROR on
 ! the others). kill: rank r raises SIGKILL (gfortran's KILL and GETPID). A check reads the process's
 ! part of the plate once more (--check 1: once per sweep).
 !
@@ -54,8 +56,8 @@ PROGRAM heat
   INTEGER :: rank, nprocs, left, right, c0, nc, j1, j2, s, k, ierr, st, d, lo, hi
   DOUBLE PRECISION, ALLOCATABLE, TARGET :: u(:, :), unew(:, :), w(:, :), w2(:, :)
   DOUBLE PRECISION :: t0, time, energy, total, tr
-  TYPE(C_PTR) :: g, grp, old
-  TYPE(GDS_PERSISTED_T) :: ps
+  TYPE(C_PTR) :: g
+  TYPE(GDS_RESTART_INFO_T) :: ri
   INTEGER(8) :: v
 
   CALL GDS_INIT(GDS_THREAD_SINGLE, k, ierr)
@@ -88,7 +90,6 @@ PROGRAM heat
   END DO
   IF (at < 0) at = steps / 2
   IF (victim < 0) victim = nprocs - 1
-  IF (check < 0) check = every
 
   nc = n * nprocs
   c0 = rank * n                                ! this process owns the plate's columns c0+1..c0+n
@@ -99,61 +100,55 @@ PROGRAM heat
   ALLOCATE(u(0:n + 1, 0:n + 1), unew(0:n + 1, 0:n + 1))
   u = 0
   u(0, :) = 1                                  ! the hot edge
-  CALL GDS_RESTART_QUERY('heat', ps, st)       ! restarting? the plate comes back inside GDS_ALLOC
-  CALL GDS_ALLOC(2_8, [n + 2_8, nc + 0_8], [n + 2_8, n + 0_8], GDS_DATA_DOUBLE_PRECISION, GDS_PRIORITY_HIGH, &
-                 MPI_COMM_WORLD, MPI_INFO_NULL, g, st)
-  CALL GDS_GROUP_CREATE('heat', 1, [g], grp, st)
 
   s = 0
-  IF (ps%found == 1) THEN                      ! resume from the step the label names, with this process's columns
-    CALL GDS_GET_VERSION_LABEL_STRING(g, val, st)
-    READ (val(6:), *) s                        ! "step=<s>"
-    CALL GDS_GET(C_LOC(u(0, 1)), [n + 2_8], [0_8, c0 + 0_8], [n + 1_8, c0 + n - 1_8], g, st)
-    CALL GDS_WAIT(g, st)
-    IF (rank == 0) PRINT '(A, I0, A, I0)', 'RESTARTED from=', ps%version, ' step=', s
-  END IF
+  CALL GDS_CREATE(1_8, [nc * (n + 2_8)], GDS_DATA_DOUBLE_PRECISION, C_NULL_FUNPTR, C_NULL_FUNPTR, &
+      C_LOC(u(0, 1)), n * (n + 2_8), GDS_PRIORITY_HIGH, MPI_COMM_WORLD, MPI_INFO_NULL, g, st)
+  CALL GDS_GET_RESTART_INFO(g, ri, st)         ! a restart put the persisted columns in u
+  CALL GDS_GET_VERSION_LABEL_STRING(g, val, st)
+  IF (val /= '') READ (val(6:), *) s           ! "step=<s>" (blank if fresh): go on from there
+  IF (val /= '' .AND. rank == 0) PRINT '(2(A, I0))', 'RESTARTED from=', ri%version, ' step=', s
   t0 = MPI_WTIME()
   DO WHILE (s < steps)
-    IF (every > 0 .AND. MOD(s, MAX(every, 1)) == 0) THEN  ! a version of the state after step s, labelled "step=<s>"
-      WRITE (arg, '(A, I0)') 'step=', s
-      CALL GDS_PUT(C_LOC(u(0, 1)), [n + 2_8], [0_8, c0 + 0_8], [n + 1_8, c0 + n - 1_8], g, st)
-      CALL GDS_GROUP_VERSION_INC(grp, 1_8, arg, LEN_TRIM(arg, 8), st)  ! on failure (st /= 0) the check below rebuilds
-    END IF
+    WRITE (arg, '(A, I0)') 'step=', s          ! every k steps a version of the state after step s
+    IF (every > 0 .AND. MOD(s, MAX(every, 1)) == 0) &
+      CALL GDS_VERSION_INC(g, 1_8, arg, LEN_TRIM(arg, 8), st)  ! failed (st /= 0): rebuilt below
     s = s + 1
     CALL MPI_SENDRECV(u(:, n), n + 2, MPI_DOUBLE_PRECISION, right, 0, u(:, 0), n + 2, MPI_DOUBLE_PRECISION, left, 0, &
                       MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
     CALL MPI_SENDRECV(u(:, 1), n + 2, MPI_DOUBLE_PRECISION, left, 1, u(:, n + 1), n + 2, MPI_DOUBLE_PRECISION, right, 1, &
                       MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
     CALL sweep(u, unew, j1, j2)
-    IF (s == at .AND. rank == victim .AND. inject == 'kill') CALL KILL(GETPID(), 9)  ! SIGKILL
-    IF (s == at .AND. rank == victim .AND. inject == 'library') CALL GDS_INJECT_FAULT(GDS_FAULT_VERSION_PHASE, 4_8, st)
-    IF (s == at .AND. rank == victim .AND. (inject == 'flip' .OR. inject == 'latent')) &
-      u(1, 2) = TRANSFER(IEOR(TRANSFER(u(1, 2), 0_8), 2_8**62), 0D0)  ! bit 62 flips: the value exceeds 1
-    IF ((MOD(s, MAX(check, 1)) == 0 .AND. check > 0 .OR. MOD(s, MAX(every, 1)) == 0 .AND. every > 0) .AND. &
-        (inject /= 'latent' .OR. s >= at + delay)) THEN  ! every c steps and before a version (latent: blind a while)
-      IF (COUNT(.NOT. (u(1:n, 1:n) >= 0 .AND. u(1:n, 1:n) <= 1)) > 0) st = 1
+    IF (s == at .AND. rank == victim .AND. inject == 'kill') CALL KILL(GETPID(), 9)  ! [inject]
+    IF (s == at .AND. rank == victim .AND. inject == 'library') &  ! [inject]
+      CALL GDS_INJECT_FAULT(GDS_FAULT_VERSION_PHASE, 4_8, st)  ! [inject]
+    IF (s == at .AND. rank == victim .AND. (inject == 'flip' .OR. inject == 'latent')) &  ! [inject]
+      u(1, 2) = TRANSFER(IEOR(TRANSFER(u(1, 2), 0_8), 2_8**62), 0D0)  ! [inject] bit 62: above 1
+    IF (ANY(MOD(s, MAX([check, every], 1)) == 0 .AND. [check, every] > 0)) THEN  ! c-th, k-th steps
+      IF (inject /= 'latent' .OR. s >= at + delay) THEN  ! [inject] latent: blind until at + delay
+        IF (.NOT. ALL(u(1:n, 1:n) >= 0 .AND. u(1:n, 1:n) <= 1)) st = 1  ! the maximum principle
+      END IF  ! [inject]
     END IF
-    IF (st /= 0) THEN                          ! a value outside [0, 1], or a failed version: rebuild this process's
-      tr = MPI_WTIME()                         ! columns, alone and one-sided
-      CALL GDS_DESCRIPTOR_CLONE(g, old, st)
+    IF (st /= 0) THEN  ! a value outside [0, 1], or a failed version: our columns rebuilt alone
+      tr = MPI_WTIME()
       IF (.NOT. ALLOCATED(w)) ALLOCATE(w(0:n + 1, 0:nc + 1), w2(0:n + 1, 0:nc + 1))
-      DO                                       ! back to the newest version that can be read and is sound in the cone
-        CALL GDS_GET_VERSION_LABEL_STRING(old, val, st)
-        READ (val(6:), *) d                    ! "step=<its step>"
-        d = s - d                              ! the cone: the columns that influence this process's after d steps
-        lo = MAX(1, c0 + 1 - d)
-        hi = MIN(nc, c0 + n + d)
-        CALL GDS_MOVE_TO_PREV(old, st)
-        IF (st /= GDS_STATUS_OK) CALL MPI_ABORT(MPI_COMM_WORLD, 3, ierr)
-        CALL GDS_GET(C_LOC(w(0, lo)), [n + 2_8], [0_8, lo - 1_8], [n + 1_8, hi - 1_8], old, st)
+      DO  ! g back to the newest version that can be read and is sound in the cone (the columns that
+        CALL GDS_MOVE_TO_PREV(g, st)  ! reach ours in s - d steps)
+        IF (st /= GDS_STATUS_OK) CALL MPI_ABORT(MPI_COMM_WORLD, 3, ierr)  ! none left
+        CALL GDS_GET_VERSION_HOLDS(g, val, st)
+        READ (val(6:), *) d  ! "step=<d>": the version holds step d
+        lo = MAX(1, c0 + 1 - s + d)
+        hi = MIN(nc, c0 + n + s - d)
+        CALL GDS_GET(C_LOC(w(0, lo)), [0_8], [(n + 2_8) * (lo - 1)], [(n + 2_8) * hi - 1], g, st)
+        IF (st == GDS_STATUS_OK) CALL GDS_WAIT(g, st)  ! the read completes here
         IF (st == GDS_STATUS_OK .AND. ALL(w(1:n, lo:hi) >= 0 .AND. w(1:n, lo:hi) <= 1)) EXIT
       END DO
-      DO k = 1, d                              ! its columns at step s
-        CALL sweep(w, w2, MAX(2, c0 + 1 - d + k), MIN(nc - 1, c0 + n + d - k))
+      DO k = d + 1, s  ! the cone's sweeps, narrower each time: our columns at step s
+        CALL sweep(w, w2, MAX(2, c0 + 1 - s + k), MIN(nc - 1, c0 + n + s - k))
       END DO
       u(:, 1:n) = w(:, c0 + 1:c0 + n)
-      CALL GDS_GET_VERSION_NUMBER(old, v, st)
-      CALL GDS_FREE(old, st)
+      CALL GDS_GET_VERSION_NUMBER(g, v, st)
+      CALL GDS_MOVE_TO_NEWEST(g, st)
       PRINT '(3A, I0, A, I0, /, A, F0.6)', 'RECOVERED ', TRIM(inject), ' step=', s, ' from=', v, &
             'RECOVERY_TIME ', MPI_WTIME() - tr
     END IF
@@ -170,10 +165,9 @@ PROGRAM heat
     WRITE (val, '(ES24.16E3)') total
     PRINT '(A, I0, /, 2A, /, 2A)', 'STEPS ', steps, 'TIME ', TRIM(ADJUSTL(arg)), 'ANSWER ', TRIM(ADJUSTL(val))
   END IF
+  CALL GDS_FREE(g, st)                         ! before the plate it was made over
   DEALLOCATE(u, unew)
   IF (ALLOCATED(w)) DEALLOCATE(w, w2)
-  CALL GDS_GROUP_FREE(grp, st)
-  CALL GDS_FREE(g, st)
   CALL GDS_FINALIZE(ierr)
 
 CONTAINS

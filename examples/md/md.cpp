@@ -45,22 +45,26 @@
  * The resilient form. x, v and n are GDS arrays made over the program's own
  * buffers (GDS_create: a P x 3*capacity array whose row r is process r's
  * store, and a P x 1 array of the counts), versioned together as the group
- * "md" every --every steps, labelled "step=<s> E0=<initial energy>". Every
- * step the energy drift is checked against kTol; a drift beyond it is taken
- * as corruption, and every process rolls back together (the GVR manual's
- * miniMD use case): restore the newest version, recompute its forces and
- * energy, and if that energy fails the check too (a latent error already in
- * the versions) restore the next older one, and so on; then recompute from
- * the step the version's label names. The check of step s runs at step
- * s + delay for --inject latent (a check with latency), at once otherwise.
- * A failure GDS detects itself (--inject library: GDS_inject_fault makes a
- * GDS_group_version_inc fail on one process) reaches an Open Resilience
- * handler and makes the version call fail everywhere; the program rolls back
- * the same way. At start-up GDS_restart_query("md") says whether a killed
- * run left versions (GDS_JOB_ID etc. in the environment): then the lattice is
- * not built, the arrays restart inside GDS_create, and the run continues from
- * the step of the version's label. Only flips of a value's high exponent
- * bits are big enough for the energy check to see; smaller ones pass.
+ * "md" every --every steps, labelled "step=<s>". Every step the energy
+ * drift is checked against kTol; a drift beyond it is taken as corruption,
+ * and every process rolls back together (the GVR manual's miniMD use case):
+ * restore the newest version, recompute its forces and energy, and if that
+ * energy fails the check too (a latent error already in the versions)
+ * restore the next older one, and so on; then recompute from the step the
+ * version's label names. The check of step s runs at step s + delay for
+ * --inject latent (a check with latency), at once otherwise. A failure GDS
+ * detects itself (--inject library: GDS_inject_fault makes a
+ * GDS_group_version_inc fail on one process) makes the version call fail
+ * everywhere (no handler needed: the call's status reports it); the program
+ * rolls back the same way. Started again after a crash with the same
+ * GDS_JOB_ID (etc. in the environment), the arrays restart inside GDS_create:
+ * the lattice built just before is overwritten with the persisted version
+ * (its initial energy E0 is the killed run's, bit for bit), the group's
+ * restart info says so, the forces are recomputed and the run continues from
+ * the step of the version's label. Lines marked [inject] are the fault
+ * injection of the tests (command-line options), not resilience. Only flips
+ * of a value's high exponent bits are big enough for the energy check to
+ * see; smaller ones pass.
  */
 #include <mpi.h>
 

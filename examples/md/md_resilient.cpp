@@ -45,30 +45,34 @@
  * The resilient form. x, v and n are GDS arrays made over the program's own
  * buffers (GDS_create: a P x 3*capacity array whose row r is process r's
  * store, and a P x 1 array of the counts), versioned together as the group
- * "md" every --every steps, labelled "step=<s> E0=<initial energy>". Every
- * step the energy drift is checked against kTol; a drift beyond it is taken
- * as corruption, and every process rolls back together (the GVR manual's
- * miniMD use case): restore the newest version, recompute its forces and
- * energy, and if that energy fails the check too (a latent error already in
- * the versions) restore the next older one, and so on; then recompute from
- * the step the version's label names. The check of step s runs at step
- * s + delay for --inject latent (a check with latency), at once otherwise.
- * A failure GDS detects itself (--inject library: GDS_inject_fault makes a
- * GDS_group_version_inc fail on one process) reaches an Open Resilience
- * handler and makes the version call fail everywhere; the program rolls back
- * the same way. At start-up GDS_restart_query("md") says whether a killed
- * run left versions (GDS_JOB_ID etc. in the environment): then the lattice is
- * not built, the arrays restart inside GDS_create, and the run continues from
- * the step of the version's label. Only flips of a value's high exponent
- * bits are big enough for the energy check to see; smaller ones pass.
+ * "md" every --every steps, labelled "step=<s>". Every step the energy
+ * drift is checked against kTol; a drift beyond it is taken as corruption,
+ * and every process rolls back together (the GVR manual's miniMD use case):
+ * restore the newest version, recompute its forces and energy, and if that
+ * energy fails the check too (a latent error already in the versions)
+ * restore the next older one, and so on; then recompute from the step the
+ * version's label names. The check of step s runs at step s + delay for
+ * --inject latent (a check with latency), at once otherwise. A failure GDS
+ * detects itself (--inject library: GDS_inject_fault makes a
+ * GDS_group_version_inc fail on one process) makes the version call fail
+ * everywhere (no handler needed: the call's status reports it); the program
+ * rolls back the same way. Started again after a crash with the same
+ * GDS_JOB_ID (etc. in the environment), the arrays restart inside GDS_create:
+ * the lattice built just before is overwritten with the persisted version
+ * (its initial energy E0 is the killed run's, bit for bit), the group's
+ * restart info says so, the forces are recomputed and the run continues from
+ * the step of the version's label. Lines marked [inject] are the fault
+ * injection of the tests (command-line options), not resilience. Only flips
+ * of a value's high exponent bits are big enough for the energy check to
+ * see; smaller ones pass.
  */
 #include <mpi.h>
 #include <gds/gds.hpp>
 
 #include <algorithm>
-#include <bit>
+#include <bit>  // [inject]
 #include <cmath>
-#include <csignal>
+#include <csignal>  // [inject]
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -394,31 +398,25 @@ int main(int argc, char **argv) {
   Options o = parse(argc, argv, nprocs);
   const Domain d(o.n);
   Atoms A(2L * 4 * o.n * o.n * o.n);
-  const gds::persisted persisted = gds::restart_query("md");  // did a killed run leave versions of "md"?
-  if (!persisted.found) init(A, d, o.n);
-  const auto to_local = [](auto i) { return gds::location{int(i[0]), i[1]}; };  // row r is process r's store
+  init(A, d, o.n);
+  compute(A, d);
+  double E0 = energy(A);
+  int start = 0;
+  const auto to_local = [](auto i) { return gds::location{int(i[0]), i[1]}; };  // row r is rank r's
   const auto to_global = [&d](auto offset, auto i) { i[0] = d.rank, i[1] = offset; };
   const GDS_size_t P = d.nprocs, m = 3 * A.cap;  // x and v: P x 3 capacity arrays; n: P x 1
   auto x = gds::array<double>::create({P, m}, std::span(A.x), to_local, to_global);
   auto v = gds::array<double>::create({P, m}, std::span(A.v), to_local, to_global);
   auto n = gds::array<long>::create({P, 1}, std::span(&A.n, 1), to_local, to_global);
-  gds::group group("md", x, v, n);
-  gds::on_local_error(GDS_ROOT, gds::predicate().value(GDS_EATTR_DETECTED_BY, "GDS"), [&](gds::raised_error &e) {
-    std::fprintf(stderr, "md: rank %d: GDS reports a failure\n", d.rank);
-    e.resume();
-  });
-  compute(A, d);
-  double E0 = energy(A);
-  int start = 0;
-  const GDS_restart_info_t restart = group.restart_info();
-  if (std::sscanf(x.version_label().c_str(), "step=%d E0=%lf", &start, &E0) == 2 && d.rank == 0)
-    std::printf("RESTARTED from=%llu\n", (unsigned long long)restart.version);
-  const auto version = [&](int s) {  // a version of x, v and n after step s
-    char label[64];
-    std::snprintf(label, sizeof label, "step=%d E0=%.17g", s, E0);
-    return GDS_group_version_inc(group.native_handle(), 1, label, std::strlen(label));
+  gds::group xvn("md", x, v, n);  // a restart (same GDS_JOB_ID) puts x, v and n back into A
+  if (std::sscanf(x.version_label().c_str(), "step=%d", &start) == 1 && d.rank == 0)
+    std::printf("RESTARTED from=%llu\n", (unsigned long long)xvn.restart_info().version);
+  if (xvn.restart_info().restarted) compute(A, d);  // the forces of the state restored
+  const auto save = [&](int s) {  // a version of x, v and n after step s; false if it failed
+    const std::string tag = "step=" + std::to_string(s);  // its label
+    return GDS_group_version_inc(xvn.native_handle(), 1, tag.data(), tag.size()) == GDS_STATUS_OK;
   };
-  if (!persisted.found && o.every && version(0) != GDS_STATUS_OK) MPI_Abort(MPI_COMM_WORLD, 4);
+  if (!xvn.restart_info().restarted && o.every && !save(0)) MPI_Abort(MPI_COMM_WORLD, 4);
   std::vector<double> Eh(o.steps + 1, E0);  // total energy after every step
   const int thermo = std::max(1, o.steps / 10);
   if (d.rank == 0)
@@ -429,28 +427,29 @@ int main(int argc, char **argv) {
   const double t0 = MPI_Wtime();
   for (int s = start + 1; s <= o.steps; s++) {
     step(A, d);
-    if (s == o.at && d.rank == o.rank && o.inject == "kill") std::raise(SIGKILL);
-    if (s == o.at && d.rank == o.rank && o.inject == "library") GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 4);
-    for (long i = 0; s == o.at && d.rank == o.rank && (o.inject == "flip" || o.inject == "latent") && i < 3 * A.n; i++)
-      if (std::fabs(A.v[i]) < 1.0) {  // bit 62 of a velocity below 1 flips: it becomes huge
-        A.v[i] = std::bit_cast<double>(std::bit_cast<std::uint64_t>(A.v[i]) ^ (1ULL << 62));
-        break;
-      }
+    if (s == o.at && d.rank == o.rank && o.inject == "kill") std::raise(SIGKILL);  // [inject]
+    if (s == o.at && d.rank == o.rank && o.inject == "library")  // [inject]
+      GDS_inject_fault(GDS_FAULT_VERSION_PHASE, 4);  // [inject]
+    for (long i = 0; s == o.at && d.rank == o.rank && i < 3 * A.n; i++)  // [inject]
+      if ((o.inject == "flip" || o.inject == "latent") && std::fabs(A.v[i]) < 1.0) {  // [inject]
+        const std::uint64_t bits = std::bit_cast<std::uint64_t>(A.v[i]) ^ (1ULL << 62);  // [inject]
+        A.v[i] = std::bit_cast<double>(bits);  // [inject] bit 62 flipped: huge
+        break;  // [inject]
+      }  // [inject]
     Eh[s] = energy(A);
-    if (!conserved(Eh[std::max(s - o.delay, 0)], E0) || (o.every && s % o.every == 0 && version(s) != GDS_STATUS_OK)) {
+    if (!conserved(Eh[std::max(s - o.delay, 0)], E0) || (o.every && s % o.every == 0 && !save(s))) {
       const double r0 = MPI_Wtime();  // corrupt, or GDS failed: roll back, all processes together
-      GDS_size_t ver = group.version_number();
-      o.at = -1;
+      GDS_size_t ver = xvn.version_number();
+      o.at = -1;  // [inject] the fault struck: not again
       do {  // to the newest version (that every member retains) whose energy passes the check
-        while (ver == 0 || GDS_group_version_restore(group.native_handle(), --ver) != GDS_STATUS_OK)
+        while (ver == 0 || GDS_group_version_restore(xvn.native_handle(), --ver) != GDS_STATUS_OK)
           if (ver == 0) MPI_Abort(MPI_COMM_WORLD, 4);  // none left
         std::sscanf(x.version_label().c_str(), "step=%d", &s);
         compute(A, d);
         Eh[s] = energy(A);
       } while (!conserved(Eh[s], E0));
-      if (d.rank == 0)
-        std::printf("RECOVERED %s step=%d from=%llu\nRECOVERY_TIME %.6f\n", o.inject.c_str(), s,
-                    (unsigned long long)ver, MPI_Wtime() - r0);
+      if (d.rank == 0) std::printf("RECOVERED %s step=%d from=%llu\nRECOVERY_TIME %.6f\n",
+                                   o.inject.c_str(), s, (unsigned long long)ver, MPI_Wtime() - r0);
     }
     if (d.rank == 0 && s % thermo == 0)
       std::printf("THERMO step=%d E=%.10f%s\n", s, Eh[s], conserved(Eh[s], E0) ? "" : " (energy not conserved)");

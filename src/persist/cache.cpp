@@ -1176,6 +1176,8 @@ class CacheLevel final : public versions::Level {
     }
     GDS_TRY(core::agree(func, a.communicator(), status));
     f->file.pieces.assign(1, iovec{f->copy.data(), f->file.size});
+    // What may throw (memory) comes before any message or job uses f.
+    f->record = record_of(s, h, f->file.held);
     core::kill_point("cache.redundancy");
     if (const GDS_status_t started = s.scheme->start(func, n, f->copy.data(), &f->x); started != GDS_STATUS_OK)
       f->mpi = started;
@@ -1186,7 +1188,6 @@ class CacheLevel final : public versions::Level {
       if (why.empty() && !fsync_dir(dir)) why = dir + ": cannot fsync";
       return why;
     });
-    f->record = record_of(s, h, f->file.held);
     start_from(a, full, f->file.held);
     *out = std::move(f);
     return GDS_STATUS_OK;
