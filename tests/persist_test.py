@@ -407,7 +407,9 @@ def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, bas
                 mutate(rng.choice(sorted(files)), "flip", rng)
         if damage != "none" and not redundant:
             # SINGLE: what a lost group held is gone.
-            expect = "GDS_STATUS_UNRECOVERABLE" if lineage.cached else "fresh|GDS_STATUS_UNRECOVERABLE"
+            # (Asynchronous, after a kill: maybe no version was recorded at all.)
+            surely = lineage.cached and lineage.floor != "fresh"
+            expect = "GDS_STATUS_UNRECOVERABLE" if surely else "fresh|GDS_STATUS_UNRECOVERABLE"
         argv = [*spec, f"versions={versions}", f"expect={expect}"] + ([f"navigable={navigable}"] if navigable else [])
         tag = (f"{what} run {run_no}: {versions} version(s), expect {expect}"
                + (f", {damage} group {lost}" if damage != "none" else "")
