@@ -79,17 +79,21 @@ GDS_status_t make_dirs(const char *func, const std::string &path) {
 
 namespace {
 
+// Writes the pieces from offset 0 of the open file and cuts it after
+// them; false with the errno in *err.
+bool write_cut(int fd, const std::vector<iovec> &pieces, int *err) {
+  std::uint64_t total = 0;
+  for (const iovec &p : pieces) total += p.iov_len;
+  if (!write_all(fd, pieces, err)) return false;
+  if (::ftruncate(fd, static_cast<off_t>(total)) == 0) return true;
+  *err = errno;
+  return false;
+}
+
 // Writes the pieces from offset 0 of the open file and cuts it after them.
 GDS_status_t fill(const char *func, File f, const std::string &path, const std::vector<iovec> &pieces) {
   int err = 0;
-  std::uint64_t total = 0;
-  for (const iovec &p : pieces) total += p.iov_len;
-  bool ok = write_all(f.get(), pieces, &err);
-  if (ok && ::ftruncate(f.get(), static_cast<off_t>(total)) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
+  if (!write_cut(f.get(), pieces, &err)) {
     remove_file(path);  // what a full disk left half-written
     return io_fail(func, "cannot write", path, err);
   }
@@ -185,13 +189,7 @@ std::string store_file(const std::string &path, const std::vector<iovec> &pieces
   File f(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
   if (!f.is_open()) return path + ": cannot create: " + std::strerror(errno);
   int err = 0;
-  std::uint64_t total = 0;
-  for (const iovec &p : pieces) total += p.iov_len;
-  bool ok = write_all(f.get(), pieces, &err);
-  if (ok && ::ftruncate(f.get(), static_cast<off_t>(total)) != 0) {
-    ok = false;
-    err = errno;
-  }
+  bool ok = write_cut(f.get(), pieces, &err);
   if (ok && ::fsync(f.get()) != 0) {
     ok = false;
     err = errno;

@@ -85,14 +85,7 @@ class Xor final : public Scheme {
       if (j != me_) post_recv_bytes(&x->reqs, x->in[static_cast<std::size_t>(i++)].data(), c, j, kTagAsync, set_.get());
     for (int m = 0; m < k_; ++m)
       if (m != me_) post_bytes(&x->reqs, file + std::uint64_t(idx(me_, m)) * c, c, m, kTagAsync, set_.get());
-    ParityHeader h;
-    h.set_size = static_cast<std::uint32_t>(k_);
-    h.member = static_cast<std::uint32_t>(me_);
-    h.rank = static_cast<std::uint32_t>(p_.rank);
-    h.number = n;
-    h.set_id = set_id_;
-    h.chunk = c;
-    h.lengths = lengths_;
+    ParityHeader h = parity_head(n);
     const std::string path = parity_path(p_.dir, n);
     p_.spares->claim(path, c);
     x->store = [h, path, c, dir = p_.dir](Exchange &e) mutable {
@@ -137,14 +130,7 @@ class Xor final : public Scheme {
         xor_into(buf_.data(), in_.data(), c);
       }
     }
-    ParityHeader h;
-    h.set_size = static_cast<std::uint32_t>(k_);
-    h.member = static_cast<std::uint32_t>(me_);
-    h.rank = static_cast<std::uint32_t>(p_.rank);
-    h.number = n;
-    h.set_id = set_id_;
-    h.chunk = c;
-    h.lengths = lengths_;
+    ParityHeader h = parity_head(n);
     h.parity_crc = core::crc32c(in_.data(), c);
     std::vector<std::byte> head = encode_parity_head(h);
     return p_.spares->write(func, parity_path(p_.dir, n), {{head.data(), head.size()}, {in_.data(), c}});
@@ -281,6 +267,18 @@ class Xor final : public Scheme {
   Places p_;
   core::Comm set_;
   std::vector<int> members_;  // ranks of the array's communicator, in set order
+  // The header of this member's parity of version n (its CRC once the parity is complete).
+  [[nodiscard]] ParityHeader parity_head(std::uint64_t n) const {
+    ParityHeader h;
+    h.set_size = static_cast<std::uint32_t>(k_);
+    h.member = static_cast<std::uint32_t>(me_);
+    h.rank = static_cast<std::uint32_t>(p_.rank);
+    h.number = n;
+    h.set_id = set_id_;
+    h.chunk = chunk_;
+    h.lengths = lengths_;
+    return h;
+  }
   std::uint64_t set_id_;
   int k_ = 0, me_ = 0;
   std::vector<std::uint64_t> lengths_;  // of the members' files of the version being made (prepare)
