@@ -459,7 +459,8 @@ MODULE GDS
     GDS_STATUS_MPI_BUG = 42, &
     GDS_STATUS_IO_ERROR = 43, &
     GDS_STATUS_CORRUPT = 44, &
-    GDS_STATUS_UNRECOVERABLE = 45
+    GDS_STATUS_UNRECOVERABLE = 45, &
+    GDS_STATUS_CD_STATE = 46, GDS_STATUS_NOT_PRESERVED = 47, GDS_STATUS_NOT_CONTAINED = 48
 
   ! Open Resilience (gds_error.h). Handlers are BIND(C) functions
   !   INTEGER(C_INT) FUNCTION h(gds, error_desc) BIND(C); TYPE(C_PTR), VALUE :: gds, error_desc

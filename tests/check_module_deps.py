@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks that the modules of src/ include each other only downwards:
-core <- rma <- versions <- persist <- errors <- lib (see src/CMakeLists.txt).
+core <- rma <- versions <- persist <- errors <- cd <- lib (see src/CMakeLists.txt).
 
 Prints every include that reaches up (or sideways into an unknown module) and
 exits 1 if there is one."""
@@ -8,7 +8,7 @@ import pathlib
 import re
 import sys
 
-ORDER = ["core", "rma", "versions", "persist", "errors", "lib"]
+ORDER = ["core", "rma", "versions", "persist", "errors", "cd", "lib"]
 src = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent / "src")
 include = re.compile(r'^\s*#\s*include\s+"(\w+)/')
 bad = []

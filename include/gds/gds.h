@@ -16,5 +16,6 @@
 #include "gds_version.h"
 #include "gds_error.h"
 #include "gds_group.h"
+#include "gds_cd.h"
 
 #endif /* GDS_H */

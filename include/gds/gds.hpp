@@ -21,5 +21,6 @@
 #include "cxx/resilience.hpp"
 #include "cxx/array.hpp"
 #include "cxx/group.hpp"
+#include "cxx/cd.hpp"
 
 #endif  // GDS_HPP

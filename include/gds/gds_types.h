@@ -113,11 +113,18 @@ typedef GDS_ENUM(GDS_status) {
   GDS_STATUS_IO_ERROR = 43,            /**< a file operation of a persistent level failed (unwritable
                                             directory, full disk, ...) */
   GDS_STATUS_CORRUPT = 44,             /**< stored version data or a file failed its checksum or checks */
-  GDS_STATUS_UNRECOVERABLE = 45        /**< persisted versions were lost beyond what their redundancy rebuilds */
+  GDS_STATUS_UNRECOVERABLE = 45,       /**< persisted versions were lost beyond what their redundancy rebuilds */
+  GDS_STATUS_CD_STATE = 46,            /**< the containment domain cannot do this now: it has uncommitted children
+                                            (commit, advance), it has no parent (via parent), or it is replaying */
+  GDS_STATUS_NOT_PRESERVED = 47,       /**< the range is not preserved where the call needs it (delete from a CD,
+                                            preserve via parent) */
+  GDS_STATUS_NOT_CONTAINED = 48        /**< a containment domain changed state that no enclosing domain covers:
+                                            one-sided writes to other processes, or a collective in a logged
+                                            per-process domain */
 } GDS_status_t;
 
 /** The largest GDS_status_t value. */
-#define GDS_STATUS_LAST GDS_STATUS_UNRECOVERABLE
+#define GDS_STATUS_LAST GDS_STATUS_NOT_CONTAINED
 
 /** Thread support levels (GVR 1.0, 6.1), in increasing order. */
 typedef GDS_ENUM(GDS_thread_support) {

@@ -24,6 +24,7 @@ enum class HandleKind : std::uint8_t {
   error_pred = 0xA4,
   error_term = 0xA5,
   group = 0xA6,  // version groups
+  cd = 0xA7,     // containment domains
 };
 
 constexpr std::uint64_t make_handle(HandleKind kind, std::uint32_t generation, std::uint32_t index) {

@@ -1,6 +1,6 @@
 // How the modules above core plug into it.
 //
-// Dependencies point one way: core <- rma <- versions <- persist <- errors. Core never
+// Dependencies point one way: core <- rma <- versions <- persist <- errors <- cd. Core never
 // includes an upper module; where it must call up it goes through the
 // interfaces here, which the upper modules implement:
 //
@@ -34,7 +34,7 @@ struct Array;
 // dependency order (0 the lowest), which it states itself and which
 // src/lib/modules.cpp checks against its list.
 using Layer = std::size_t;
-inline constexpr std::size_t kLayers = 4;  // the modules above core
+inline constexpr std::size_t kLayers = 5;  // the modules above core
 
 // A module's state for one array: each module owns a struct of its own,
 // held by the array and destroyed with it (highest layer first).

@@ -49,6 +49,9 @@ extern "C" GDS_API const char *GDS_status_string(GDS_status_t status) {
     case GDS_STATUS_IO_ERROR: return "a file operation of a persistent level failed";
     case GDS_STATUS_CORRUPT: return "stored version data failed its checksum or checks";
     case GDS_STATUS_UNRECOVERABLE: return "persisted versions were lost beyond what their redundancy rebuilds";
+    case GDS_STATUS_CD_STATE: return "the containment domain cannot do this in its present state";
+    case GDS_STATUS_NOT_PRESERVED: return "the range is not preserved in the containment domain the call needs";
+    case GDS_STATUS_NOT_CONTAINED: return "the containment domain changed state that no enclosing domain covers";
   }
   return "unknown GDS status";
 }

@@ -11,6 +11,7 @@
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "errors/dispatch.hpp"
+#include "errors/enclosing.hpp"
 #include "errors/keys.hpp"
 #include "errors/registry.hpp"
 #include "rma/stable_point.hpp"
@@ -50,9 +51,12 @@ struct Active {
   std::uint64_t handle;
   bool local;
   bool resumed;
+  bool escalated;
+  bool enclosing;  // the handler belongs to an enclosing scope (it may escalate)
   const Scope *raised_in;
 };
 Active *g_active = nullptr;
+const EnclosingScopes *g_enclosing = nullptr;
 
 // Bounds on recovery that keeps raising errors.
 constexpr int kMaxLocalPerCall = 1000;
@@ -70,51 +74,91 @@ std::string summary(const Descriptor &d) {
   return s;
 }
 
-// Finds the handler for one error and runs it. `d` is freed on return.
+// The places a handler for an error is looked for, innermost first: for a
+// local error, the scopes enclosing this thread (containment domains), then
+// the array the error was raised on, then GDS_ROOT.
+struct Places {
+  const EnclosingScopes *enclosing = nullptr;  // local errors only
+  std::size_t outer = 0;                       // how many enclosing levels
+  Scope *raised_in = nullptr;
+  std::size_t count() const { return outer + (raised_in->array != nullptr ? 2 : 1); }
+  const HandlerSet *set(std::size_t i, bool local) const {
+    if (i < outer) return enclosing->handlers(i);
+    const Scope &s = i == outer ? *raised_in : root_scope();
+    return local ? &s.local_handlers : &s.global_handlers;
+  }
+  std::string name(std::size_t i) const {
+    if (i < outer) return enclosing->name(i);
+    return (i == outer ? *raised_in : root_scope()).name();
+  }
+};
+
+// Finds the handler for one error and runs it; a handler of an enclosing
+// scope may pass the error outwards (escalate()). `d` is freed on return.
 GDS_status_t dispatch(const char *func, Scope &raised_in, std::unique_ptr<Descriptor> d, bool local) {
   const char *kind = local ? "local" : "global";
-  const Handler *h = nullptr;
-  std::string tied;
-  Scope *where = &raised_in;
-  HandlerSet::Outcome outcome = (local ? raised_in.local_handlers : raised_in.global_handlers).match(*d, &h, &tied);
-  if (outcome == HandlerSet::Outcome::none && raised_in.array != nullptr) {
-    where = &root_scope();
-    outcome = (local ? where->local_handlers : where->global_handlers).match(*d, &h, &tied);
+  Places places;
+  places.raised_in = &raised_in;
+  if (local && g_enclosing != nullptr) {
+    places.enclosing = g_enclosing;
+    places.outer = g_enclosing->depth();
   }
-  if (outcome == HandlerSet::Outcome::none) {
-    if (d->system) return GDS_STATUS_OK;  // the failing call's status reports it
-    return fail_critical(GDS_STATUS_UNHANDLED_ERROR, func,
-                         "no %s error handler of %s%s matches the %s error raised on %s (attributes: %s)", kind,
-                         raised_in.name().c_str(), raised_in.array != nullptr ? " or GDS_ROOT" : "", kind,
-                         raised_in.name().c_str(), summary(*d).c_str());
-  }
-  if (outcome == HandlerSet::Outcome::tie)
-    return fail_critical(GDS_STATUS_AMBIGUOUS_HANDLER, func,
-                         "the %s error raised on %s (attributes: %s) fits %s handlers %s of %s equally well; none "
-                         "was called",
-                         kind, raised_in.name().c_str(), summary(*d).c_str(), kind, tied.c_str(),
-                         where->name().c_str());
-
-  d->use = local ? Descriptor::Use::local_handler : Descriptor::Use::global_handler;
   const std::uint64_t handle = g_descriptors.insert(std::move(d));
-  Active active{handle, local, false, &raised_in};
-  Active *outer = g_active;
-  g_active = &active;
-  GDS_status_t r;
-  {
-    Busy busy;
-    r = h->call(raised_in.handle(), to_handle<GDS_error_t>(handle));
+  Descriptor *desc = nullptr;
+  (void)g_descriptors.find(handle, &desc);
+  const auto drop = [&] { g_descriptors.erase(handle); };
+  for (std::size_t level = 0; level < places.count(); ++level) {
+    const Handler *h = nullptr;
+    std::string tied;
+    const HandlerSet *set = places.set(level, local);
+    if (set == nullptr) continue;  // a scope that ended meanwhile
+    const HandlerSet::Outcome outcome = set->match(*desc, &h, &tied);
+    if (outcome == HandlerSet::Outcome::none) continue;
+    const std::string where = places.name(level);
+    if (outcome == HandlerSet::Outcome::tie) {
+      const std::string what = summary(*desc);
+      drop();
+      return fail_critical(GDS_STATUS_AMBIGUOUS_HANDLER, func,
+                           "the %s error raised on %s (attributes: %s) fits %s handlers %s of %s equally well; none "
+                           "was called",
+                           kind, raised_in.name().c_str(), what.c_str(), kind, tied.c_str(), where.c_str());
+    }
+    desc->use = local ? Descriptor::Use::local_handler : Descriptor::Use::global_handler;
+    Active active{handle, local, false, false, level < places.outer, &raised_in};
+    Active *outer = g_active;
+    g_active = &active;
+    GDS_status_t r;
+    {
+      Busy busy;
+      r = h->call(raised_in.handle(), to_handle<GDS_error_t>(handle));
+    }
+    g_active = outer;
+    const std::string who = describe(*h);
+    if (r != GDS_STATUS_OK) {
+      if (!active.resumed) drop();
+      return fail(GDS_STATUS_RECOVERY_FAILED, func, "%s error handler %s of %s returned %s", kind, who.c_str(),
+                  where.c_str(), GDS_status_string(r));
+    }
+    if (active.escalated) {
+      desc->use = Descriptor::Use::free;
+      continue;  // on to the next scope outwards
+    }
+    if (!active.resumed) {
+      drop();
+      return fail(GDS_STATUS_RECOVERY_FAILED, func, "%s error handler %s of %s returned without GDS_resume_%s", kind,
+                  who.c_str(), where.c_str(), kind);
+    }
+    return GDS_STATUS_OK;
   }
-  g_active = outer;
-  if (!active.resumed) g_descriptors.erase(handle);
-  const std::string who = describe(*h);
-  if (r != GDS_STATUS_OK)
-    return fail(GDS_STATUS_RECOVERY_FAILED, func, "%s error handler %s of %s returned %s", kind, who.c_str(),
-                where->name().c_str(), GDS_status_string(r));
-  if (!active.resumed)
-    return fail(GDS_STATUS_RECOVERY_FAILED, func, "%s error handler %s of %s returned without GDS_resume_%s", kind,
-                who.c_str(), where->name().c_str(), kind);
-  return GDS_STATUS_OK;
+  const bool system = desc->system;
+  const std::string what = summary(*desc);
+  drop();
+  if (system) return GDS_STATUS_OK;  // the failing call's status reports it
+  std::string searched = places.outer > 0 ? "the enclosing containment domains, " : "";
+  searched += raised_in.name();
+  if (raised_in.array != nullptr) searched += " or GDS_ROOT";
+  return fail_critical(GDS_STATUS_UNHANDLED_ERROR, func, "no %s error handler of %s matches the %s error raised on %s (attributes: %s)",
+                       kind, searched.c_str(), kind, raised_in.name().c_str(), what.c_str());
 }
 
 // Delivers a scope's pending local errors, oldest first, including those
@@ -217,7 +261,7 @@ GDS_status_t resume(const char *func, GDS_gds_t gds, GDS_error_t error_desc, boo
   GDS_TRY(resolve_descriptor(func, error_desc, &d));
   const char *kind = local ? "local" : "global";
   GDS_CHECK(g_active != nullptr && g_active->handle == handle_value(error_desc) && g_active->local == local &&
-                !g_active->resumed,
+                !g_active->resumed && !g_active->escalated,
             GDS_STATUS_NOT_IN_HANDLER, "error_desc is not an error a %s handler is handling", kind);
   GDS_CHECK(s == g_active->raised_in, GDS_STATUS_INVALID, "gds is %s, but the error was raised on %s",
             s->name().c_str(), g_active->raised_in->name().c_str());
@@ -227,6 +271,18 @@ GDS_status_t resume(const char *func, GDS_gds_t gds, GDS_error_t error_desc, boo
 }
 
 }  // namespace
+
+void set_enclosing_scopes(const EnclosingScopes *scopes) { g_enclosing = scopes; }
+
+GDS_status_t escalate(const char *func, GDS_error_t error_desc) {
+  GDS_CHECK(g_active != nullptr && g_active->handle == handle_value(error_desc) && g_active->enclosing &&
+                !g_active->resumed && !g_active->escalated,
+            GDS_STATUS_NOT_IN_HANDLER,
+            "error_desc is not an error a containment domain's handler is handling (or it was resumed or escalated "
+            "already)");
+  g_active->escalated = true;
+  return GDS_STATUS_OK;
+}
 
 Scope::~Scope() {
   g_pending_local -= pending_local.size();

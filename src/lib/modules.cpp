@@ -1,5 +1,6 @@
 // The modules libgds is made of, in dependency order: core calls them
 // through core::Module without naming any (src/core/module.hpp).
+#include "cd/module.hpp"
 #include "core/module.hpp"
 #include "errors/module.hpp"
 #include "errors/registry.hpp"
@@ -10,11 +11,11 @@
 namespace gds::core {
 
 static_assert(rma::ArrayState::kLayer == 0 && versions::ArrayState::kLayer == 1 &&
-                  persist::ArrayState::kLayer == 2 && errors::Scope::kLayer == 3 && kLayers == 4,
+                  persist::ArrayState::kLayer == 2 && errors::Scope::kLayer == 3 && kLayers == 5,
               "modules() lists the modules by layer");
 
 std::span<Module *const> modules() {
-  static Module *const all[] = {&rma::module(), &versions::module(), &persist::module(), &errors::module()};
+  static Module *const all[] = {&rma::module(), &versions::module(), &persist::module(), &errors::module(), &cd::module()};
   return all;
 }
 

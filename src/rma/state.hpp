@@ -40,6 +40,8 @@ inline void track_writes(core::Array &a, unsigned block_shift, bool enabled) {
 inline const std::vector<BlockRange> &writes_since_drain(core::Array &a) { return state(a).writes.written(); }
 inline const std::vector<BlockRange> &exposed_since_drain(core::Array &a) { return state(a).writes.exposed(); }
 inline void drain_writes(core::Array &a) { state(a).writes.clear(); }
+// Writes issued to each process's memory since the array was made (GDS_alloc arrays).
+inline const std::vector<std::uint64_t> &writes_to(const core::Array &a) { return state(a).writes.targets(); }
 
 // How another module writes into this process's part (a restart filling it
 // from files): write(memory) stores into it and returns a status, then the

@@ -34,6 +34,8 @@ class WriteLog {
 
   // A write of `bytes` (> 0) bytes at byte `offset` of `rank`'s local memory.
   void record(int rank, std::uint64_t offset, std::uint64_t bytes) {
+    if (static_cast<std::size_t>(rank) >= targets_.size()) [[unlikely]] targets_.resize(static_cast<std::size_t>(rank) + 1);
+    ++targets_[static_cast<std::size_t>(rank)];
     if (!enabled_) return;
     const auto first = static_cast<std::uint32_t>(offset >> shift_);
     const auto last = static_cast<std::uint32_t>((offset + bytes - 1) >> shift_);
@@ -51,6 +53,11 @@ class WriteLog {
                 static_cast<std::uint32_t>((offset + bytes - 1) >> shift_));
   }
 
+  // How many writes this process has issued to each process's memory since
+  // the array was made (never drained): a containment domain compares them
+  // to learn whether its work wrote outside its processes.
+  [[nodiscard]] const std::vector<std::uint64_t> &targets() const { return targets_; }
+
   // The ranges recorded, merged, sorted by rank then block.
   std::vector<BlockRange> &written();
   std::vector<BlockRange> &exposed();
@@ -67,6 +74,7 @@ class WriteLog {
   static void compact(std::vector<BlockRange> &log);
 
   std::vector<BlockRange> log_, exposed_;
+  std::vector<std::uint64_t> targets_;
   std::size_t compact_at_ = 4096, exposed_compact_at_ = 4096;
   unsigned shift_ = 14;
   bool enabled_ = false;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 
@@ -24,7 +25,14 @@ struct ArrayState final : core::ArrayState {
   Group *group = nullptr;        // the version group the array is in, if any
   bool restarted = false;        // its versions were replayed from a level above memory
   bool warned_unchecked = false; // retention dropped the last version the checks vouched for (warned once)
+  std::multiset<std::uint64_t> pinned;  // versions a containment domain needs: retention keeps them
 };
+
+// Pins a retained version (a containment domain's point in time): retention
+// drops no version from the oldest pinned on while it is pinned. Pins count;
+// every process of the array pins alike (the CD is collective).
+void pin(core::Array &a, std::uint64_t number);
+void unpin(core::Array &a, std::uint64_t number);
 
 inline ArrayState &state(core::Array &a) { return a.state<ArrayState>(); }
 inline const ArrayState &state(const core::Array &a) { return a.state<ArrayState>(); }

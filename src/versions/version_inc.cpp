@@ -314,6 +314,14 @@ GDS_status_t commit(const char *func, std::span<Array *const> members, std::uint
   for (std::size_t m = 0; m < members.size(); ++m) {
     Array &a = *members[m];
     Store &store = *state(a).store;
+    if (!state(a).pinned.empty()) {  // retention stops at the oldest pinned version
+      const std::uint64_t oldest_pinned = *state(a).pinned.begin();
+      std::uint64_t keep = 0;
+      while (keep < drop[m] && keep < store.versions().size() &&
+             store.versions()[static_cast<std::size_t>(keep)].number < oldest_pinned)
+        ++keep;
+      drop[m] = keep;
+    }
     warn_drops(func, a, drop[m]);
     for (std::uint64_t i = 0; i < drop[m] && i < store.versions().size(); ++i)
       for (gds::versions::Level *l : levels())
@@ -409,6 +417,13 @@ GDS_status_t check_inc_args(const char *func, std::uint64_t current, std::uint64
 
 // The label that describes version `number`'s content: its successor's
 // (the label given to the GDS_version_inc that froze it).
+void pin(core::Array &a, std::uint64_t number) { state(a).pinned.insert(number); }
+
+void unpin(core::Array &a, std::uint64_t number) {
+  auto &pins = state(a).pinned;
+  if (auto it = pins.find(number); it != pins.end()) pins.erase(it);
+}
+
 const std::string &content_label(const core::Array &a, std::uint64_t number) {
   const ArrayState &s = state(a);
   const std::deque<Version> &vs = s.store->versions();

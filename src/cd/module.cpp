@@ -1,0 +1,86 @@
+// The cd module's part of the library's and of every array's life: GDS_free
+// refuses an array a live CD preserves a box of, GDS_finalize ends every CD;
+// and the chain of CDs the error dispatcher consults first.
+#include "cd/module.hpp"
+
+#include <algorithm>
+
+#include "cd/domain.hpp"
+#include "core/log.hpp"
+#include "errors/enclosing.hpp"
+
+namespace gds::cd {
+namespace {
+
+struct State final : core::ArrayState {
+  static constexpr core::Layer kLayer = 4;
+};
+
+// The current CD's chain, innermost first, as it was when an error was
+// dispatched (handlers do not nest, so one snapshot per thread suffices).
+class Chain final : public errors::EnclosingScopes {
+ public:
+  [[nodiscard]] std::size_t depth() const override {
+    std::lock_guard lock(g_mutex);
+    snapshot_.clear();
+    for (Domain *d = current(); d != nullptr; d = d->parent) {
+      std::shared_ptr<Domain> s;
+      if (resolve("dispatch", core::to_handle<GDS_cd_t>(d->handle), &s) == GDS_STATUS_OK) snapshot_.push_back(s);
+    }
+    return snapshot_.size();
+  }
+  [[nodiscard]] const errors::HandlerSet *handlers(std::size_t level) const override {
+    std::lock_guard lock(g_mutex);
+    if (level >= snapshot_.size() || !snapshot_[level]->live) return nullptr;
+    return &snapshot_[level]->handlers;
+  }
+  [[nodiscard]] std::string name(std::size_t level) const override {
+    return level < snapshot_.size() ? snapshot_[level]->describe() : "a containment domain";
+  }
+
+ private:
+  static thread_local std::vector<std::shared_ptr<Domain>> snapshot_;
+};
+thread_local std::vector<std::shared_ptr<Domain>> Chain::snapshot_;
+
+Chain g_chain;
+
+class Cd final : public core::Module {
+ public:
+  [[nodiscard]] core::Layer layer() const override { return State::kLayer; }
+  [[nodiscard]] const char *name() const override { return "cd"; }
+  void configure() override { errors::set_enclosing_scopes(&g_chain); }
+  void finalize() override {
+    std::lock_guard lock(g_mutex);
+    std::vector<std::shared_ptr<Domain>> all = all_domains();
+    // Children first: a CD is ended after those that refer to it.
+    std::sort(all.begin(), all.end(), [](const auto &x, const auto &y) { return x->depth > y->depth; });
+    if (!all.empty())
+      core::log(core::Level::warning, "GDS_finalize", "%zu containment domain(s) were never committed; ended",
+                all.size());
+    for (auto &d : all) end(*d);
+    errors::set_enclosing_scopes(nullptr);
+  }
+  GDS_status_t prepare(const char *, const core::ArraySpec &, MPI_Info, core::Signature &,
+                       std::unique_ptr<core::ArrayState> *state) override {
+    *state = std::make_unique<State>();
+    return GDS_STATUS_OK;
+  }
+  GDS_status_t attach(const char *, core::Array &) override { return GDS_STATUS_OK; }
+  GDS_status_t prepare_free(const char *func, core::Array &a) const override {
+    std::lock_guard lock(g_mutex);
+    GDS_CHECK(!preserves(a), GDS_STATUS_INVALID,
+              "array #%llu has a box preserved in a live containment domain: commit the CD first",
+              static_cast<unsigned long long>(a.id));
+    return GDS_STATUS_OK;
+  }
+  GDS_status_t detach(const char *, core::Array &) override { return GDS_STATUS_OK; }
+};
+
+Cd g_module;
+
+}  // namespace
+
+core::Module &module() { return g_module; }
+
+}  // namespace gds::cd

@@ -1,0 +1,338 @@
+// Containment domains over GDS arrays and Open Resilience (GDS extensions):
+// boxes preserved by collective CDs (pinned versions) and per-process CDs
+// (snapshots of a process's own part), via parent and via regen; restore
+// refused when a per-process CD wrote to another process; handlers matched
+// on the current CD, then its ancestors, then the array; escalation;
+// gds::cd::run re-executing after a restore, with results bit-identical to
+// an error-free run. Each process changes a different amount.
+#include <gds.hpp>
+
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "support/gds_test.hpp"
+
+using namespace gds::test;
+
+namespace {
+
+using Value = long long;
+
+class Cd : public MpiTest {
+ protected:
+  void SetUp() override {
+    n = 64 * static_cast<Index>(nprocs) + 5;  // uneven blocks
+    ASSERT_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_LONG_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+    ASSERT_ALL_GDS_OK(GDS_distribution(g, rank, &lo, &hi, &owns));
+    fill(1);
+  }
+  void TearDown() override {
+    GDS_cd_t c = GDS_CD_NULL;
+    EXPECT_GDS_OK(GDS_cd_current(&c));
+    EXPECT_EQ(c, GDS_CD_NULL) << "a test left a CD current";
+    EXPECT_GDS_OK(GDS_free(&g));
+    MpiTest::TearDown();
+  }
+  // Every element i = i * k, written by its owner.
+  void fill(Value k) {
+    if (owns) {
+      std::vector<Value> v(hi - lo + 1);
+      for (Index i = lo; i <= hi; ++i) v[i - lo] = static_cast<Value>(i) * k;
+      EXPECT_GDS_OK(GDS_put(v.data(), nullptr, &lo, &hi, g));
+    }
+    EXPECT_GDS_OK(GDS_fence(g));
+  }
+  // The whole array, read by every process (collective).
+  std::vector<Value> all() {
+    std::vector<Value> v(n);
+    const Index zero = 0, last = n - 1;
+    EXPECT_GDS_OK(GDS_get(v.data(), nullptr, &zero, &last, g));
+    EXPECT_GDS_OK(GDS_wait(g));
+    EXPECT_GDS_OK(GDS_fence(g));  // every process has read before anyone writes again
+    return v;
+  }
+  // This process changes `count` of its own elements (count differs by rank).
+  void scribble_own(Index count, Value value) {
+    for (Index k = 0; owns && k < count && lo + k <= hi; ++k) {
+      const Index i = lo + k;
+      EXPECT_GDS_OK(GDS_put(&value, nullptr, &i, &i, g));
+    }
+    EXPECT_GDS_OK(GDS_wait(g));
+  }
+  Index n = 0, lo = 0, hi = 0;
+  int owns = 0;
+  GDS_gds_t g = GDS_NULL;
+};
+
+TEST_F(Cd, ACollectiveCdRestoresABoxFromItsPinnedVersionAfterUnevenChanges) {
+  GDS_cd_t cd = GDS_CD_NULL;
+  ASSERT_ALL_GDS_OK(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, "box", nullptr, GDS_CD_LOGGING_DISABLED, &cd));
+  const Index blo = 3, bhi = n - 2;
+  ASSERT_ALL_GDS_OK(GDS_cd_preserve_box(cd, GDS_CD_VIA_COPY, g, &blo, &bhi, GDS_CD_READ_WRITE, nullptr, nullptr));
+  const std::vector<Value> before = all();
+  scribble_own(static_cast<Index>(rank) * 7, -5);  // rank 0 changes nothing
+  EXPECT_GDS_OK(GDS_fence(g));
+  ASSERT_ALL_GDS_OK(GDS_cd_restore(cd));
+  EXPECT_GDS_OK(GDS_fence(g));
+  const std::vector<Value> after = all();
+  for (Index i = blo; i <= bhi; ++i) EXPECT_EQ(after[i], before[i]) << "element " << i;
+  int again = 0;
+  EXPECT_GDS_OK(GDS_cd_restored(cd, &again));
+  EXPECT_EQ(again, 1);
+  ASSERT_ALL_GDS_OK(GDS_cd_commit(&cd));
+  EXPECT_EQ(cd, GDS_CD_NULL);
+}
+
+TEST_F(Cd, ThePinnedVersionSurvivesRetentionWhileTheCdLives) {
+  GDS_cd_t cd = GDS_CD_NULL;
+  ASSERT_ALL_GDS_OK(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &cd));
+  const Index blo = 0, bhi = n - 1;
+  ASSERT_ALL_GDS_OK(GDS_cd_preserve_box(cd, GDS_CD_VIA_COPY, g, &blo, &bhi, GDS_CD_READ_ONLY, nullptr, nullptr));
+  const std::vector<Value> before = all();
+  // Many versions later, with the default retention, the CD's version is still there.
+  for (int v = 0; v < 12; ++v) {
+    scribble_own(static_cast<Index>(v + rank), 100 + v);
+    ASSERT_ALL_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
+  }
+  ASSERT_ALL_GDS_OK(GDS_cd_restore(cd));
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_EQ(all(), before);
+  // An array a live CD preserves cannot be freed.
+  GDS_gds_t copy = g;
+  EXPECT_EQ(GDS_free(&copy), GDS_STATUS_INVALID);
+  ASSERT_ALL_GDS_OK(GDS_cd_commit(&cd));
+}
+
+TEST_F(Cd, APerProcessCdRestoresOnlyItsOwnPartWithNoOtherProcess) {
+  GDS_cd_t cd = GDS_CD_NULL;
+  ASSERT_GDS_OK(GDS_cd_create(GDS_CD_NULL, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &cd));
+  const Index blo = 0, bhi = n - 1;
+  ASSERT_GDS_OK(GDS_cd_preserve_box(cd, GDS_CD_VIA_COPY, g, &blo, &bhi, GDS_CD_READ_WRITE, nullptr, nullptr));
+  const std::vector<Value> before = all();
+  EXPECT_GDS_OK(GDS_fence(g));
+  scribble_own(static_cast<Index>(rank) + 1, -9);
+  // Only odd ranks restore: no collective is involved.
+  if (rank % 2 == 1) EXPECT_GDS_OK(GDS_cd_restore(cd));
+  EXPECT_GDS_OK(GDS_fence(g));
+  const std::vector<Value> after = all();
+  for (int r = 0; r < nprocs; ++r) {
+    Index rlo = 0, rhi = 0;
+    int rowns = 0;
+    EXPECT_GDS_OK(GDS_distribution(g, r, &rlo, &rhi, &rowns));
+    for (Index k = 0; rowns && k < static_cast<Index>(r) + 1 && rlo + k <= rhi; ++k)
+      EXPECT_EQ(after[rlo + k], r % 2 == 1 ? before[rlo + k] : -9) << "rank " << r << " element " << rlo + k;
+  }
+  EXPECT_GDS_OK(GDS_cd_commit(&cd));
+}
+
+TEST_F(Cd, APerProcessCdThatWroteToAnotherProcessIsRefusedAndTheEnclosingCollectiveCdRestores) {
+  GDS_cd_t outer = GDS_CD_NULL, inner = GDS_CD_NULL;
+  const Index blo = 0, bhi = n - 1;
+  ASSERT_ALL_GDS_OK(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &outer));
+  ASSERT_ALL_GDS_OK(GDS_cd_preserve_box(outer, GDS_CD_VIA_COPY, g, &blo, &bhi, GDS_CD_READ_WRITE, nullptr, nullptr));
+  const std::vector<Value> before = all();
+  ASSERT_GDS_OK(GDS_cd_create(outer, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_INHERIT, &inner));
+  ASSERT_GDS_OK(GDS_cd_preserve_box(inner, GDS_CD_VIA_COPY, g, &blo, &bhi, GDS_CD_READ_WRITE, nullptr, nullptr));
+  // Each process writes one element of its right neighbour's part (with one process: its own).
+  const int right = (rank + 1) % nprocs;
+  Index rlo = 0, rhi = 0;
+  int rowns = 0;
+  EXPECT_GDS_OK(GDS_distribution(g, right, &rlo, &rhi, &rowns));
+  const Value v = -1000 - rank;
+  EXPECT_GDS_OK(GDS_acc(&v, nullptr, &rlo, &rlo, MPI_SUM, g));
+  EXPECT_GDS_OK(GDS_wait(g));
+  EXPECT_EQ(GDS_cd_restore(inner), nprocs > 1 ? GDS_STATUS_NOT_CONTAINED : GDS_STATUS_OK);
+  EXPECT_GDS_OK(GDS_fence(g));
+  ASSERT_ALL_GDS_OK(GDS_cd_restore(outer));  // discards inner
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_EQ(all(), before);
+  EXPECT_EQ(GDS_cd_commit(&inner), GDS_STATUS_FREED_HANDLE);
+  ASSERT_ALL_GDS_OK(GDS_cd_commit(&outer));
+}
+
+TEST_F(Cd, ViaParentReadsTheAncestorsVersionAndRegenRecomputes) {
+  GDS_cd_t root = GDS_CD_NULL, child = GDS_CD_NULL;
+  const Index blo = 0, bhi = n - 1;
+  ASSERT_ALL_GDS_OK(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &root));
+  ASSERT_ALL_GDS_OK(GDS_cd_preserve_box(root, GDS_CD_VIA_COPY, g, &blo, &bhi, GDS_CD_READ_WRITE, nullptr, nullptr));
+  const std::vector<Value> before = all();
+  ASSERT_GDS_OK(GDS_cd_create(root, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_INHERIT, &child));
+  ASSERT_GDS_OK(GDS_cd_preserve_box(child, GDS_CD_VIA_PARENT, g, &blo, &bhi, GDS_CD_READ_WRITE, nullptr, nullptr));
+  static int regens;
+  regens = 0;
+  std::vector<double> table(100 + static_cast<std::size_t>(rank));
+  std::iota(table.begin(), table.end(), 0.5);
+  const GDS_cd_range_t t{table.data(), table.size() * sizeof(double), GDS_CD_READ_ONLY, GDS_CD_GLOBAL};
+  auto regen = [](const GDS_cd_range_t r[], int count, void *) -> int {
+    ++regens;
+    auto *p = static_cast<double *>(r[0].address);
+    for (std::size_t i = 0; i < r[0].length / sizeof(double); ++i) p[i] = static_cast<double>(i) + 0.5;
+    return count == 1 ? 0 : 1;
+  };
+  ASSERT_GDS_OK(GDS_cd_preserve(child, GDS_CD_VIA_REGEN, &t, 1, regen, nullptr));
+  scribble_own(static_cast<Index>(rank) * 3 + 2, 77);
+  std::fill(table.begin(), table.end(), -1.0);
+  EXPECT_GDS_OK(GDS_cd_restore(child));  // local: reads the root's pinned version of its own part
+  EXPECT_EQ(regens, 1);
+  EXPECT_EQ(table[7], 7.5);
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_EQ(all(), before);
+  // A box via parent the parent does not hold is refused; READ_WRITE via regen too.
+  GDS_cd_t other = GDS_CD_NULL;
+  ASSERT_GDS_OK(GDS_cd_create(GDS_CD_NULL, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &other));
+  EXPECT_EQ(GDS_cd_preserve_box(other, GDS_CD_VIA_PARENT, g, &blo, &bhi, GDS_CD_READ_ONLY, nullptr, nullptr),
+            GDS_STATUS_CD_STATE);
+  EXPECT_EQ(GDS_cd_preserve_box(other, GDS_CD_VIA_COPY, g, &bhi, &blo, GDS_CD_READ_ONLY, nullptr, nullptr),
+            n > 1 ? GDS_STATUS_INVALID_BOX : GDS_STATUS_OK);
+  const Index past = n;
+  EXPECT_EQ(GDS_cd_preserve_box(other, GDS_CD_VIA_COPY, g, &blo, &past, GDS_CD_READ_ONLY, nullptr, nullptr),
+            GDS_STATUS_RANGE);
+  EXPECT_GDS_OK(GDS_cd_commit(&other));
+  EXPECT_GDS_OK(GDS_cd_commit(&child));
+  ASSERT_ALL_GDS_OK(GDS_cd_commit(&root));
+}
+
+TEST_F(Cd, AdvanceMovesThePointInTimeAndCostsWhatChanged) {
+  GDS_cd_t cd = GDS_CD_NULL;
+  const Index blo = 0, bhi = n - 1;
+  ASSERT_ALL_GDS_OK(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &cd));
+  ASSERT_ALL_GDS_OK(GDS_cd_preserve_box(cd, GDS_CD_VIA_COPY, g, &blo, &bhi, GDS_CD_READ_WRITE, nullptr, nullptr));
+  scribble_own(static_cast<Index>(rank) + 2, 31);
+  EXPECT_GDS_OK(GDS_fence(g));
+  ASSERT_ALL_GDS_OK(GDS_cd_advance(cd));
+  const std::vector<Value> mid = all();
+  scribble_own(5, 32);
+  EXPECT_GDS_OK(GDS_fence(g));
+  ASSERT_ALL_GDS_OK(GDS_cd_restore(cd));
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_EQ(all(), mid);
+  ASSERT_ALL_GDS_OK(GDS_cd_commit(&cd));
+}
+
+// Handlers: the current CD's first, then its parent's, then the array's.
+struct Seen {
+  int inner = 0, outer = 0, array = 0;
+};
+Seen g_seen;
+GDS_error_attr_key_t g_key = 0;
+
+GDS_error_pred_t pred_any() {
+  GDS_error_pred_t p = GDS_ERROR_PRED_NULL;
+  GDS_error_pred_term_t t = GDS_ERROR_PRED_TERM_NULL;
+  EXPECT_GDS_OK(GDS_create_error_pred(&p));
+  EXPECT_GDS_OK(GDS_create_error_pred_term(g_key, GDS_EMEXP_ANY, 0, nullptr, &t));
+  EXPECT_GDS_OK(GDS_add_error_pred_term(p, t));
+  EXPECT_GDS_OK(GDS_free_error_pred_term(&t));
+  return p;
+}
+
+void raise_one(GDS_gds_t where, std::int64_t id) {
+  GDS_error_t e = GDS_ERROR_NULL;
+  EXPECT_GDS_OK(GDS_create_error_descriptor(&e));
+  EXPECT_GDS_OK(GDS_add_error_attr(e, g_key, sizeof id, &id));
+  EXPECT_GDS_OK(GDS_raise_local_error(where, e));
+}
+
+TEST_F(Cd, ErrorsGoToTheCurrentCdThenItsAncestorsThenTheArray) {
+  if (g_key == 0) ASSERT_GDS_OK(GDS_define_error_attr_key("cd_test_id", 10, GDS_EAVTYPE_INT, &g_key));
+  g_seen = {};
+  GDS_error_pred_t p = pred_any();
+  EXPECT_GDS_OK(GDS_register_local_error_handler(
+      g, p, [](GDS_gds_t gds, GDS_error_t e) {
+        ++g_seen.array;
+        return GDS_resume_local(gds, e);
+      }));
+  GDS_cd_t outer = GDS_CD_NULL, inner = GDS_CD_NULL;
+  ASSERT_GDS_OK(GDS_cd_create(GDS_CD_NULL, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &outer));
+  EXPECT_GDS_OK(GDS_cd_register_handler(
+      outer, p,
+      [](GDS_cd_t cd, GDS_gds_t gds, GDS_error_t e, void *) {
+        ++g_seen.outer;
+        EXPECT_EQ(GDS_cd_restore(cd), GDS_STATUS_OK);
+        return GDS_resume_local(gds, e);
+      },
+      nullptr, nullptr));
+  int x = 1;
+  const GDS_cd_range_t rx{&x, sizeof x, GDS_CD_READ_WRITE, GDS_CD_GLOBAL};
+  EXPECT_GDS_OK(GDS_cd_preserve(outer, GDS_CD_VIA_COPY, &rx, 1, nullptr, nullptr));
+  ASSERT_GDS_OK(GDS_cd_create(outer, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_INHERIT, &inner));
+  EXPECT_GDS_OK(GDS_cd_register_handler(
+      inner, p,
+      [](GDS_cd_t, GDS_gds_t, GDS_error_t e, void *) {
+        ++g_seen.inner;
+        return GDS_cd_escalate(e);  // cannot contain it: on to the parent
+      },
+      nullptr, nullptr));
+  x = 2;
+  raise_one(g, 1);
+  EXPECT_GDS_OK(GDS_wait(g));  // delivered here
+  EXPECT_EQ(g_seen.inner, 1);
+  EXPECT_EQ(g_seen.outer, 1);
+  EXPECT_EQ(g_seen.array, 0);
+  EXPECT_EQ(x, 1);  // the outer CD restored it
+  EXPECT_EQ(GDS_cd_commit(&inner), GDS_STATUS_FREED_HANDLE);  // discarded by the restore
+  GDS_cd_t current = GDS_CD_NULL;
+  EXPECT_GDS_OK(GDS_cd_current(&current));
+  EXPECT_EQ(current, outer);
+  EXPECT_GDS_OK(GDS_cd_commit(&outer));
+  // With no CD current, the array's handler gets it.
+  raise_one(g, 2);
+  EXPECT_GDS_OK(GDS_wait(g));
+  EXPECT_EQ(g_seen.array, 1);
+  // Escalate outside a CD handler is refused.
+  GDS_error_t e = GDS_ERROR_NULL;
+  EXPECT_GDS_OK(GDS_create_error_descriptor(&e));
+  EXPECT_EQ(GDS_cd_escalate(e), GDS_STATUS_NOT_IN_HANDLER);
+  EXPECT_GDS_OK(GDS_free_error_descriptor(&e));
+  EXPECT_GDS_OK(GDS_free_error_pred(&p));
+}
+
+TEST_F(Cd, CxxRunReexecutesAfterAnInjectedFaultWithABitIdenticalResult) {
+  // Three sweeps, each in a per-process child CD over this process's own
+  // part: read it, add sweep * i, write it back. In the faulty pass the
+  // second sweep's write meets an injected RMA fault part way (after a
+  // different number of writes on each process); the library raises it, the
+  // child's handler restores the child, and run() re-executes the sweep.
+  std::vector<Value> reference;
+  for (int pass = 0; pass < 2; ++pass) {
+    fill(1);
+    int handled = 0;
+    bool injected = false;
+    gds::cd root("sweeps");
+    for (int sweep = 1; sweep <= 3; ++sweep) {
+      gds::cd step(root);
+      if (owns) step.preserve_box(g, gds::box({lo}, {hi}));
+      step.on_error(gds::predicate().any(GDS_EATTR_GDS_STATUS), [&](gds::raised_error &e) {
+        ++handled;
+        step.restore();
+        e.resume();
+      });
+      int runs = 0;
+      step.run([&](gds::cd &) {
+        ++runs;
+        if (!owns) return;
+        std::vector<Value> v(hi - lo + 1);
+        gds::detail::check(GDS_get(v.data(), nullptr, &lo, &hi, g));
+        gds::detail::check(GDS_wait(g));
+        for (Index i = lo; i <= hi; ++i) v[i - lo] += sweep * static_cast<Value>(i);
+        if (pass == 1 && sweep == 2 && !injected) {
+          injected = true;
+          gds::detail::check(GDS_inject_fault(GDS_FAULT_RMA, 2 + static_cast<GDS_size_t>(rank % 3)));
+        }
+        for (Index i = lo; i <= hi; ++i) gds::detail::check(GDS_put(&v[i - lo], nullptr, &i, &i, g));
+        gds::detail::check(GDS_wait(g));
+      });
+      EXPECT_EQ(runs, pass == 1 && sweep == 2 && owns && hi - lo >= 2 ? 2 : 1) << "sweep " << sweep;
+      step.commit();
+    }
+    root.commit();
+    EXPECT_GDS_OK(GDS_fence(g));
+    if (pass == 0) reference = all();
+    else EXPECT_EQ(all(), reference);
+    EXPECT_EQ(handled, pass == 1 && owns && hi - lo >= 2 ? 1 : 0);
+    if (!owns || hi - lo < 2) EXPECT_GDS_OK(GDS_inject_fault(GDS_FAULT_NONE, 0));
+  }
+}
+
+}  // namespace
