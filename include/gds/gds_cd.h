@@ -65,10 +65,10 @@ typedef GDS_ENUM(GDS_cd_scope) {
   GDS_CD_CONSTRAINED = 1 /**< local to this CD: dropped when the CD commits */
 } GDS_cd_scope_t;
 
-/** Logging of point-to-point messages inside a CD (GDS_cd_send(), GDS_cd_recv()). */
+/** Message logging of a CD: whether the interposition layer's log (cd.h, add_MPI_log_to_cd()) is kept. */
 typedef GDS_ENUM(GDS_cd_logging) {
   GDS_CD_LOGGING_DISABLED = 0, /**< no logging */
-  GDS_CD_LOGGING_ENABLED = 1,  /**< messages received are logged and replayed on re-execution */
+  GDS_CD_LOGGING_ENABLED = 1,  /**< the CD keeps a log, replayed from its start after a restore */
   GDS_CD_LOGGING_INHERIT = 2   /**< as the parent (a root CD must say ENABLED or DISABLED) */
 } GDS_cd_logging_t;
 
@@ -121,11 +121,10 @@ typedef GDS_status_t (*GDS_cd_handler_func_t)(GDS_cd_t cd, GDS_gds_t gds, GDS_er
  * \param[in] parent the enclosing CD, GDS_CD_CURRENT, or GDS_CD_NULL for a root
  * \param[in] comm MPI_COMM_SELF (per-process CD) or a communicator whose
  *            processes all belong to the parent's; duplicated
- * \param[in] name a root CD's name, unique among live roots (NULL: unnamed);
- *            must be NULL for a child. A named root whose storage_info asks for
- *            a persistent level is found again after a restart
+ * \param[in] name a root CD's name, unique among live roots of this process
+ *            (NULL: unnamed); must be NULL for a child
  * \param[in] storage_info NULL, "" or "key=value" pairs separated by ';':
- *            `level=memory|cache|prefix` (root CDs; default memory)
+ *            `level=memory` (root CDs; the only level a CD's own entries use)
  * \param[in] logging the message logging mode
  * \param[out] cd the new CD
  * \return GDS_STATUS_OK; GDS_STATUS_NULL_ARGUMENT (cd); GDS_STATUS_INVALID
@@ -179,8 +178,10 @@ GDS_API GDS_status_t GDS_cd_restore(GDS_cd_t cd);
  *
  * Completion: on return every READ_WRITE entry preserved via copy holds the
  * present value and is READ_ONLY; monitored file positions are the present
- * ones; all or nothing. A child first commits its entries into its parent as
- * GDS_cd_commit() does, but stays. Array boxes take a new version (a
+ * ones. A child first commits its entries into its parent as GDS_cd_commit()
+ * does, but stays. Nothing changes if a file position cannot be read; if
+ * the version of an array box fails, the parent keeps the child's entries
+ * and the child's point in time stays. Array boxes take a new version (a
  * collective CD) or a new snapshot of this process's blocks (a per-process
  * CD): the cost is what changed. Collective over the CD's communicator.
  *

@@ -142,8 +142,8 @@ GDS_API GDS_status_t GDS_cd_create(GDS_cd_t parent, MPI_Comm comm, const char *n
   int size = 1;
   MPI_Comm_size(comm, &size);
   std::shared_ptr<Domain> p;
+  const char *func = __func__;
   const auto check = [&]() -> GDS_status_t {
-    const char *func = __func__;
     if (parent != GDS_CD_NULL) GDS_TRY(resolve(func, parent, &p, "parent"));
     GDS_CHECK(logging == GDS_CD_LOGGING_DISABLED || logging == GDS_CD_LOGGING_ENABLED ||
                   logging == GDS_CD_LOGGING_INHERIT,
@@ -228,7 +228,13 @@ GDS_API GDS_status_t GDS_cd_restore(GDS_cd_t cd) try {
   }
   if (local == GDS_STATUS_OK) local = restore_memory(__func__, *d);
   if (local == GDS_STATUS_OK) local = restore_boxes(__func__, *d);
-  for (const auto &x : below) end(*x);
+  for (const auto &x : below) {  // deepest first: a strictly hierarchical log reaches the restored CD
+    if (x->parent != nullptr && x->parent->children_ever == 1 && x->parent->logging) {
+      x->parent->log.insert(x->parent->log.end(), x->log.begin(), x->log.end());
+      x->log.clear();
+    }
+    end(*x);
+  }
   d->log_cursor = 0;
   d->replaying = !d->log.empty();
   d->restored = true;
@@ -246,7 +252,11 @@ GDS_API GDS_status_t GDS_cd_advance(GDS_cd_t cd) try {
     local = fail(GDS_STATUS_CD_STATE, __func__,
                  "%s has %zu uncommitted child CD(s): its point in time cannot move past their work",
                  d->describe().c_str(), d->children.size());
+  if (local == GDS_STATUS_OK) local = check_advance(__func__, *d);  // what can fail, before anything changes
   GDS_TRY(agree(__func__, *d, local, Op::advance));
+  // The parent gets the child's entries as they were (its point in time),
+  // then they move to now. Only a failing version of an array box can fail
+  // after this (the parent keeps what it was given).
   if (d->parent != nullptr) commit_into_parent(*d);
   local = advance_boxes(__func__, *d);
   if (local == GDS_STATUS_OK) local = advance_memory(__func__, *d);

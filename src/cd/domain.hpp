@@ -129,6 +129,9 @@ GDS_status_t restore_memory(const char *func, Domain &d);
 // Hands d's GLOBAL entries the parent lacks to it; promotes the parent's
 // READ_ONLY bytes d holds READ_WRITE.
 void commit_memory_into_parent(Domain &d);
+// What advance_memory needs that can fail (the files' positions), checked
+// before the advance changes anything.
+GDS_status_t check_advance(const char *func, const Domain &d);
 // Refreshes READ_WRITE copies from memory and demotes them (all or nothing).
 GDS_status_t advance_memory(const char *func, Domain &d);
 std::uint64_t preserved_bytes(const Domain &d);

@@ -293,6 +293,13 @@ void commit_memory_into_parent(Domain &d) {
   for (const auto &[fd, position] : d.files) p.files.emplace(fd, position);  // the parent's own position wins
 }
 
+GDS_status_t check_advance(const char *func, const Domain &d) {
+  for (const auto &[fd, old] : d.files)
+    GDS_CHECK(::lseek(fd, 0, SEEK_CUR) >= 0, GDS_STATUS_IO_ERROR, "%s: the position of file descriptor %d: %s",
+              d.describe().c_str(), fd, std::strerror(errno));
+  return GDS_STATUS_OK;
+}
+
 GDS_status_t advance_memory(const char *func, Domain &d) {
   std::vector<std::pair<MemEntry *, std::vector<std::byte>>> fresh;
   for (auto &[lo, e] : d.memory) {

@@ -35,4 +35,12 @@ mpiexec.mpich -n 2 "$scratch/consumer_c"
 mpiexec.mpich -n 2 "$scratch/consumer_cpp"
 mpiexec.mpich -n 2 "$scratch/consumer_f90"
 
+# The Containment Domains document's use cases, with its CD calls unchanged
+# (its "commit" spelling is opt-in: -DCD_COMMIT_ALIAS).
+test -f "$prefix/include/gds/cd.h"
+cc -std=c11 -DCD_COMMIT_ALIAS "${flags[@]}" "$here/cd_seed_examples.c" "${pc[@]}" -o "$scratch/cd_seed_examples"
+c++ -std=c++20 "${flags[@]}" "$here/cd_seed_braced.cpp" "${pc[@]}" -o "$scratch/cd_seed_braced"
+mpiexec.mpich -n 2 "$scratch/cd_seed_examples"
+mpiexec.mpich -n 2 "$scratch/cd_seed_braced"
+
 CFLAGS="${flags[*]}" LDFLAGS="${flags[*]}" "$here/../../examples/run-installed.sh" "$prefix" "$scratch/examples"
