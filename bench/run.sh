@@ -15,3 +15,5 @@ echo
 mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_persist"
 echo
 mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_prefix"
+echo
+mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_cd"

@@ -263,6 +263,13 @@ GDS_status_t add_box(const char *func, Domain &d, GDS_cd_via_t via, core::Array 
   }
   if (!d.per_process()) GDS_TRY(core::agree(func, d.comm, local));
   else GDS_TRY(local);
+  // The same box added again the same way is relabelled, not copied again
+  // (READ_WRITE promotes it: the next advance refreshes it).
+  for (auto &e : d.boxes)
+    if (e->array == &a && e->via == via && e->lo == b->lo && e->hi == b->hi) {
+      e->rw = b->rw;
+      return GDS_STATUS_OK;
+    }
   if (via == GDS_CD_VIA_COPY) {
     if (b->versioned) {
       GDS_TRY(take_version(func, a, &b->version));

@@ -13,12 +13,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <sys/types.h>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/array.hpp"
@@ -35,13 +37,46 @@ struct Regen {
   std::vector<GDS_cd_range_t> ranges;
 };
 
+// Preserved bytes: uninitialised storage from a small per-process pool, so
+// that a CD per iteration preserving the same data reuses memory already
+// touched instead of paying the first touch of new pages every time.
+class Bytes {
+ public:
+  Bytes() = default;
+  explicit Bytes(std::size_t n);  // uninitialised
+  Bytes(const std::byte *from, std::size_t n) : Bytes(n) {
+    if (n > 0) std::memcpy(p_, from, n);
+  }
+  Bytes(Bytes &&o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), cap_(std::exchange(o.cap_, 0)) {}
+  Bytes &operator=(Bytes &&o) noexcept {
+    if (this != &o) {
+      release();
+      p_ = std::exchange(o.p_, nullptr);
+      n_ = std::exchange(o.n_, 0);
+      cap_ = std::exchange(o.cap_, 0);
+    }
+    return *this;
+  }
+  Bytes(const Bytes &) = delete;
+  Bytes &operator=(const Bytes &) = delete;
+  ~Bytes() { release(); }
+  [[nodiscard]] std::byte *data() const { return p_; }
+  [[nodiscard]] std::size_t size() const { return n_; }
+  [[nodiscard]] bool empty() const { return n_ == 0; }
+
+ private:
+  void release() noexcept;
+  std::byte *p_ = nullptr;
+  std::size_t n_ = 0, cap_ = 0;
+};
+
 // Preserved bytes [lo, hi) of this process's memory (the map key is lo).
 struct MemEntry {
   std::uintptr_t hi = 0;
   GDS_cd_via_t via = GDS_CD_VIA_COPY;
   bool rw = false;
   bool global = true;
-  std::vector<std::byte> data;   // via copy: the preserved bytes
+  Bytes data;                    // via copy: the preserved bytes
   std::shared_ptr<Regen> regen;  // via regen
 };
 using MemMap = std::map<std::uintptr_t, MemEntry>;

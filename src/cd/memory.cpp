@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 #include "cd/domain.hpp"
 #include "core/log.hpp"
@@ -38,9 +39,8 @@ void split(MemMap &m, std::uintptr_t at) {
   tail.regen = e.regen;
   if (!e.data.empty()) {
     const std::size_t cut = at - lo;
-    tail.data.assign(e.data.begin() + static_cast<std::ptrdiff_t>(cut), e.data.end());
-    e.data.resize(cut);
-    e.data.shrink_to_fit();
+    tail.data = Bytes(e.data.data() + cut, e.data.size() - cut);
+    e.data = Bytes(e.data.data(), cut);
   }
   e.hi = at;
   m.emplace(at, std::move(tail));
@@ -122,7 +122,63 @@ GDS_status_t check_ranges(const char *func, const GDS_cd_range_t *ranges, int co
   return GDS_STATUS_OK;
 }
 
+// Freed preserved storage kept for reuse: at most kPoolBuffers buffers and
+// kPoolBytes bytes per process, the most recently freed first.
+constexpr std::size_t kPoolBuffers = 16;
+constexpr std::size_t kPoolBytes = std::size_t{256} << 20;
+struct Pool {
+  std::vector<std::pair<std::byte *, std::size_t>> free;  // pointer, capacity
+  std::size_t bytes = 0;
+  std::mutex mutex;
+  ~Pool() {
+    for (auto &[p, c] : free) ::operator delete(p);
+  }
+};
+Pool g_pool;
+
 }  // namespace
+
+Bytes::Bytes(std::size_t n) : n_(n) {
+  if (n == 0) return;
+  {
+    std::lock_guard lock(g_pool.mutex);
+    // The smallest pooled buffer that holds n without wasting more than half of it.
+    std::size_t best = g_pool.free.size();
+    for (std::size_t i = 0; i < g_pool.free.size(); ++i) {
+      const std::size_t c = g_pool.free[i].second;
+      if (c >= n && c / 2 <= n && (best == g_pool.free.size() || c < g_pool.free[best].second)) best = i;
+    }
+    if (best < g_pool.free.size()) {
+      p_ = g_pool.free[best].first;
+      cap_ = g_pool.free[best].second;
+      g_pool.bytes -= cap_;
+      g_pool.free.erase(g_pool.free.begin() + static_cast<std::ptrdiff_t>(best));
+      return;
+    }
+  }
+  p_ = static_cast<std::byte *>(::operator new(n));
+  cap_ = n;
+}
+
+void Bytes::release() noexcept {
+  if (p_ == nullptr) return;
+  {
+    std::lock_guard lock(g_pool.mutex);
+    if (cap_ <= kPoolBytes) {
+      while (!g_pool.free.empty() && (g_pool.free.size() >= kPoolBuffers || g_pool.bytes + cap_ > kPoolBytes)) {
+        ::operator delete(g_pool.free.front().first);
+        g_pool.bytes -= g_pool.free.front().second;
+        g_pool.free.erase(g_pool.free.begin());
+      }
+      g_pool.free.emplace_back(p_, cap_);
+      g_pool.bytes += cap_;
+      p_ = nullptr;
+      return;
+    }
+  }
+  ::operator delete(p_);
+  p_ = nullptr;
+}
 
 GDS_status_t add_ranges(const char *func, Domain &d, GDS_cd_via_t via, const GDS_cd_range_t *ranges, int count,
                         GDS_cd_regen_func_t regen, void *context) {
@@ -188,8 +244,7 @@ GDS_status_t add_ranges(const char *func, Domain &d, GDS_cd_via_t via, const GDS
       n.e.global = r.scope == GDS_CD_GLOBAL;
       n.e.regen = shared;
       if (via == GDS_CD_VIA_COPY) {
-        n.e.data.resize(hi - lo);
-        std::memcpy(n.e.data.data(), reinterpret_cast<const void *>(lo), hi - lo);
+        n.e.data = Bytes(reinterpret_cast<const std::byte *>(lo), hi - lo);
       }
       added.push_back(std::move(n));
     });
@@ -279,8 +334,7 @@ void commit_memory_into_parent(Domain &d) {
       n.e.global = true;
       n.e.regen = e.regen;
       if (e.via == GDS_CD_VIA_COPY)
-        n.e.data.assign(e.data.begin() + static_cast<std::ptrdiff_t>(lo - key),
-                        e.data.begin() + static_cast<std::ptrdiff_t>(hi - key));
+        n.e.data = Bytes(e.data.data() + (lo - key), hi - lo);
       added.push_back(std::move(n));
     });
   }
@@ -301,12 +355,10 @@ GDS_status_t check_advance(const char *func, const Domain &d) {
 }
 
 GDS_status_t advance_memory(const char *func, Domain &d) {
-  std::vector<std::pair<MemEntry *, std::vector<std::byte>>> fresh;
+  std::vector<std::pair<MemEntry *, Bytes>> fresh;
   for (auto &[lo, e] : d.memory) {
     if (e.via != GDS_CD_VIA_COPY || !e.rw) continue;
-    std::vector<std::byte> bytes(e.hi - lo);
-    std::memcpy(bytes.data(), reinterpret_cast<const void *>(lo), bytes.size());
-    fresh.emplace_back(&e, std::move(bytes));
+    fresh.emplace_back(&e, Bytes(reinterpret_cast<const std::byte *>(lo), e.hi - lo));
   }
   std::map<int, off_t> positions;
   for (const auto &[fd, old] : d.files) {
