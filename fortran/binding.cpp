@@ -34,6 +34,12 @@ GDS_API GDS_status_t gdsf90_init(int requested, int *provided, MPI_Fint *world, 
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 
+// GDS_cd_create with a Fortran communicator (module containment_domains).
+GDS_API GDS_status_t gdsf90_cd_create(GDS_cd_t parent, MPI_Fint comm, const char *name, const char *storage_info,
+                                      int logging, GDS_cd_t *cd) try {
+  return GDS_cd_create(parent, MPI_Comm_f2c(comm), name, storage_info, static_cast<GDS_cd_logging_t>(logging), cd);
+} GDS_API_CATCH
+
 GDS_API GDS_status_t gdsf90_comm_rank(MPI_Fint comm, int *rank) try { return GDS_comm_rank(MPI_Comm_f2c(comm), rank); } GDS_API_CATCH
 
 GDS_API GDS_status_t gdsf90_comm_size(MPI_Fint comm, int *size) try { return GDS_comm_size(MPI_Comm_f2c(comm), size); } GDS_API_CATCH

@@ -335,4 +335,62 @@ TEST_F(Cd, CxxRunReexecutesAfterAnInjectedFaultWithABitIdenticalResult) {
   }
 }
 
+TEST_F(Cd, APerProcessCdReexecutesAloneWithItsLoggedMessages) {
+  // A ring: each step every process sends its value right, receives from
+  // the left and combines. One process (a different one per run size) loses
+  // its step-2 result after the exchange, restores its per-process CD and
+  // re-executes the step alone: its send is not repeated (the right
+  // neighbour does not receive twice) and its receive is served from the
+  // log (the left neighbour does not send again). The results equal the
+  // error-free ring's on every process.
+  const int left = (rank + nprocs - 1) % nprocs, right = (rank + 1) % nprocs;
+  const int victim = nprocs > 1 ? 1 : 0;
+  std::vector<Value> model(static_cast<std::size_t>(nprocs));
+  for (int r = 0; r < nprocs; ++r) model[static_cast<std::size_t>(r)] = 10 * r + 1;
+  Value acc = 10 * rank + 1;
+  GDS_cd_t root = GDS_CD_NULL;
+  ASSERT_GDS_OK(GDS_cd_create(GDS_CD_NULL, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_ENABLED, &root));
+  int reexecuted = 0;
+  for (int step = 0; step < 4; ++step) {
+    std::vector<Value> next(model.size());
+    for (int r = 0; r < nprocs; ++r)
+      next[static_cast<std::size_t>(r)] = model[static_cast<std::size_t>(r)] * 3 +
+                                          model[static_cast<std::size_t>((r + nprocs - 1) % nprocs)];
+    model = next;
+    GDS_cd_t child = GDS_CD_NULL;
+    ASSERT_GDS_OK(GDS_cd_create(root, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_INHERIT, &child));
+    const GDS_cd_range_t r{&acc, sizeof acc, GDS_CD_READ_WRITE, GDS_CD_GLOBAL};
+    EXPECT_GDS_OK(GDS_cd_preserve(child, GDS_CD_VIA_COPY, &r, 1, nullptr, nullptr));
+    for (;;) {
+      Value in = 0;
+      EXPECT_GDS_OK(GDS_cd_send(&acc, 1, MPI_LONG_LONG, right, step, MPI_COMM_WORLD));
+      MPI_Status st;
+      EXPECT_GDS_OK(GDS_cd_recv(&in, 1, MPI_LONG_LONG, left, step, MPI_COMM_WORLD, &st));
+      EXPECT_EQ(st.MPI_SOURCE, left);
+      acc = acc * 3 + in;
+      if (rank == victim && step == 2 && reexecuted == 0) {
+        acc = -12345;  // the step's result is lost
+        ++reexecuted;
+        EXPECT_GDS_OK(GDS_cd_restore(child));
+        continue;
+      }
+      break;
+    }
+    EXPECT_EQ(acc, model[static_cast<std::size_t>(rank)]) << "step " << step;
+    EXPECT_GDS_OK(GDS_cd_commit(&child));
+  }
+  EXPECT_EQ(reexecuted, rank == victim ? 1 : 0);
+  // A re-execution that diverges from the log is refused.
+  GDS_cd_t child = GDS_CD_NULL;
+  ASSERT_GDS_OK(GDS_cd_create(root, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_INHERIT, &child));
+  Value x = rank;
+  EXPECT_GDS_OK(GDS_cd_send(&x, 1, MPI_LONG_LONG, right, 99, MPI_COMM_WORLD));
+  EXPECT_GDS_OK(GDS_cd_recv(&x, 1, MPI_LONG_LONG, left, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  EXPECT_GDS_OK(GDS_cd_restore(child));
+  EXPECT_EQ(GDS_cd_recv(&x, 1, MPI_LONG_LONG, left, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE), GDS_STATUS_CD_STATE);
+  EXPECT_GDS_OK(GDS_cd_commit(&child));
+  EXPECT_GDS_OK(GDS_cd_commit(&root));
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 }  // namespace

@@ -307,6 +307,37 @@ GDS_API GDS_status_t GDS_cd_escalate(GDS_error_t error_desc);
  */
 GDS_API GDS_status_t GDS_cd_restored(GDS_cd_t cd, int *restored);
 
+/**
+ * \brief MPI_Send, logged by the current CD (GDS extension: explicit message logging).
+ *
+ * Outside a CD, or in one whose logging is DISABLED, it is MPI_Send. In a CD
+ * with logging ENABLED the send is recorded (without its data). After the CD
+ * (or an ancestor that holds its log) is restored, the re-execution issues
+ * the same calls in the same order: a send that was delivered already is not
+ * sent again, and GDS_cd_recv() returns the logged messages, so one process
+ * re-executes its CD without its neighbours re-running theirs. Once the log
+ * is consumed, calls are live (and logged) again.
+ *
+ * Completion: as MPI_Send.
+ * \return GDS_STATUS_OK; GDS_STATUS_MPI_ERROR; GDS_STATUS_CD_STATE (the
+ *         re-execution issued a send where the log has a receive)
+ */
+GDS_API GDS_status_t GDS_cd_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+
+/**
+ * \brief MPI_Recv, logged by the current CD (see GDS_cd_send()).
+ *
+ * Live, the message received is logged with its data; replaying, the next
+ * logged message is returned (its source and tag in *status if status is not
+ * MPI_STATUS_IGNORE) and nothing is received.
+ *
+ * \return GDS_STATUS_OK; GDS_STATUS_MPI_ERROR; GDS_STATUS_CD_STATE (the
+ *         re-execution diverged from the log: a receive where it has a send,
+ *         or a message of another size)
+ */
+GDS_API GDS_status_t GDS_cd_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                 MPI_Status *status);
+
 /** \brief The calling thread's current CD (GDS_CD_NULL if none). Local. */
 GDS_API GDS_status_t GDS_cd_current(GDS_cd_t *cd);
 
