@@ -351,6 +351,21 @@ GDS_API GDS_status_t GDS_cd_get_comm(GDS_cd_t cd, MPI_Comm *comm);
 GDS_API GDS_status_t GDS_cd_get_preserved_bytes(GDS_cd_t cd, GDS_size_t *bytes);
 
 /**
+ * \brief Flips a bit of a CD's preserved copy, so programs can test what a
+ *        corrupted copy does (GDS extension, as GDS_inject_fault()). Local.
+ *
+ * Completion: on return the lowest bit of the first byte of the CD's first
+ * memory range preserved via copy (or, if it has none, of its first
+ * snapshot of an array part) is flipped. A restore of the CD then writes the
+ * corrupted value: the application's check finds it, and its handler
+ * escalates to the parent.
+ *
+ * \return GDS_STATUS_OK; GDS_STATUS_NOT_PRESERVED (the CD holds no copy);
+ *         handle statuses
+ */
+GDS_API GDS_status_t GDS_cd_inject_fault(GDS_cd_t cd);
+
+/**
  * \brief The status of the calling thread's last failed call of cd.h.
  *
  * The document's calls return 0 or FAILURE; this says why (GDS_STATUS_OK if

@@ -349,6 +349,24 @@ GDS_API GDS_status_t GDS_cd_restored(GDS_cd_t cd, int *restored) try {
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 
+GDS_API GDS_status_t GDS_cd_inject_fault(GDS_cd_t cd) try {
+  GDS_ENTER();
+  std::lock_guard lock(g_mutex);
+  std::shared_ptr<Domain> d;
+  GDS_TRY(resolve(__func__, cd, &d));
+  for (auto &[lo, e] : d->memory)
+    if (e.via == GDS_CD_VIA_COPY && !e.data.empty()) {
+      e.data.data()[0] ^= std::byte{1};
+      return GDS_STATUS_OK;
+    }
+  for (auto &b : d->boxes)
+    if (!b->data.empty()) {
+      b->data[0] ^= std::byte{1};
+      return GDS_STATUS_OK;
+    }
+  return fail(GDS_STATUS_NOT_PRESERVED, __func__, "%s holds no preserved copy to corrupt", d->describe().c_str());
+} GDS_API_CATCH
+
 GDS_API GDS_status_t GDS_cd_current(GDS_cd_t *cd) try {
   GDS_ENTER();
   GDS_REQUIRE(cd != nullptr, GDS_STATUS_NULL_ARGUMENT, "cd is NULL");

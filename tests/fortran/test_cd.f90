@@ -274,6 +274,8 @@ PROGRAM TEST_CD
   CALL GDS_FREE(g, stat)
   CALL CHECK(stat == GDS_STATUS_OK, "GDS_FREE")
 
+  DEALLOCATE(ia, ra, ja, ia0, ra0, whole, before)
+  IF (ALLOCATED(box)) DEALLOCATE(box)
   CALL MPI_ALLREDUCE(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, GDS_COMM_WORLD, ierr)
   CALL GDS_FINALIZE(stat)
   IF (rank == 0) PRINT '(A, I0, A)', "test_cd (Fortran): ", all_failures, " failure(s)"
