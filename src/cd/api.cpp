@@ -61,16 +61,12 @@ bool within(MPI_Comm comm, const Domain &parent) {
     MPI_Comm_size(comm, &size);
     return size == 1;
   }
-  MPI_Group mine, theirs;
-  MPI_Comm_group(comm, &mine);
-  MPI_Comm_group(parent.comm, &theirs);
+  const gds::core::MpiGroup mine(comm), theirs(parent.comm);
   int n = 0;
-  MPI_Group_size(mine, &n);
+  MPI_Group_size(mine.get(), &n);
   std::vector<int> ranks(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
-  MPI_Group_translate_ranks(mine, n, ranks.data(), theirs, out.data());
-  MPI_Group_free(&mine);
-  MPI_Group_free(&theirs);
+  MPI_Group_translate_ranks(mine.get(), n, ranks.data(), theirs.get(), out.data());
   return std::none_of(out.begin(), out.end(), [](int r) { return r == MPI_UNDEFINED; });
 }
 

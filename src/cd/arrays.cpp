@@ -17,6 +17,7 @@
 #include "core/check.hpp"
 #include "core/collective.hpp"
 #include "core/log.hpp"
+#include "core/mpi_handles.hpp"
 #include "rma/state.hpp"
 #include "versions/read.hpp"
 #include "versions/state.hpp"
@@ -40,11 +41,12 @@ bool contains(const BoxEntry &outer, const Dims &lo, const Dims &hi) {
   return true;
 }
 
-// Calls f(byte offset in the local buffer, bytes) for each run of the part
-// [plo, phi] of this process's block, in storage order (the fastest storage
-// dimension is contiguous).
+// Calls f(byte offset, bytes) for each run of the part [plo, phi] of a
+// box stored densely in storage order from `origin` with extents `ext` (this
+// process's block, or a packed snapshot), in storage order: the fastest
+// storage dimension is contiguous.
 template <class F>
-void local_runs(const core::Array &a, const Dims &plo, const Dims &phi, F f) {
+void runs(const core::Array &a, const Dims &origin, const Dims &ext, const Dims &plo, const Dims &phi, F f) {
   const core::Layout &l = *a.layout;
   const std::size_t n = l.ndims();
   const Index esize = a.type->extent;
@@ -53,14 +55,14 @@ void local_runs(const core::Array &a, const Dims &plo, const Dims &phi, F f) {
   for (std::size_t k = n; k-- > 0;) {
     const std::size_t d = l.storage_dim(k);
     stride[d] = s;
-    s *= a.local_ext[d];
+    s *= ext[d];
   }
   const std::size_t fast = l.storage_dim(n - 1);
   const Index run = (phi[fast] - plo[fast] + 1) * esize;
   Dims g = plo;
   for (;;) {
     Index offset = 0;
-    for (std::size_t d = 0; d < n; ++d) offset += (g[d] - a.local_lo[d]) * stride[d];
+    for (std::size_t d = 0; d < n; ++d) offset += (g[d] - origin[d]) * stride[d];
     f(offset * esize, run);
     std::size_t k = n - 1;
     for (; k-- > 0;) {
@@ -73,6 +75,12 @@ void local_runs(const core::Array &a, const Dims &plo, const Dims &phi, F f) {
     }
     if (k == static_cast<std::size_t>(-1)) return;
   }
+}
+
+// The runs of [plo, phi] in this process's block.
+template <class F>
+void local_runs(const core::Array &a, const Dims &plo, const Dims &phi, F f) {
+  runs(a, a.local_lo, a.local_ext, plo, phi, f);
 }
 
 Index part_bytes(const core::Array &a, const Dims &plo, const Dims &phi) {
@@ -155,36 +163,11 @@ GDS_status_t read_part(const char *func, const Domain &d, const BoxEntry &b, con
   }
   // A sub-part of a larger snapshot: pick its runs out of the packed data.
   out->clear();
-  const Index esize = a.type->extent;
-  const std::size_t n = plo.size();
-  Dims ext(n);
-  for (std::size_t d2 = 0; d2 < n; ++d2) ext[d2] = b.part_hi[d2] - b.part_lo[d2] + 1;
-  Dims stride(n);
-  Index s = 1;
-  for (std::size_t k = n; k-- > 0;) {
-    const std::size_t dd = a.layout->storage_dim(k);
-    stride[dd] = s;
-    s *= ext[dd];
-  }
-  const std::size_t fast = a.layout->storage_dim(n - 1);
-  const Index run = (phi[fast] - plo[fast] + 1) * esize;
-  Dims g = plo;
-  for (;;) {
-    Index offset = 0;
-    for (std::size_t dd = 0; dd < n; ++dd) offset += (g[dd] - b.part_lo[dd]) * stride[dd];
-    const std::byte *from = b.data.data() + offset * esize;
-    out->insert(out->end(), from, from + run);
-    std::size_t k = n - 1;
-    for (; k-- > 0;) {
-      const std::size_t dd = a.layout->storage_dim(k);
-      if (g[dd] < phi[dd]) {
-        ++g[dd];
-        break;
-      }
-      g[dd] = plo[dd];
-    }
-    if (k == static_cast<std::size_t>(-1)) break;
-  }
+  Dims ext(plo.size());
+  for (std::size_t d2 = 0; d2 < plo.size(); ++d2) ext[d2] = b.part_hi[d2] - b.part_lo[d2] + 1;
+  runs(a, b.part_lo, ext, plo, phi, [&](Index offset, Index bytes) {
+    out->insert(out->end(), b.data.data() + offset, b.data.data() + offset + bytes);
+  });
   return GDS_STATUS_OK;
 }
 
@@ -288,7 +271,7 @@ GDS_status_t check_contained(const char *func, Domain &d) {
     for (const auto &b : x.boxes) {
       if (!alive(*b)) continue;
       const std::vector<std::uint64_t> &now = rma::writes_to(*b->array);
-      MPI_Group cd_group = MPI_GROUP_NULL, array_group = MPI_GROUP_NULL;
+      core::MpiGroup cd_group, array_group;
       for (std::size_t r = 0; r < now.size(); ++r) {
         const std::uint64_t before = r < b->writes_at.size() ? b->writes_at[r] : 0;
         if (now[r] == before) continue;
@@ -296,27 +279,18 @@ GDS_status_t check_contained(const char *func, Domain &d) {
         if (d.per_process()) {
           in_cd = static_cast<int>(r) == b->array->rank ? 0 : MPI_UNDEFINED;
         } else {
-          if (cd_group == MPI_GROUP_NULL) {
-            MPI_Comm_group(d.comm, &cd_group);
-            MPI_Comm_group(b->array->communicator(), &array_group);
+          if (cd_group.get() == MPI_GROUP_NULL) {
+            cd_group = core::MpiGroup(d.comm);
+            array_group = core::MpiGroup(b->array->communicator());
           }
           const int rr = static_cast<int>(r);
-          MPI_Group_translate_ranks(array_group, 1, &rr, cd_group, &in_cd);
+          MPI_Group_translate_ranks(array_group.get(), 1, &rr, cd_group.get(), &in_cd);
         }
-        if (in_cd == MPI_UNDEFINED) {
-          if (cd_group != MPI_GROUP_NULL) {
-            MPI_Group_free(&cd_group);
-            MPI_Group_free(&array_group);
-          }
+        if (in_cd == MPI_UNDEFINED)
           return core::fail(GDS_STATUS_NOT_CONTAINED, func,
                             "%s cannot be restored: its work wrote one-sidedly to process %zu's part of array #%llu, "
                             "outside the CD (restore an enclosing CD whose processes include it)",
                             d.describe().c_str(), r, static_cast<unsigned long long>(b->array->id));
-        }
-      }
-      if (cd_group != MPI_GROUP_NULL) {
-        MPI_Group_free(&cd_group);
-        MPI_Group_free(&array_group);
       }
     }
     return GDS_STATUS_OK;

@@ -1,4 +1,4 @@
-// Owners of the MPI handles core makes: a communicator and an info object,
+// Owners of the MPI handles core makes: a communicator, a group and an info object,
 // each freed by its destructor (both frees are local in MPICH; GDS drops a
 // communicator only on paths every process of it takes).
 #pragma once
@@ -33,6 +33,30 @@ class Comm {
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// The group of a communicator (MPI_Comm_group), freed with the object.
+class MpiGroup {
+ public:
+  MpiGroup() = default;
+  explicit MpiGroup(MPI_Comm comm) { MPI_Comm_group(comm, &group_); }
+  MpiGroup(MpiGroup &&o) noexcept : group_(std::exchange(o.group_, MPI_GROUP_NULL)) {}
+  MpiGroup &operator=(MpiGroup &&o) noexcept {
+    if (this != &o) {
+      if (group_ != MPI_GROUP_NULL) MPI_Group_free(&group_);
+      group_ = std::exchange(o.group_, MPI_GROUP_NULL);
+    }
+    return *this;
+  }
+  MpiGroup(const MpiGroup &) = delete;
+  MpiGroup &operator=(const MpiGroup &) = delete;
+  ~MpiGroup() {
+    if (group_ != MPI_GROUP_NULL) MPI_Group_free(&group_);
+  }
+  [[nodiscard]] MPI_Group get() const { return group_; }
+
+ private:
+  MPI_Group group_ = MPI_GROUP_NULL;
 };
 
 class InfoObject {
