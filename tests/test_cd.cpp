@@ -7,6 +7,7 @@
 // an error-free run. Each process changes a different amount.
 #include <gds.hpp>
 
+#include <cstdlib>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -491,6 +492,62 @@ TEST_F(Cd, APerProcessCdReexecutesAloneWithItsLoggedMessages) {
   EXPECT_GDS_OK(GDS_cd_commit(&child));
   EXPECT_GDS_OK(GDS_cd_commit(&root));
   MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// A GDS collective inside a per-process CD that logs its messages is refused on every process (its
+// re-execution alone could not replay it); outside it, or in a CD that does not log, it runs.
+TEST_F(Cd, ACollectiveInsideALoggedPerProcessCdIsRefused) {
+  GDS_cd_t cd = GDS_CD_NULL;
+  ASSERT_GDS_OK(GDS_cd_create(GDS_CD_NULL, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_ENABLED, &cd));
+  GDS_cd_t child = GDS_CD_NULL;
+  ASSERT_GDS_OK(GDS_cd_create(cd, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_INHERIT, &child));
+  if (nprocs > 1) {
+    EXPECT_EQ(GDS_fence(g), GDS_STATUS_CD_STATE);
+    EXPECT_EQ(GDS_version_inc(g, 1, nullptr, 0), GDS_STATUS_CD_STATE);
+  } else {  // one process: nothing to replay with
+    EXPECT_GDS_OK(GDS_fence(g));
+  }
+  EXPECT_GDS_OK(GDS_cd_commit(&child));
+  EXPECT_GDS_OK(GDS_cd_commit(&cd));
+  EXPECT_GDS_OK(GDS_fence(g));
+  ASSERT_GDS_OK(GDS_cd_create(GDS_CD_NULL, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &cd));
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_GDS_OK(GDS_cd_commit(&cd));
+}
+
+// storage_info of a persisted root CD (level=cache or prefix): bad keys, levels, names and
+// communicators refused (test_cd_persist restarts one).
+TEST_F(Cd, BadStorageInfoOfAPersistedRootIsRefused) {
+  GDS_cd_t cd = GDS_CD_NULL;
+  EXPECT_EQ(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, nullptr, "level=cache", GDS_CD_LOGGING_DISABLED, &cd),
+            GDS_STATUS_INVALID_INFO);  // no name to find it by
+  EXPECT_EQ(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, "a/b", "level=cache", GDS_CD_LOGGING_DISABLED, &cd),
+            GDS_STATUS_INVALID);
+  EXPECT_EQ(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, "x", "level=disk", GDS_CD_LOGGING_DISABLED, &cd),
+            GDS_STATUS_INVALID_INFO);
+  EXPECT_EQ(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, "x", "copy_type=XOR", GDS_CD_LOGGING_DISABLED, &cd),
+            GDS_STATUS_INVALID_INFO);  // a copy type without a level
+  EXPECT_EQ(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, "x", "level=cache;colour=red", GDS_CD_LOGGING_DISABLED, &cd),
+            GDS_STATUS_INVALID_INFO);
+  const char *prefix = std::getenv("GDS_PREFIX");
+  if (prefix == nullptr && std::getenv("SCR_PREFIX") == nullptr) {
+    EXPECT_EQ(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, "x", "level=prefix", GDS_CD_LOGGING_DISABLED, &cd),
+              GDS_STATUS_INVALID_INFO);
+  }
+  if (nprocs > 1) {  // a persisted root spans the job
+    EXPECT_EQ(GDS_cd_create(GDS_CD_NULL, MPI_COMM_SELF, "x", "level=cache", GDS_CD_LOGGING_DISABLED, &cd),
+              GDS_STATUS_INVALID_COMM);
+  }
+  EXPECT_EQ(cd, GDS_CD_NULL);
+
+  std::vector<double> v(4);
+  const GDS_cd_range_t r{v.data(), sizeof(double) * v.size(), GDS_CD_READ_WRITE, GDS_CD_GLOBAL};
+  ASSERT_ALL_GDS_OK(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, "x", "level=memory", GDS_CD_LOGGING_DISABLED, &cd));
+  GDS_cd_t child = GDS_CD_NULL;
+  EXPECT_EQ(GDS_cd_create(cd, MPI_COMM_SELF, nullptr, "level=cache", GDS_CD_LOGGING_INHERIT, &child),
+            GDS_STATUS_INVALID_INFO);  // storage_info is a root's
+  EXPECT_GDS_OK(GDS_cd_preserve(cd, GDS_CD_VIA_COPY, &r, 1, nullptr, nullptr));
+  EXPECT_GDS_OK(GDS_cd_commit(&cd));
 }
 
 }  // namespace

@@ -118,20 +118,42 @@ typedef GDS_status_t (*GDS_cd_handler_func_t)(GDS_cd_t cd, GDS_gds_t gds, GDS_er
  * it has more than one process; the processes pass the same parent (their
  * own handles to it), logging mode and name.
  *
+ * A persisted root (storage_info `level=cache` or `level=prefix`, GDS
+ * extension): every advance writes its point in time (the memory ranges the
+ * root itself was given via copy, in the order they were added, and the
+ * positions of its files) to the persistent levels, as an internal array
+ * named "cd.<name>.g<k>" persisted with the job's settings (GDS_JOB_ID,
+ * GDS_COPY_TYPE, GDS_CACHE_BASE, GDS_PREFIX, GDS_CACHE_SYNC; README
+ * "Persistence"). In a restarted job (same GDS_JOB_ID) the root created with
+ * the same name finds its newest persisted point: GDS_cd_restored() says 1,
+ * and each add call via copy, in the same order with the same lengths, first
+ * writes the persisted bytes into the program's ranges (another length:
+ * GDS_STATUS_INVALID, nothing changed), and GDS_cd_preserve_file() sets the
+ * file's position. A persisted root spans every process of the job; its
+ * entries are memory ranges and files (an array box is refused: an array
+ * persists through its own settings and restarts in GDS_alloc()).
+ *
  * \param[in] parent the enclosing CD, GDS_CD_CURRENT, or GDS_CD_NULL for a root
  * \param[in] comm MPI_COMM_SELF (per-process CD) or a communicator whose
  *            processes all belong to the parent's; duplicated
  * \param[in] name a root CD's name, unique among live roots of this process
  *            (NULL: unnamed); must be NULL for a child
- * \param[in] storage_info NULL, "" or "key=value" pairs separated by ';':
- *            `level=memory` (root CDs; the only level a CD's own entries use)
+ * \param[in] storage_info NULL, "" or "key=value" pairs separated by ';'
+ *            (root CDs only): `level=memory` (the default), `level=cache`
+ *            (persisted; needs a name), `level=prefix` (persisted and every
+ *            point flushed to the prefix: needs GDS_PREFIX or `prefix=<dir>`);
+ *            with a level, `copy_type=SINGLE|PARTNER|XOR` and `prefix=<dir>`
+ *            override the environment's
  * \param[in] logging the message logging mode
  * \param[out] cd the new CD
  * \return GDS_STATUS_OK; GDS_STATUS_NULL_ARGUMENT (cd); GDS_STATUS_INVALID
  *         (logging mode, a child's name, a duplicate root name, INHERIT on a
- *         root or a mode differing from the parent's); GDS_STATUS_INVALID_INFO
+ *         root or a mode differing from the parent's, a persisted root's name
+ *         that is not 1-48 letters, digits, '-', '_', '.'); GDS_STATUS_INVALID_INFO
  *         (storage_info); GDS_STATUS_INVALID_COMM (comm, or not within the
- *         parent's); GDS_STATUS_CD_STATE (the parent is replaying);
+ *         parent's, or a persisted root not over every process);
+ *         GDS_STATUS_UNRECOVERABLE (a persisted point that fails its checks);
+ *         the statuses of GDS_create() and GDS_restart_query(); GDS_STATUS_CD_STATE (the parent is replaying);
  *         GDS_STATUS_WRONG_THREAD; handle statuses; GDS_STATUS_COLLECTIVE_MISMATCH
  */
 GDS_API GDS_status_t GDS_cd_create(GDS_cd_t parent, MPI_Comm comm, const char *name, const char *storage_info,
@@ -300,7 +322,9 @@ GDS_API GDS_status_t GDS_cd_escalate(GDS_error_t error_desc);
  * \brief Whether the CD was restored since the last call (and clears it). Local.
  *
  * A C program re-enters its loop after a handler restored the CD:
- * `if (GDS_cd_restored(cd, &again), again) continue;`.
+ * `if (GDS_cd_restored(cd, &again), again) continue;`. Right after
+ * GDS_cd_create() of a persisted root, 1 means that the job restarted from
+ * its persisted point (the add calls bring the bytes back).
  *
  * \param[in] cd the CD (GDS_CD_CURRENT accepted)
  * \param[out] restored 1 if a restore happened since the last call, else 0
@@ -317,6 +341,13 @@ GDS_API GDS_status_t GDS_cd_restored(GDS_cd_t cd, int *restored);
  * sent again, and GDS_cd_recv() returns the logged messages, so one process
  * re-executes its CD without its neighbours re-running theirs. Once the log
  * is consumed, calls are live (and logged) again.
+ *
+ * A collective call cannot be replayed by one process alone: while a
+ * per-process CD with logging ENABLED is current, every GDS collective over
+ * more than one process (GDS_fence(), GDS_version_inc(), GDS_alloc(), ...)
+ * fails with GDS_STATUS_CD_STATE on that process (and
+ * GDS_STATUS_REMOTE_ERROR on the others). MPI's own collectives are not
+ * interposed: the program keeps them outside such CDs.
  *
  * Completion: as MPI_Send.
  * \return GDS_STATUS_OK; GDS_STATUS_MPI_ERROR; GDS_STATUS_CD_STATE (the

@@ -32,28 +32,6 @@ GDS_status_t agree(const char *func, const Domain &d, GDS_status_t local, Op op)
   return gds::core::agree(func, d.comm, local, sig.value());
 }
 
-// storage_info: "key=value" pairs separated by ';'.
-GDS_status_t parse_storage(const char *func, const char *info, bool root) {
-  if (info == nullptr) return GDS_STATUS_OK;
-  std::string s(info);
-  std::size_t at = 0;
-  while (at <= s.size()) {
-    const std::size_t end = std::min(s.find(';', at), s.size());
-    const std::string item = s.substr(at, end - at);
-    at = end + 1;
-    if (item.find_first_not_of(" \t") == std::string::npos) continue;
-    const std::size_t eq = item.find('=');
-    GDS_CHECK(eq != std::string::npos, GDS_STATUS_INVALID_INFO, "storage_info item '%s' is not key=value",
-              item.c_str());
-    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    GDS_CHECK(key == "level", GDS_STATUS_INVALID_INFO, "storage_info key '%s' is unknown (known: level)", key.c_str());
-    GDS_CHECK(value == "memory", GDS_STATUS_INVALID_INFO,
-              "storage_info level '%s' is unknown (known: memory)", value.c_str());
-    GDS_CHECK(root, GDS_STATUS_INVALID_INFO, "storage_info level applies to a root CD only");
-  }
-  return GDS_STATUS_OK;
-}
-
 // Whether every process of `comm` is one of `parent`'s.
 bool within(MPI_Comm comm, const Domain &parent) {
   if (parent.comm_size == 1) {
@@ -138,6 +116,7 @@ GDS_API GDS_status_t GDS_cd_create(GDS_cd_t parent, MPI_Comm comm, const char *n
   int size = 1;
   MPI_Comm_size(comm, &size);
   std::shared_ptr<Domain> p;
+  std::unique_ptr<Durable> durable;
   const char *func = __func__;
   const auto check = [&]() -> GDS_status_t {
     if (parent != GDS_CD_NULL) GDS_TRY(resolve(func, parent, &p, "parent"));
@@ -160,7 +139,7 @@ GDS_API GDS_status_t GDS_cd_create(GDS_cd_t parent, MPI_Comm comm, const char *n
       GDS_CHECK(within(comm, *p), GDS_STATUS_INVALID_COMM,
                 "comm has processes that the parent %s does not span", p->describe().c_str());
     }
-    GDS_TRY(parse_storage(func, storage_info, p == nullptr));
+    GDS_TRY(parse_storage(func, storage_info, p == nullptr, name, &durable));
     return GDS_STATUS_OK;
   };
   GDS_status_t local = check();
@@ -188,6 +167,14 @@ GDS_API GDS_status_t GDS_cd_create(GDS_cd_t parent, MPI_Comm comm, const char *n
   d->depth = p != nullptr ? p->depth + 1 : 0;
   d->logging = logging == GDS_CD_LOGGING_INHERIT ? p->logging : logging == GDS_CD_LOGGING_ENABLED;
   if (p == nullptr && name != nullptr) d->name = name;
+  if (durable != nullptr) {  // a persisted root: a restarted job's point, if any
+    d->durable = std::move(durable);
+    const GDS_status_t s = open_durable(__func__, *d);
+    if (s != GDS_STATUS_OK) {
+      close_durable(*d);
+      return s;
+    }
+  }
   std::shared_ptr<Domain> made = insert(std::move(d));
   *cd = gds::core::to_handle<GDS_cd_t>(made->handle);
   return GDS_STATUS_OK;
@@ -257,7 +244,8 @@ GDS_API GDS_status_t GDS_cd_advance(GDS_cd_t cd) try {
   local = advance_boxes(__func__, *d);
   if (local == GDS_STATUS_OK) local = advance_memory(__func__, *d);
   if (local == GDS_STATUS_OK) discard_log(*d);
-  return agree(__func__, *d, local, Op::advance);
+  GDS_TRY(agree(__func__, *d, local, Op::advance));
+  return d->durable != nullptr ? persist_point(__func__, *d) : GDS_STATUS_OK;
 } GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_cd_preserve(GDS_cd_t cd, GDS_cd_via_t via, const GDS_cd_range_t ranges[], int count,
@@ -266,7 +254,14 @@ GDS_API GDS_status_t GDS_cd_preserve(GDS_cd_t cd, GDS_cd_via_t via, const GDS_cd
   std::lock_guard lock(g_mutex);
   std::shared_ptr<Domain> d;
   GDS_TRY(resolve(__func__, cd, &d));
-  return add_ranges(__func__, *d, via, ranges, count, regen, context);
+  const bool durable = d->durable != nullptr && via == GDS_CD_VIA_COPY;
+  if (durable) {  // a restarted root: the bytes come back from its persisted point first
+    GDS_TRY(check_ranges(__func__, ranges, count, true));
+    GDS_TRY(take_restarted_ranges(__func__, *d, ranges, count));
+  }
+  GDS_TRY(add_ranges(__func__, *d, via, ranges, count, regen, context));
+  if (durable) note_ranges(*d, ranges, count);
+  return GDS_STATUS_OK;
 } GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_cd_delete(GDS_cd_t cd, const GDS_cd_range_t ranges[], int count) try {
@@ -285,6 +280,7 @@ GDS_API GDS_status_t GDS_cd_preserve_file(GDS_cd_t cd, int fd) try {
   GDS_REQUIRE(fd >= 0 && ::fcntl(fd, F_GETFD) != -1, GDS_STATUS_INVALID, "fd %d is not an open file descriptor", fd);
   GDS_REQUIRE(!d->files.contains(fd), GDS_STATUS_INVALID, "fd %d is preserved in %s already", fd,
               d->describe().c_str());
+  GDS_TRY(take_restarted_file(__func__, *d, fd));
   const off_t at = ::lseek(fd, 0, SEEK_CUR);
   GDS_REQUIRE(at >= 0, GDS_STATUS_INVALID, "fd %d has no position (%s)", fd, std::strerror(errno));
   d->files[fd] = at;
@@ -311,6 +307,11 @@ GDS_API GDS_status_t GDS_cd_preserve_box(GDS_cd_t cd, GDS_cd_via_t via, GDS_gds_
   gds::core::Cursor *cursor = nullptr;
   GDS_TRY(gds::core::resolve(__func__, gds, &cursor));
   GDS_REQUIRE(cursor->at_current, GDS_STATUS_NOT_CURRENT, "gds is at an old version: a CD preserves the current one");
+  GDS_REQUIRE(d->durable == nullptr, GDS_STATUS_INVALID,
+              "%s is persisted (storage_info level=cache or prefix), which holds memory ranges and files: an array "
+              "persists through its own settings (GDS_COPY_TYPE, GDS_PREFIX) and restarts in GDS_alloc; preserve its "
+              "box in a child CD",
+              d->describe().c_str());
   return add_box(__func__, *d, via, *cursor->array, lo, hi, access, regen, context);
 } GDS_API_CATCH
 

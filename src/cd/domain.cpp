@@ -80,6 +80,7 @@ void end(Domain &d) {
   if (d.parent != nullptr) std::erase(d.parent->children, &d);
   d.parent = nullptr;
   end_boxes(d);
+  close_durable(d);
   Ref *r = nullptr;
   if (g_table.find(d.handle, &r) == GDS_STATUS_OK) (void)g_table.erase(d.handle);  // may free d
 }

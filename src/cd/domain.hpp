@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <sys/types.h>
 #include <thread>
@@ -98,6 +99,29 @@ struct BoxEntry {
   void *context = nullptr;
 };
 
+// A root CD whose point in time is persisted (durable.cpp).
+struct Durable {
+  int level = 0;                 // GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX
+  std::string copy_type, prefix; // storage_info's, passed to the store's info ("": the environment's)
+  GDS_gds_t store = nullptr;     // the internal array, from the first advance (or a restart) on
+  int generation = -1;           // the store's generation (its capacity)
+  std::vector<std::byte> buffer; // the store's memory: this process's row
+  std::uint64_t points = 0;      // points persisted, counting those of the jobs before
+  std::vector<std::pair<std::uintptr_t, std::size_t>> order;  // ranges added via copy, in order
+  std::set<std::pair<std::uintptr_t, std::size_t>> known;     // the same, for lookups
+  std::vector<int> files;                                     // files added, in order
+  // A restarted point, handed to the add calls in order.
+  struct Saved {
+    std::uint64_t length = 0;
+    bool present = false;  // false: the range was no longer preserved by copy when the point was made
+    std::uint64_t at = 0;  // its bytes in buffer
+  };
+  bool restarting = false;
+  std::vector<Saved> restart;
+  std::vector<std::int64_t> restart_files;
+  std::size_t next_range = 0, next_file = 0;
+};
+
 struct LogEntry {
   void *data = nullptr;  // malloc'd by the interposition layer, owned here
   int length = 0;
@@ -121,6 +145,7 @@ struct Domain {
   std::map<int, off_t> files;  // descriptor -> preserved position
   std::vector<std::unique_ptr<BoxEntry>> boxes;
   errors::HandlerSet handlers;
+  std::unique_ptr<Durable> durable;  // roots with storage_info level=cache or prefix
   bool restored = false;  // since the last GDS_cd_restored()
 
   std::vector<LogEntry> log;
@@ -170,6 +195,28 @@ GDS_status_t check_advance(const char *func, const Domain &d);
 // Refreshes READ_WRITE copies from memory and demotes them (all or nothing).
 GDS_status_t advance_memory(const char *func, Domain &d);
 std::uint64_t preserved_bytes(const Domain &d);
+// The checks of add_ranges on the ranges themselves (count, NULLs, wrapping, overlap).
+GDS_status_t check_ranges(const char *func, const GDS_cd_range_t *ranges, int count, bool labels);
+// Whether d preserves every byte of [a, b) by copy; copies them out (a root's entries).
+bool preserved_by_copy(const Domain &d, std::uintptr_t a, std::uintptr_t b);
+GDS_status_t copy_preserved(const char *func, const Domain &d, std::uintptr_t a, std::uintptr_t b, std::byte *out);
+
+// Persisted root CDs (durable.cpp).
+// storage_info: "key=value" pairs separated by ';' (*out set for level=cache or prefix).
+GDS_status_t parse_storage(const char *func, const char *info, bool root, const char *name,
+                           std::unique_ptr<Durable> *out);
+// At create: a restarted job's persisted point, if there is one (collective).
+GDS_status_t open_durable(const char *func, Domain &d);
+// Before ranges via copy are added to a restarted root: their bytes from the point.
+GDS_status_t take_restarted_ranges(const char *func, Domain &d, const GDS_cd_range_t *ranges, int count);
+// After they were added: their place in the persisted order.
+void note_ranges(Domain &d, const GDS_cd_range_t *ranges, int count);
+// Before a file is added: its restarted position; its place in the order.
+GDS_status_t take_restarted_file(const char *func, Domain &d, int fd);
+// After an advance: the point in time persisted (collective).
+GDS_status_t persist_point(const char *func, Domain &d);
+// When the root ends: its store freed (collective, as the commit is).
+void close_durable(Domain &d);
 
 // Array boxes (arrays.cpp).
 GDS_status_t add_box(const char *func, Domain &d, GDS_cd_via_t via, core::Array &a, const GDS_size_t *lo,

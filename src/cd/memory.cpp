@@ -95,6 +95,8 @@ bool preserved_readably(const Domain &d, std::uintptr_t a, std::uintptr_t b, boo
   return all && !*regen;
 }
 
+}  // namespace
+
 GDS_status_t check_ranges(const char *func, const GDS_cd_range_t *ranges, int count, bool labels) {
   GDS_CHECK(count >= 0, GDS_STATUS_INVALID, "count (ascount) is %d", count);
   GDS_CHECK(count == 0 || ranges != nullptr, GDS_STATUS_NULL_ARGUMENT, "ranges (addrlist) is NULL and count is %d",
@@ -121,6 +123,8 @@ GDS_status_t check_ranges(const char *func, const GDS_cd_range_t *ranges, int co
               "ranges overlap each other (bytes at %p are in two of them)", reinterpret_cast<void *>(sorted[i].first));
   return GDS_STATUS_OK;
 }
+
+namespace {
 
 // Freed preserved storage kept for reuse: at most kPoolBuffers buffers and
 // kPoolBytes bytes per process, the most recently freed first.
@@ -373,6 +377,18 @@ GDS_status_t advance_memory(const char *func, Domain &d) {
   }
   d.files = std::move(positions);
   return GDS_STATUS_OK;
+}
+
+bool preserved_by_copy(const Domain &d, std::uintptr_t a, std::uintptr_t b) {
+  bool all = true;
+  pieces(d.memory, a, b, [&](std::uintptr_t, std::uintptr_t, const MemEntry *e, std::uintptr_t) {
+    if (e == nullptr || e->via != GDS_CD_VIA_COPY) all = false;
+  });
+  return all;
+}
+
+GDS_status_t copy_preserved(const char *func, const Domain &d, std::uintptr_t a, std::uintptr_t b, std::byte *out) {
+  return read_preserved(func, d, a, b, out);
 }
 
 std::uint64_t preserved_bytes(const Domain &d) {

@@ -4,8 +4,10 @@
 #include "cd/module.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "cd/domain.hpp"
+#include "core/collective.hpp"
 #include "core/log.hpp"
 #include "errors/enclosing.hpp"
 
@@ -45,11 +47,29 @@ thread_local std::vector<std::shared_ptr<Domain>> Chain::snapshot_;
 
 Chain g_chain;
 
+// No GDS collective inside a per-process CD that logs its messages: its
+// re-execution alone could not replay it (the document: what cannot be
+// logged is refused). GDS_finalize frees what is left whatever is current.
+GDS_status_t no_collective_in_logged_cd(const char *func) {
+  if (std::strcmp(func, "GDS_finalize") == 0) return GDS_STATUS_OK;
+  std::lock_guard lock(g_mutex);
+  const Domain *c = current();
+  if (c == nullptr || !c->per_process() || !c->logging) return GDS_STATUS_OK;
+  return core::fail(GDS_STATUS_CD_STATE, func,
+                    "%s is a per-process CD that logs its messages: a collective call inside it could not be "
+                    "replayed when it re-executes alone (make the call outside it, or in a CD over the call's "
+                    "processes)",
+                    c->describe().c_str());
+}
+
 class Cd final : public core::Module {
  public:
   [[nodiscard]] core::Layer layer() const override { return State::kLayer; }
   [[nodiscard]] const char *name() const override { return "cd"; }
-  void configure() override { errors::set_enclosing_scopes(&g_chain); }
+  void configure() override {
+    errors::set_enclosing_scopes(&g_chain);
+    core::set_collective_guard(&no_collective_in_logged_cd);
+  }
   void finalize() override {
     std::lock_guard lock(g_mutex);
     std::vector<std::shared_ptr<Domain>> all = all_domains();
@@ -60,6 +80,7 @@ class Cd final : public core::Module {
                 all.size());
     for (auto &d : all) end(*d);
     errors::set_enclosing_scopes(nullptr);
+    core::set_collective_guard(nullptr);
   }
   GDS_status_t prepare(const char *, const core::ArraySpec &, MPI_Info, core::Signature &,
                        std::unique_ptr<core::ArrayState> *state) override {

@@ -1,6 +1,7 @@
 #include "core/collective.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <new>
 #include <stdexcept>
@@ -9,6 +10,20 @@
 #include "core/memory.hpp"
 
 namespace gds::core {
+
+namespace {
+std::atomic<CollectiveGuard> g_guard{nullptr};
+
+GDS_status_t guarded(const char *func, MPI_Comm comm, GDS_status_t local) {
+  const CollectiveGuard guard = g_guard.load(std::memory_order_acquire);
+  if (local != GDS_STATUS_OK || guard == nullptr) return local;
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  return size > 1 ? guard(func) : local;
+}
+}  // namespace
+
+void set_collective_guard(CollectiveGuard guard) { g_guard.store(guard, std::memory_order_release); }
 
 GDS_status_t remote_failure(const char *func) {
   return fail(GDS_STATUS_REMOTE_ERROR, func, "another process failed this collective call");
@@ -22,6 +37,7 @@ GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::spa
                    std::uint64_t signature, const char *what) {
   if (values.size() > kAgreedValues)
     return fail_critical(GDS_STATUS_INTERNAL, func, "%zu values to agree on", values.size());
+  local = guarded(func, comm, local);
   // max(~s) = ~min(s): one MPI_MAX reduction yields both bounds of the signatures.
   constexpr std::size_t kHead = 3;
   std::uint64_t mine[kHead + kAgreedValues] = {local != GDS_STATUS_OK ? 1u : 0u, signature, ~signature};
@@ -42,6 +58,7 @@ GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uin
 }
 
 GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local, bool *pending, bool *flag) {
+  local = guarded(func, comm, local);
   const unsigned mine =
       (local != GDS_STATUS_OK ? 1u : 0u) | (*pending ? 2u : 0u) | (flag != nullptr && *flag ? 4u : 0u);
   unsigned all = 0;

@@ -54,6 +54,13 @@ GDS_status_t agree_and_poll(const char *func, MPI_Comm comm, GDS_status_t local,
 GDS_status_t allgather_bytes(const char *func, MPI_Comm comm, GDS_status_t local, const std::vector<std::byte> &mine,
                              std::vector<std::byte> *all, std::vector<std::uint64_t> *sizes);
 
+// A check every agreement over more than one process makes first (the cd
+// module's: no collective inside a per-process CD that logs its messages,
+// which could not be replayed alone). Its failure is this process's status
+// in the agreement, so every process returns.
+using CollectiveGuard = GDS_status_t (*)(const char *func);
+void set_collective_guard(CollectiveGuard guard);
+
 // Argument signatures are FNV-1a hashes.
 using Signature = Fnv1a;
 

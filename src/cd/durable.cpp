@@ -1,0 +1,323 @@
+// Root CDs whose point in time survives the job (storage_info level=cache or
+// level=prefix).
+//
+// A durable root keeps, besides its memory entries, an internal GDS array:
+// its store, one row of bytes per process, named "cd.<name>.g<k>", persisted
+// by the persist module like any array (the cache with its copy type, the
+// prefix). Every advance of the root writes the root's point in time into
+// this process's row: the ranges the root itself was given via copy, in the
+// order the program added them (the order is the key, as FTI's ids are), and
+// the positions of its files. Rows differ in size between processes; the
+// store's capacity is the largest, rounded up to a power of two from 64 KiB
+// (each version's label records it). A point that outgrows it goes to the
+// next generation k (a new array): the old one stays readable until the new
+// one holds a durable version.
+//
+// A restarted job creating the root (same name, same storage_info) finds
+// the newest generation with a persisted version (GDS_restart_query),
+// restarts its store inside GDS_create, and checks every row. Its add calls
+// via copy then take their bytes from the persisted point, in order, before
+// preserving them as usual; GDS_cd_restored() says 1 once.
+#include <algorithm>
+#include <cstring>
+#include <unistd.h>
+
+#include "cd/domain.hpp"
+#include "core/collective.hpp"
+#include "core/crc32c.hpp"
+#include "core/log.hpp"
+#include "gds_array.h"
+#include "gds_runtime.h"
+#include "gds_group.h"
+#include "gds_version.h"
+
+namespace gds::cd {
+
+namespace {
+
+constexpr std::uint64_t kMagic = 0x314d494443534447ULL;  // "GDSCDIM1"
+constexpr std::size_t kBaseCapacity = std::size_t{64} << 10;
+constexpr int kGenerations = 64;
+
+// A row: Header, then per range {u64 length, u64 present}, then per file
+// {i64 offset}, then the present ranges' bytes in order.
+struct Header {
+  std::uint64_t magic;
+  std::uint64_t point;   // advances persisted so far, this one included
+  std::uint64_t ranges;  // entries
+  std::uint64_t files;
+  std::uint64_t bytes;   // the row's total size, header included
+  std::uint32_t crc;     // crc32c of the row after the header
+  std::uint32_t zero;
+};
+
+std::string store_name(const Domain &d, int generation) {
+  return "cd." + d.name + ".g" + std::to_string(generation);
+}
+
+bool valid_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+         c == '.';
+}
+
+// Creates generation g's store over the root's processes. fresh: never from
+// files a previous job left (a new generation is written, not read).
+GDS_status_t create_store(const char *func, Domain &d, int g, std::size_t capacity, bool fresh) {
+  Durable &s = *d.durable;
+  s.buffer.assign(capacity, std::byte{0});
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Info_create(&info);
+  const std::string name = store_name(d, g);
+  MPI_Info_set(info, GDS_NAME_KEY, name.c_str());
+  if (!s.copy_type.empty()) MPI_Info_set(info, GDS_COPY_TYPE_KEY, s.copy_type.c_str());
+  if (!s.prefix.empty()) MPI_Info_set(info, GDS_PREFIX_KEY, s.prefix.c_str());
+  if (s.level == GDS_LEVEL_PREFIX) MPI_Info_set(info, GDS_FLUSH_KEY, "1");
+  if (fresh) MPI_Info_set(info, GDS_RESTART_KEY, "0");
+  MPI_Info_set(info, GDS_MAX_VERSIONS_KEY, "2");  // the store is never navigated: its newest version is the point
+  const GDS_size_t count = static_cast<GDS_size_t>(s.buffer.size()) * static_cast<GDS_size_t>(d.comm_size);
+  GDS_gds_t store = GDS_NULL;
+  const GDS_status_t st = GDS_create(1, &count, GDS_DATA_BYTE, nullptr, nullptr, s.buffer.data(), s.buffer.size(),
+                                     GDS_PRIORITY_HIGH, d.comm, info, &store);
+  MPI_Info_free(&info);
+  GDS_CHECK(st == GDS_STATUS_OK, st, "the store of %s (array '%s') could not be made: %s", d.describe().c_str(),
+            name.c_str(), GDS_status_string(st));
+  s.store = store;
+  s.generation = g;
+  return GDS_STATUS_OK;
+}
+
+void free_store(Durable &s) {
+  if (s.store != GDS_NULL) (void)GDS_free(&s.store);  // at GDS_finalize the arrays are freed already
+  s.store = GDS_NULL;
+}
+
+// Checks this process's restarted row and keeps it for the add calls.
+GDS_status_t read_row(const char *func, Domain &d) {
+  Durable &s = *d.durable;
+  const std::byte *row = s.buffer.data();
+  Header h{};
+  std::memcpy(&h, row, sizeof h);
+  GDS_CHECK(h.magic == kMagic, GDS_STATUS_UNRECOVERABLE,
+            "the persisted point of %s is damaged: its row does not begin with a CD header", d.describe().c_str());
+  const std::uint64_t table = sizeof h;
+  GDS_CHECK(h.bytes >= table && h.bytes <= s.buffer.size() && h.ranges <= (h.bytes - table) / 16 &&
+                h.files <= (h.bytes - table - h.ranges * 16) / 8,
+            GDS_STATUS_UNRECOVERABLE,
+            "the persisted point of %s is damaged: its row claims %llu bytes, %llu ranges, %llu files in %zu bytes",
+            d.describe().c_str(), static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(h.ranges),
+            static_cast<unsigned long long>(h.files), s.buffer.size());
+  GDS_CHECK(core::crc32c(row + table, h.bytes - table) == h.crc, GDS_STATUS_UNRECOVERABLE,
+            "the persisted point of %s is damaged: its row's checksum does not match", d.describe().c_str());
+  std::uint64_t at = table + h.ranges * 16 + h.files * 8;
+  s.restart.clear();
+  for (std::uint64_t i = 0; i < h.ranges; ++i) {
+    std::uint64_t e[2];
+    std::memcpy(e, row + table + i * 16, sizeof e);
+    Durable::Saved saved{e[0], e[1] != 0, at};
+    if (saved.present) {
+      GDS_CHECK(saved.length <= h.bytes - at, GDS_STATUS_UNRECOVERABLE,
+                "the persisted point of %s is damaged: range %llu runs past its row", d.describe().c_str(),
+                static_cast<unsigned long long>(i));
+      at += saved.length;
+    }
+    s.restart.push_back(saved);
+  }
+  s.restart_files.resize(h.files);
+  std::memcpy(s.restart_files.data(), row + table + h.ranges * 16, h.files * 8);
+  s.points = h.point;
+  s.next_range = s.next_file = 0;
+  s.restarting = true;
+  return GDS_STATUS_OK;
+}
+
+// This process's row of the root's point in time now.
+std::vector<std::byte> make_row(const Domain &d) {
+  const Durable &s = *d.durable;
+  std::vector<std::byte> row(sizeof(Header) + s.order.size() * 16 + s.files.size() * 8);
+  std::size_t at = sizeof(Header);
+  for (const auto &[lo, n] : s.order) {
+    const bool present = preserved_by_copy(d, lo, lo + n);
+    const std::uint64_t e[2] = {n, present ? 1u : 0u};
+    std::memcpy(row.data() + at, e, sizeof e);
+    at += sizeof e;
+    if (present) {
+      const std::size_t data = row.size();
+      row.resize(data + n);
+      (void)copy_preserved("GDS_cd_advance", d, lo, lo + n, row.data() + data);
+    }
+  }
+  for (int fd : s.files) {
+    auto it = d.files.find(fd);
+    const std::int64_t off = it == d.files.end() ? -1 : static_cast<std::int64_t>(it->second);
+    std::memcpy(row.data() + at, &off, sizeof off);
+    at += sizeof off;
+  }
+  Header h{kMagic, s.points + 1, s.order.size(), s.files.size(), row.size(), 0, 0};
+  h.crc = core::crc32c(row.data() + sizeof h, row.size() - sizeof h);
+  std::memcpy(row.data(), &h, sizeof h);
+  return row;
+}
+
+}  // namespace
+
+GDS_status_t parse_storage(const char *func, const char *info, bool root, const char *name,
+                           std::unique_ptr<Durable> *out) {
+  out->reset();
+  if (info == nullptr) return GDS_STATUS_OK;
+  std::string s(info);
+  int level = GDS_LEVEL_NONE;
+  std::string copy_type, prefix;
+  std::size_t at = 0;
+  while (at <= s.size()) {
+    const std::size_t end = std::min(s.find(';', at), s.size());
+    const std::string item = s.substr(at, end - at);
+    at = end + 1;
+    if (item.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::size_t eq = item.find('=');
+    GDS_CHECK(eq != std::string::npos, GDS_STATUS_INVALID_INFO, "storage_info item '%s' is not key=value",
+              item.c_str());
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    GDS_CHECK(root, GDS_STATUS_INVALID_INFO, "storage_info applies to a root CD only (a child has '%s')",
+              item.c_str());
+    if (key == "level") {
+      GDS_CHECK(value == "memory" || value == "cache" || value == "prefix", GDS_STATUS_INVALID_INFO,
+                "storage_info level '%s' is unknown (known: memory, cache, prefix)", value.c_str());
+      level = value == "cache" ? GDS_LEVEL_CACHE : value == "prefix" ? GDS_LEVEL_PREFIX : GDS_LEVEL_NONE;
+    } else if (key == "copy_type") {
+      copy_type = value;  // GDS_create checks it as it checks an array's
+    } else if (key == "prefix") {
+      prefix = value;
+    } else {
+      return core::fail(GDS_STATUS_INVALID_INFO, func,
+                        "storage_info key '%s' is unknown (known: level, copy_type, prefix)", key.c_str());
+    }
+  }
+  GDS_CHECK(level != GDS_LEVEL_NONE || (copy_type.empty() && prefix.empty()), GDS_STATUS_INVALID_INFO,
+            "storage_info gives copy_type or prefix without level=cache or level=prefix");
+  if (level == GDS_LEVEL_NONE) return GDS_STATUS_OK;
+  GDS_CHECK(name != nullptr, GDS_STATUS_INVALID_INFO,
+            "storage_info level=%s needs the root CD's name: a restarted job finds its root CD by it",
+            level == GDS_LEVEL_CACHE ? "cache" : "prefix");
+  const std::size_t n = std::strlen(name);
+  GDS_CHECK(n >= 1 && n <= 48 && std::all_of(name, name + n, valid_name_char), GDS_STATUS_INVALID,
+            "name '%s' of a persisted root CD must be 1-48 letters, digits, '-', '_' or '.'", name);
+  GDS_CHECK(level != GDS_LEVEL_PREFIX || !prefix.empty() || std::getenv("GDS_PREFIX") != nullptr ||
+                std::getenv("SCR_PREFIX") != nullptr,
+            GDS_STATUS_INVALID_INFO, "storage_info level=prefix needs a prefix: GDS_PREFIX or the key prefix=<dir>");
+  auto dur = std::make_unique<Durable>();
+  dur->level = level;
+  dur->copy_type = copy_type;
+  dur->prefix = prefix;
+  *out = std::move(dur);
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t open_durable(const char *func, Domain &d) {
+  int same = MPI_UNEQUAL;
+  MPI_Comm_compare(d.comm, GDS_COMM_WORLD, &same);
+  GDS_CHECK(same == MPI_IDENT || same == MPI_CONGRUENT, GDS_STATUS_INVALID_COMM,
+            "a persisted root CD (storage_info level=cache or prefix) spans every process of the job, as a "
+            "checkpoint does; %s spans %d of them",
+            d.describe().c_str(), d.comm_size);
+  // The newest generation with a persisted version: generations are made in order.
+  int found = -1;
+  std::size_t capacity = 0;
+  for (int g = 0; g < kGenerations; ++g) {
+    GDS_persisted_t p{};
+    const std::string name = store_name(d, g);
+    GDS_TRY(GDS_restart_query(name.c_str(), &p));
+    if (p.found == 0) break;
+    found = g;
+    const char *c = std::strstr(p.holds, " capacity ");
+    capacity = c != nullptr ? std::strtoull(c + 10, nullptr, 10) : 0;
+  }
+  if (found < 0) return GDS_STATUS_OK;  // a fresh start: the store is made at the first advance
+  GDS_CHECK(capacity >= sizeof(Header) && capacity <= (std::size_t{1} << 50), GDS_STATUS_UNRECOVERABLE,
+            "the persisted point of %s is damaged: its store's label gives no capacity", d.describe().c_str());
+  GDS_TRY(create_store(func, d, found, capacity, false));
+  GDS_restart_info_t ri{};
+  GDS_status_t local = GDS_get_restart_info(d.durable->store, &ri);
+  if (local == GDS_STATUS_OK && ri.restarted == 0) {
+    core::log(core::Level::warning, func, "%s: its persisted point could not be read; it starts afresh",
+              d.describe().c_str());
+    return GDS_STATUS_OK;
+  }
+  if (local == GDS_STATUS_OK) local = read_row(func, d);
+  GDS_TRY(core::agree(func, d.comm, local));
+  d.restored = true;
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t take_restarted_ranges(const char *func, Domain &d, const GDS_cd_range_t *ranges, int count) {
+  if (d.durable == nullptr || !d.durable->restarting) return GDS_STATUS_OK;
+  Durable &s = *d.durable;
+  for (int i = 0; i < count; ++i) {
+    const std::size_t k = s.next_range + static_cast<std::size_t>(i);
+    if (k >= s.restart.size()) break;
+    GDS_CHECK(s.restart[k].length == ranges[i].length, GDS_STATUS_INVALID,
+              "ranges[%d]: %s restarted from a point whose range %zu has %llu bytes, and this range has %zu: a "
+              "restarted program adds the ranges of its root CD in the order and with the lengths of the run that "
+              "persisted them",
+              i, d.describe().c_str(), k, static_cast<unsigned long long>(s.restart[k].length), ranges[i].length);
+  }
+  for (int i = 0; i < count && s.next_range < s.restart.size(); ++i, ++s.next_range) {
+    const Durable::Saved &saved = s.restart[s.next_range];
+    if (saved.present) std::memcpy(ranges[i].address, s.buffer.data() + saved.at, saved.length);
+  }
+  return GDS_STATUS_OK;
+}
+
+void note_ranges(Domain &d, const GDS_cd_range_t *ranges, int count) {
+  if (d.durable == nullptr) return;
+  Durable &s = *d.durable;
+  for (int i = 0; i < count; ++i) {  // a range added again (promoted) keeps its place
+    const std::pair<std::uintptr_t, std::size_t> r(reinterpret_cast<std::uintptr_t>(ranges[i].address),
+                                                   ranges[i].length);
+    if (s.known.insert(r).second) s.order.push_back(r);
+  }
+}
+
+GDS_status_t take_restarted_file(const char *func, Domain &d, int fd) {
+  if (d.durable == nullptr) return GDS_STATUS_OK;
+  Durable &s = *d.durable;
+  if (s.restarting && s.next_file < s.restart_files.size()) {
+    const std::int64_t off = s.restart_files[s.next_file];
+    GDS_CHECK(off < 0 || ::lseek(fd, static_cast<off_t>(off), SEEK_SET) == static_cast<off_t>(off), GDS_STATUS_INVALID,
+              "fd %d: %s restarted with its position %lld, which it cannot take", fd, d.describe().c_str(),
+              static_cast<long long>(off));
+    ++s.next_file;
+  }
+  s.files.push_back(fd);
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t persist_point(const char *func, Domain &d) {
+  Durable &s = *d.durable;
+  s.restarting = false;
+  std::vector<std::byte> row = make_row(d);
+  std::uint64_t need[1] = {row.size()};
+  GDS_TRY(core::agree(func, d.comm, GDS_STATUS_OK, need));  // the largest row
+  if (s.store == GDS_NULL || need[0] > s.buffer.size()) {   // the first point, or one that outgrew the store
+    std::size_t capacity = kBaseCapacity;
+    while (capacity < need[0]) capacity *= 2;
+    const int next = s.generation + 1;
+    GDS_CHECK(next < kGenerations, GDS_STATUS_NOMEM, "%s has outgrown its store %d times", d.describe().c_str(),
+              next);
+    free_store(s);
+    GDS_TRY(create_store(func, d, next, capacity, true));
+  }
+  std::memcpy(s.buffer.data(), row.data(), row.size());
+  std::memset(s.buffer.data() + row.size(), 0, s.buffer.size() - row.size());
+  const std::string label = "cd point " + std::to_string(s.points + 1) + " capacity " + std::to_string(s.buffer.size());
+  const GDS_status_t st = GDS_version_inc(s.store, 1, label.data(), label.size());
+  GDS_CHECK(st == GDS_STATUS_OK, st, "the persisted point of %s was not made: %s", d.describe().c_str(),
+            GDS_status_string(st));
+  ++s.points;
+  return GDS_STATUS_OK;
+}
+
+void close_durable(Domain &d) {
+  if (d.durable != nullptr) free_store(*d.durable);
+}
+
+}  // namespace gds::cd
