@@ -103,7 +103,7 @@ void create_commit() {
                            })) /
                    kCollective);
   }
-  row("create + commit, collective CD (2 procs)", median(ours), median(base), "allreduce", "~3 (dup+2 agree)");
+  row("create + commit, collective CD (2 procs)", median(ours), median(base), "allreduce", "2 allreduces (create, commit agree)");
 }
 
 void memory(std::size_t bytes, int reps) {

@@ -135,7 +135,12 @@ typedef GDS_status_t (*GDS_cd_handler_func_t)(GDS_cd_t cd, GDS_gds_t gds, GDS_er
  *
  * \param[in] parent the enclosing CD, GDS_CD_CURRENT, or GDS_CD_NULL for a root
  * \param[in] comm MPI_COMM_SELF (per-process CD) or a communicator whose
- *            processes all belong to the parent's; duplicated
+ *            processes all belong to the parent's. Collective CDs agree
+ *            over a duplicate of it, made by the first CD over it and
+ *            cached on it (freed with it, or by GDS_finalize()): collective
+ *            CDs over one communicator are created, advanced, restored and
+ *            committed in one order on every process, as MPI's collectives
+ *            over it are (from one thread at a time)
  * \param[in] name a root CD's name, unique among live roots of this process
  *            (NULL: unnamed); must be NULL for a child
  * \param[in] storage_info NULL, "" or "key=value" pairs separated by ';'

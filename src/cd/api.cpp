@@ -143,25 +143,21 @@ GDS_API GDS_status_t GDS_cd_create(GDS_cd_t parent, MPI_Comm comm, const char *n
     return GDS_STATUS_OK;
   };
   GDS_status_t local = check();
+  MPI_Comm inner = MPI_COMM_SELF;
   if (size > 1) {
+    GDS_TRY(inner_comm(__func__, comm, &inner));  // every process: comm is valid (checked above)
     gds::core::Signature sig;
     sig.add(static_cast<std::uint64_t>(Op::create));
     sig.add(static_cast<std::uint64_t>(logging));
     const std::string_view n(name != nullptr ? name : "");
     sig.add(n.data(), n.size());
     sig.add(static_cast<std::uint64_t>(p != nullptr ? p->depth + 1 : 0));
-    GDS_TRY(gds::core::agree(__func__, comm, local, sig.value()));
+    GDS_TRY(gds::core::agree(__func__, inner, local, sig.value()));
   } else {
     GDS_TRY(local);
   }
   auto d = std::make_unique<Domain>();
-  if (size > 1) {
-    MPI_Comm dup = MPI_COMM_NULL;
-    GDS_MPI(MPI_Comm_dup(comm, &dup));
-    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-    d->comm_owned = gds::core::Comm(dup);
-    d->comm = dup;
-  }
+  d->comm = inner;
   d->comm_size = size;
   d->parent = p.get();
   d->depth = p != nullptr ? p->depth + 1 : 0;

@@ -26,6 +26,55 @@ Domain::~Domain() {
   for (LogEntry &e : log) std::free(e.data);
 }
 
+namespace {
+// Collective CDs agree over a duplicate of the program's communicator, made
+// once per communicator (its first collective CD) and cached on it as an
+// attribute, so a CD costs no MPI_Comm_dup; freed with the communicator, or
+// at GDS_finalize. inner -> the program's communicator.
+int g_keyval = MPI_KEYVAL_INVALID;
+std::map<MPI_Comm, MPI_Comm> g_inner;
+
+int delete_inner(MPI_Comm, int, void *value, void *) {
+  std::lock_guard lock(g_mutex);
+  auto *inner = static_cast<MPI_Comm *>(value);
+  g_inner.erase(*inner);
+  MPI_Comm_free(inner);
+  delete inner;
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+GDS_status_t inner_comm(const char *func, MPI_Comm comm, MPI_Comm *out) {
+  if (g_keyval == MPI_KEYVAL_INVALID)
+    GDS_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_inner, &g_keyval, nullptr));
+  void *value = nullptr;
+  int found = 0;
+  GDS_MPI(MPI_Comm_get_attr(comm, g_keyval, &value, &found));
+  if (found != 0) {
+    *out = *static_cast<MPI_Comm *>(value);
+    return GDS_STATUS_OK;
+  }
+  auto inner = std::make_unique<MPI_Comm>(MPI_COMM_NULL);
+  GDS_MPI(MPI_Comm_dup(comm, inner.get()));
+  MPI_Comm_set_errhandler(*inner, MPI_ERRORS_RETURN);
+  const int rc = MPI_Comm_set_attr(comm, g_keyval, inner.get());
+  if (rc != MPI_SUCCESS) {
+    MPI_Comm_free(inner.get());
+    return core::mpi_fail(func, "MPI_Comm_set_attr", rc);
+  }
+  *out = *inner;
+  g_inner[*inner] = comm;
+  (void)inner.release();
+  return GDS_STATUS_OK;
+}
+
+void free_inner_comms() {
+  const std::map<MPI_Comm, MPI_Comm> all = g_inner;
+  for (const auto &[inner, comm] : all) MPI_Comm_delete_attr(comm, g_keyval);  // delete_inner frees it
+  g_inner.clear();
+  if (g_keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&g_keyval);
+}
+
 std::string Domain::describe() const {
   if (!name.empty()) return "CD '" + name + "'";
   return "CD #" + std::to_string(static_cast<std::uint32_t>(handle)) + " (depth " + std::to_string(depth) + ")";

@@ -133,8 +133,7 @@ struct Domain {
   std::vector<Domain *> children;  // live (uncommitted) children
   std::size_t children_ever = 0;   // children created so far (siblings decide log merging)
   std::thread::id owner;
-  core::Comm comm_owned;  // the duplicate, for a collective CD
-  MPI_Comm comm = MPI_COMM_SELF;
+  MPI_Comm comm = MPI_COMM_SELF;  // a collective CD's: inner_comm() of the program's
   int comm_size = 1;
   bool logging = false;
   std::string name;  // roots only
@@ -175,6 +174,13 @@ void end(Domain &d);
 Domain *current();
 // The calling thread's stack made to end at d (d's thread calls this).
 void make_current(Domain &d);
+// The duplicate of `comm` that collective CDs over it agree on: made by the
+// first (collective, MPI_Comm_dup), cached on comm. Collective CDs over one
+// communicator are created and ended in one order on every process, as MPI's
+// collectives over it are.
+GDS_status_t inner_comm(const char *func, MPI_Comm comm, MPI_Comm *out);
+// At GDS_finalize: every cached duplicate freed.
+void free_inner_comms();
 // Whether a root of this name is live.
 bool root_name_taken(const std::string &name);
 // Every live domain (GDS_finalize ends them).

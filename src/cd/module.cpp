@@ -79,6 +79,7 @@ class Cd final : public core::Module {
       core::log(core::Level::warning, "GDS_finalize", "%zu containment domain(s) were never committed; ended",
                 all.size());
     for (auto &d : all) end(*d);
+    free_inner_comms();
     errors::set_enclosing_scopes(nullptr);
     core::set_collective_guard(nullptr);
   }
