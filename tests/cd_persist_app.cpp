@@ -2,8 +2,9 @@
 // app_test.py (the protocol of the mini-applications: ANSWER, RECOVERED, RESTARTED).
 //
 // Every process holds a different amount of state: a vector of 1000 + 37 * rank doubles, none on
-// rank 1 (an empty part), the step and an accumulator, and a log file whose position the root
-// preserves. The root spans every process; it advances (and so persists its point) every
+// rank 1 (an empty part), the step and an accumulator, a log file whose position the root
+// preserves, and its part of a GDS array of 64 * processes + 5 elements (uneven blocks) whose
+// whole box the root preserves (a new job allocates it afresh: the root's point refills it). The root spans every process; it advances (and so persists its point) every
 // --every steps. Each step is a per-process child CD preserving what the step changes; the step
 // has a global sum (an allreduce, outside the child) and a local update checked by its own
 // checksum.
@@ -105,6 +106,23 @@ int main(int argc, char **argv) {
   if (!v.empty()) ranges.push_back({v.data(), v.size() * sizeof(double), GDS_CD_READ_WRITE, GDS_CD_GLOBAL});
   check(GDS_cd_preserve(root, GDS_CD_VIA_COPY, ranges.data(), int(ranges.size()), nullptr, nullptr), "preserve");
   check(GDS_cd_preserve_file(root, fd), "preserve_file");
+  // The field: every process adds to its own part each step.
+  GDS_gds_t field = GDS_NULL;
+  const GDS_size_t count = 64 * GDS_size_t(nprocs) + 5, lo0 = 0, last = count - 1;
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, GDS_COPY_TYPE_KEY, "NONE");  // the array itself is not persisted: the root's point is
+  check(GDS_alloc(1, &count, nullptr, MPI_DOUBLE, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &field), "GDS_alloc");
+  MPI_Info_free(&info);
+  GDS_size_t own_lo = 0, own_hi = 0;
+  int owns = 0;
+  check(GDS_distribution(field, rank, &own_lo, &own_hi, &owns), "GDS_distribution");
+  std::vector<double> part(owns ? own_hi - own_lo + 1 : 0);
+  for (std::size_t i = 0; i < part.size(); ++i) part[i] = double(own_lo + i);
+  if (owns) check(GDS_put(part.data(), nullptr, &own_lo, &own_hi, field), "GDS_put");
+  check(GDS_fence(field), "GDS_fence");
+  check(GDS_cd_preserve_box(root, GDS_CD_VIA_COPY, field, &lo0, &last, GDS_CD_READ_WRITE, nullptr, nullptr),
+        "preserve_box");
   if (restarted && rank == 0) std::printf("RESTARTED from=step %d\n", step);
 
   bool struck = false;
@@ -131,11 +149,21 @@ int main(int argc, char **argv) {
       std::printf("RECOVERED flip step=%d from=child CD on rank %d\n", step, rank);
     }
     acc += total(v);
+    if (owns) {  // the field's own part, through GDS
+      check(GDS_get(part.data(), nullptr, &own_lo, &own_hi, field), "GDS_get");
+      check(GDS_wait(field), "GDS_wait");
+      for (double &x : part) x = 0.5 * x + step;
+      check(GDS_put(part.data(), nullptr, &own_lo, &own_hi, field), "GDS_put");
+      check(GDS_wait(field), "GDS_wait");
+    }
     char line[64];
     const int n = std::snprintf(line, sizeof line, "step %d acc %.17g\n", step, acc);
     if (::write(fd, line, std::size_t(n)) != n) MPI_Abort(MPI_COMM_WORLD, 3);
     ++step;
     check(GDS_cd_commit(&child), "child commit");
+    // The root's box READ_WRITE again (an advance demotes it), so the next advance refreshes it.
+    check(GDS_cd_preserve_box(root, GDS_CD_VIA_COPY, field, &lo0, &last, GDS_CD_READ_WRITE, nullptr, nullptr),
+          "preserve_box");
   }
 
   // The log file's content up to its position (a rerun overwrote what followed the persisted one).
@@ -146,11 +174,16 @@ int main(int argc, char **argv) {
   for (char c : content) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
   ::close(fd);
   ::unlink(log.c_str());
-  double mine = acc + total(v), sum = 0.0;
+  check(GDS_fence(field), "GDS_fence");
+  std::vector<double> all(count);
+  check(GDS_get(all.data(), nullptr, &lo0, &last, field), "GDS_get");
+  check(GDS_wait(field), "GDS_wait");
+  double mine = acc + total(v) + (rank == 0 ? total(all) : 0.0), sum = 0.0;
   unsigned long long hashes = 0;
   MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, GDS_COMM_WORLD);
   MPI_Reduce(&hash, &hashes, 1, MPI_UNSIGNED_LONG_LONG, MPI_BXOR, 0, GDS_COMM_WORLD);
   check(GDS_cd_commit(&root), "GDS_cd_commit");
+  check(GDS_free(&field), "GDS_free");
   if (rank == 0) std::printf("STEPS %d\nANSWER %.17g %016llx\n", steps, sum, hashes);
   check(GDS_finalize(), "GDS_finalize");
   return 0;

@@ -129,9 +129,13 @@ typedef GDS_status_t (*GDS_cd_handler_func_t)(GDS_cd_t cd, GDS_gds_t gds, GDS_er
  * and each add call via copy, in the same order with the same lengths, first
  * writes the persisted bytes into the program's ranges (another length:
  * GDS_STATUS_INVALID, nothing changed), and GDS_cd_preserve_file() sets the
- * file's position. A persisted root spans every process of the job; its
- * entries are memory ranges and files (an array box is refused: an array
- * persists through its own settings and restarts in GDS_alloc()).
+ * file's position, and each GDS_cd_preserve_box(), in the same order for
+ * the same box of an array of the same shape, first writes this process's
+ * persisted part into the array. A persisted root spans every process of the
+ * job. Its point holds, per process, its ranges and its part of every box
+ * (a full copy of the part, whatever changed), so the arrays need no
+ * persistence of their own; a box of a GDS_create() array is refused (its
+ * buffer is the program's memory: preserve it as a range).
  *
  * \param[in] parent the enclosing CD, GDS_CD_CURRENT, or GDS_CD_NULL for a root
  * \param[in] comm MPI_COMM_SELF (per-process CD) or a communicator whose

@@ -303,11 +303,6 @@ GDS_API GDS_status_t GDS_cd_preserve_box(GDS_cd_t cd, GDS_cd_via_t via, GDS_gds_
   gds::core::Cursor *cursor = nullptr;
   GDS_TRY(gds::core::resolve(__func__, gds, &cursor));
   GDS_REQUIRE(cursor->at_current, GDS_STATUS_NOT_CURRENT, "gds is at an old version: a CD preserves the current one");
-  GDS_REQUIRE(d->durable == nullptr, GDS_STATUS_INVALID,
-              "%s is persisted (storage_info level=cache or prefix), which holds memory ranges and files: an array "
-              "persists through its own settings (GDS_COPY_TYPE, GDS_PREFIX) and restarts in GDS_alloc; preserve its "
-              "box in a child CD",
-              d->describe().c_str());
   return add_box(__func__, *d, via, *cursor->array, lo, hi, access, regen, context);
 } GDS_API_CATCH
 

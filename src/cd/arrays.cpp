@@ -230,6 +230,18 @@ GDS_status_t add_box(const char *func, Domain &d, GDS_cd_via_t via, core::Array 
     return GDS_STATUS_OK;
   };
   local = check();
+  if (local == GDS_STATUS_OK && d.durable != nullptr && a.blocks == nullptr)
+    local = core::fail(GDS_STATUS_INVALID, func,
+                       "array #%llu was made by GDS_create: its buffer is the application's memory, which %s "
+                       "persists through GDS_cd_preserve()",
+                       static_cast<unsigned long long>(a.id), d.describe().c_str());
+  // A restarted persisted root: the box's next saved part, checked before the agreement.
+  const BoxImage *saved = nullptr;
+  if (local == GDS_STATUS_OK && d.durable != nullptr && d.durable->restarting &&
+      d.durable->next_box < d.durable->restart_boxes.size()) {
+    saved = &d.durable->restart_boxes[d.durable->next_box];
+    local = check_restarted_box(func, d, a, via, Dims(lo, lo + a.ndims()), Dims(hi, hi + a.ndims()), *saved);
+  }
   auto b = std::make_unique<BoxEntry>();
   if (local == GDS_STATUS_OK) {
     b->primary = a.primary;
@@ -246,6 +258,12 @@ GDS_status_t add_box(const char *func, Domain &d, GDS_cd_via_t via, core::Array 
   }
   if (!d.per_process()) GDS_TRY(core::agree(func, d.comm, local));
   else GDS_TRY(local);
+  if (saved != nullptr) {  // its persisted part back into the array first (then preserved as usual)
+    ++d.durable->next_box;
+    local = saved->copy && saved->has_part ? write_part(func, a, saved->plo, saved->phi, saved->data.data()) : GDS_STATUS_OK;
+    if (!d.per_process()) GDS_TRY(core::agree(func, d.comm, local));
+    else GDS_TRY(local);
+  }
   // The same box added again the same way is relabelled, not copied again
   // (READ_WRITE promotes it: the next advance refreshes it).
   for (auto &e : d.boxes)
@@ -262,6 +280,40 @@ GDS_status_t add_box(const char *func, Domain &d, GDS_cd_via_t via, core::Array 
     }
   }
   d.boxes.push_back(std::move(b));
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t box_images(const char *func, const Domain &d, std::vector<BoxImage> *out) {
+  out->clear();
+  for (const auto &b : d.boxes) {
+    BoxImage im;
+    im.lo = b->lo;
+    im.hi = b->hi;
+    im.copy = b->via == GDS_CD_VIA_COPY && alive(*b);
+    im.esize = alive(*b) ? b->array->type->extent : 0;
+    if (im.copy && b->has_part) {
+      im.has_part = true;
+      im.plo = b->part_lo;
+      im.phi = b->part_hi;
+      GDS_TRY(read_part(func, d, *b, b->part_lo, b->part_hi, &im.data));
+    }
+    out->push_back(std::move(im));
+  }
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t check_restarted_box(const char *func, const Domain &d, const core::Array &a, GDS_cd_via_t via,
+                                 const Dims &lo, const Dims &hi, const BoxImage &saved) {
+  Dims plo, phi;
+  const bool part = own_part(a, lo, hi, &plo, &phi) && via == GDS_CD_VIA_COPY;
+  const bool same = saved.copy == (via == GDS_CD_VIA_COPY) && saved.lo == lo && saved.hi == hi && saved.esize == a.type->extent &&
+                    saved.has_part == part && (!part || (saved.plo == plo && saved.phi == phi &&
+                                                         saved.data.size() == part_bytes(a, plo, phi)));
+  GDS_CHECK(same, GDS_STATUS_INVALID,
+            "%s restarted from a point whose box %zu differs from this one (its bounds, element size, or this "
+            "process's part of it): a restarted program adds the boxes of its root CD in the order of the run that "
+            "persisted them, of arrays of the same shape over the same processes",
+            d.describe().c_str(), d.durable->next_box);
   return GDS_STATUS_OK;
 }
 

@@ -99,6 +99,16 @@ struct BoxEntry {
   void *context = nullptr;
 };
 
+// This process's part of a box in a persisted point.
+struct BoxImage {
+  core::Dims lo, hi;    // the box
+  core::Dims plo, phi;  // this process's part of it, if has_part
+  bool copy = false;    // preserved via copy (else via regen: nothing saved)
+  bool has_part = false;
+  std::uint64_t esize = 0;
+  std::vector<std::byte> data;  // the part, packed in storage order
+};
+
 // A root CD whose point in time is persisted (durable.cpp).
 struct Durable {
   int level = 0;                 // GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX
@@ -119,7 +129,8 @@ struct Durable {
   bool restarting = false;
   std::vector<Saved> restart;
   std::vector<std::int64_t> restart_files;
-  std::size_t next_range = 0, next_file = 0;
+  std::vector<BoxImage> restart_boxes;
+  std::size_t next_range = 0, next_file = 0, next_box = 0;
 };
 
 struct LogEntry {
@@ -234,6 +245,11 @@ GDS_status_t check_contained(const char *func, Domain &d);
 GDS_status_t restore_boxes(const char *func, Domain &d);
 void commit_boxes_into_parent(Domain &d);
 GDS_status_t advance_boxes(const char *func, Domain &d);
+// This process's part of each of d's boxes, in the order they were added (a persisted point).
+GDS_status_t box_images(const char *func, const Domain &d, std::vector<BoxImage> *out);
+// Whether this process's part of this array's box matches a restarted point's image (local).
+GDS_status_t check_restarted_box(const char *func, const Domain &d, const core::Array &a, GDS_cd_via_t via,
+                                 const core::Dims &lo, const core::Dims &hi, const BoxImage &saved);
 // Whether a live CD preserves a box of this array (GDS_free refuses it).
 bool preserves(const core::Array &a);
 // Releases the boxes of a CD that ends (its pinned versions, snapshots).

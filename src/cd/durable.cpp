@@ -6,8 +6,9 @@
 // by the persist module like any array (the cache with its copy type, the
 // prefix). Every advance of the root writes the root's point in time into
 // this process's row: the ranges the root itself was given via copy, in the
-// order the program added them (the order is the key, as FTI's ids are), and
-// the positions of its files. Rows differ in size between processes; the
+// order the program added them (the order is the key, as FTI's ids are), the
+// positions of its files, and its part of each box of an array (read from
+// the version the advance pinned). Rows differ in size between processes; the
 // store's capacity is the largest, rounded up to a power of two from 64 KiB
 // (each version's label records it). A point that outgrows it goes to the
 // next generation k (a new array): the old one stays readable until the new
@@ -17,7 +18,8 @@
 // the newest generation with a persisted version (GDS_restart_query),
 // restarts its store inside GDS_create, and checks every row. Its add calls
 // via copy then take their bytes from the persisted point, in order, before
-// preserving them as usual; GDS_cd_restored() says 1 once.
+// preserving them as usual (a box: its part written into the array);
+// GDS_cd_restored() says 1 once.
 #include <algorithm>
 #include <cstring>
 #include <unistd.h>
@@ -39,16 +41,51 @@ constexpr std::uint64_t kMagic = 0x314d494443534447ULL;  // "GDSCDIM1"
 constexpr std::size_t kBaseCapacity = std::size_t{64} << 10;
 constexpr int kGenerations = 64;
 
-// A row: Header, then per range {u64 length, u64 present}, then per file
-// {i64 offset}, then the present ranges' bytes in order.
+// A row: Header, then the table (per range {u64 length, u64 present}, per
+// file {i64 offset}, per box {u64 ndims, esize, copy, has_part, bytes, then
+// lo, hi, part lo, part hi: ndims u64 each}), then the present ranges' bytes
+// and the boxes' parts, in order.
 struct Header {
   std::uint64_t magic;
   std::uint64_t point;   // advances persisted so far, this one included
   std::uint64_t ranges;  // entries
   std::uint64_t files;
+  std::uint64_t boxes;
   std::uint64_t bytes;   // the row's total size, header included
   std::uint32_t crc;     // crc32c of the row after the header
   std::uint32_t zero;
+};
+constexpr std::uint64_t kMaxDims = 64;
+
+// Appends to a row.
+struct Writer {
+  std::vector<std::byte> &row;
+  void u64(std::uint64_t v) { bytes(&v, sizeof v); }
+  void dims(const core::Dims &d, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) u64(i < d.size() ? d[i] : 0);
+  }
+  void bytes(const void *p, std::size_t n) {
+    const auto *b = static_cast<const std::byte *>(p);
+    row.insert(row.end(), b, b + n);
+  }
+};
+
+// Reads a row's table, failing (false) past its end.
+struct Reader {
+  const std::byte *row;
+  std::uint64_t at, end;
+  bool u64(std::uint64_t *v) {
+    if (end - at < sizeof *v) return false;
+    std::memcpy(v, row + at, sizeof *v);
+    at += sizeof *v;
+    return true;
+  }
+  bool dims(core::Dims *d, std::uint64_t n) {
+    d->resize(n);
+    for (auto &x : *d)
+      if (!u64(&x)) return false;
+    return true;
+  }
 };
 
 std::string store_name(const Domain &d, int generation) {
@@ -97,65 +134,104 @@ GDS_status_t read_row(const char *func, Domain &d) {
   const std::byte *row = s.buffer.data();
   Header h{};
   std::memcpy(&h, row, sizeof h);
-  GDS_CHECK(h.magic == kMagic, GDS_STATUS_UNRECOVERABLE,
-            "the persisted point of %s is damaged: its row does not begin with a CD header", d.describe().c_str());
-  const std::uint64_t table = sizeof h;
-  GDS_CHECK(h.bytes >= table && h.bytes <= s.buffer.size() && h.ranges <= (h.bytes - table) / 16 &&
-                h.files <= (h.bytes - table - h.ranges * 16) / 8,
-            GDS_STATUS_UNRECOVERABLE,
-            "the persisted point of %s is damaged: its row claims %llu bytes, %llu ranges, %llu files in %zu bytes",
-            d.describe().c_str(), static_cast<unsigned long long>(h.bytes), static_cast<unsigned long long>(h.ranges),
-            static_cast<unsigned long long>(h.files), s.buffer.size());
-  GDS_CHECK(core::crc32c(row + table, h.bytes - table) == h.crc, GDS_STATUS_UNRECOVERABLE,
-            "the persisted point of %s is damaged: its row's checksum does not match", d.describe().c_str());
-  std::uint64_t at = table + h.ranges * 16 + h.files * 8;
-  s.restart.clear();
-  for (std::uint64_t i = 0; i < h.ranges; ++i) {
-    std::uint64_t e[2];
-    std::memcpy(e, row + table + i * 16, sizeof e);
-    Durable::Saved saved{e[0], e[1] != 0, at};
-    if (saved.present) {
-      GDS_CHECK(saved.length <= h.bytes - at, GDS_STATUS_UNRECOVERABLE,
-                "the persisted point of %s is damaged: range %llu runs past its row", d.describe().c_str(),
-                static_cast<unsigned long long>(i));
-      at += saved.length;
-    }
-    s.restart.push_back(saved);
+  const auto damaged = [&](const char *why) {
+    return core::fail(GDS_STATUS_UNRECOVERABLE, func, "the persisted point of %s is damaged: %s", d.describe().c_str(),
+                      why);
+  };
+  if (h.magic != kMagic) return damaged("its row does not begin with a CD header");
+  if (h.bytes < sizeof h || h.bytes > s.buffer.size()) return damaged("its row's size is out of range");
+  if (core::crc32c(row + sizeof h, h.bytes - sizeof h) != h.crc) return damaged("its row's checksum does not match");
+  Reader in{row, sizeof h, h.bytes};
+  if (h.ranges > h.bytes / 16 || h.files > h.bytes / 8 || h.boxes > h.bytes / 40)
+    return damaged("its row claims more entries than it holds");
+  std::vector<std::pair<std::uint64_t, bool>> ranges(h.ranges);
+  for (auto &[length, present] : ranges) {
+    std::uint64_t p = 0;
+    if (!in.u64(&length) || !in.u64(&p)) return damaged("its table is cut");
+    present = p != 0;
   }
   s.restart_files.resize(h.files);
-  std::memcpy(s.restart_files.data(), row + table + h.ranges * 16, h.files * 8);
+  for (auto &f : s.restart_files) {
+    std::uint64_t v = 0;
+    if (!in.u64(&v)) return damaged("its table is cut");
+    f = static_cast<std::int64_t>(v);
+  }
+  struct Box {
+    BoxImage im;
+    std::uint64_t bytes;
+  };
+  std::vector<Box> boxes(h.boxes);
+  for (Box &b : boxes) {
+    std::uint64_t n = 0, copy = 0, part = 0;
+    if (!in.u64(&n) || !in.u64(&b.im.esize) || !in.u64(&copy) || !in.u64(&part) || !in.u64(&b.bytes) ||
+        n == 0 || n > kMaxDims || !in.dims(&b.im.lo, n) || !in.dims(&b.im.hi, n) || !in.dims(&b.im.plo, n) ||
+        !in.dims(&b.im.phi, n))
+      return damaged("a box's entry is cut or malformed");
+    b.im.copy = copy != 0;
+    b.im.has_part = part != 0;
+  }
+  // The payload, in order.
+  s.restart.clear();
+  for (const auto &[length, present] : ranges) {
+    if (present && length > in.end - in.at) return damaged("a range runs past its row");
+    s.restart.push_back(Durable::Saved{length, present, in.at});
+    if (present) in.at += length;
+  }
+  s.restart_boxes.clear();
+  for (Box &b : boxes) {
+    if (b.bytes > in.end - in.at) return damaged("a box runs past its row");
+    b.im.data.assign(row + in.at, row + in.at + b.bytes);
+    in.at += b.bytes;
+    s.restart_boxes.push_back(std::move(b.im));
+  }
   s.points = h.point;
-  s.next_range = s.next_file = 0;
+  s.next_range = s.next_file = s.next_box = 0;
   s.restarting = true;
   return GDS_STATUS_OK;
 }
 
 // This process's row of the root's point in time now.
-std::vector<std::byte> make_row(const Domain &d) {
+GDS_status_t make_row(const char *func, const Domain &d, std::vector<std::byte> *out) {
   const Durable &s = *d.durable;
-  std::vector<std::byte> row(sizeof(Header) + s.order.size() * 16 + s.files.size() * 8);
-  std::size_t at = sizeof(Header);
+  std::vector<BoxImage> boxes;
+  GDS_TRY(box_images(func, d, &boxes));
+  std::vector<std::byte> &row = *out;
+  row.assign(sizeof(Header), std::byte{0});
+  Writer w{row};
+  std::vector<bool> present;
   for (const auto &[lo, n] : s.order) {
-    const bool present = preserved_by_copy(d, lo, lo + n);
-    const std::uint64_t e[2] = {n, present ? 1u : 0u};
-    std::memcpy(row.data() + at, e, sizeof e);
-    at += sizeof e;
-    if (present) {
-      const std::size_t data = row.size();
-      row.resize(data + n);
-      (void)copy_preserved("GDS_cd_advance", d, lo, lo + n, row.data() + data);
-    }
+    present.push_back(preserved_by_copy(d, lo, lo + n));
+    w.u64(n);
+    w.u64(present.back() ? 1 : 0);
   }
   for (int fd : s.files) {
     auto it = d.files.find(fd);
-    const std::int64_t off = it == d.files.end() ? -1 : static_cast<std::int64_t>(it->second);
-    std::memcpy(row.data() + at, &off, sizeof off);
-    at += sizeof off;
+    w.u64(static_cast<std::uint64_t>(it == d.files.end() ? std::int64_t{-1} : static_cast<std::int64_t>(it->second)));
   }
-  Header h{kMagic, s.points + 1, s.order.size(), s.files.size(), row.size(), 0, 0};
+  for (const BoxImage &b : boxes) {
+    const std::size_t n = b.lo.size();
+    w.u64(n);
+    w.u64(b.esize);
+    w.u64(b.copy ? 1 : 0);
+    w.u64(b.has_part ? 1 : 0);
+    w.u64(b.data.size());
+    w.dims(b.lo, n);
+    w.dims(b.hi, n);
+    w.dims(b.plo, n);
+    w.dims(b.phi, n);
+  }
+  for (std::size_t i = 0; i < s.order.size(); ++i) {
+    if (!present[i]) continue;
+    const auto [lo, n] = s.order[i];
+    const std::size_t at = row.size();
+    row.resize(at + n);
+    GDS_TRY(copy_preserved(func, d, lo, lo + n, row.data() + at));
+  }
+  for (const BoxImage &b : boxes) w.bytes(b.data.data(), b.data.size());
+  Header h{kMagic, s.points + 1, s.order.size(), s.files.size(), boxes.size(), row.size(), 0, 0};
   h.crc = core::crc32c(row.data() + sizeof h, row.size() - sizeof h);
   std::memcpy(row.data(), &h, sizeof h);
-  return row;
+  return GDS_STATUS_OK;
 }
 
 }  // namespace
@@ -294,9 +370,10 @@ GDS_status_t take_restarted_file(const char *func, Domain &d, int fd) {
 GDS_status_t persist_point(const char *func, Domain &d) {
   Durable &s = *d.durable;
   s.restarting = false;
-  std::vector<std::byte> row = make_row(d);
+  std::vector<std::byte> row;
+  const GDS_status_t local = make_row(func, d, &row);
   std::uint64_t need[1] = {row.size()};
-  GDS_TRY(core::agree(func, d.comm, GDS_STATUS_OK, need));  // the largest row
+  GDS_TRY(core::agree(func, d.comm, local, need));  // the largest row
   if (s.store == GDS_NULL || need[0] > s.buffer.size()) {   // the first point, or one that outgrew the store
     std::size_t capacity = kBaseCapacity;
     while (capacity < need[0]) capacity *= 2;
