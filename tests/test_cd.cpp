@@ -85,6 +85,34 @@ TEST_F(Cd, ACollectiveCdRestoresABoxFromItsPinnedVersionAfterUnevenChanges) {
   EXPECT_EQ(cd, GDS_CD_NULL);
 }
 
+// A member of a version group is versioned by its group only: a collective CD preserves each
+// process's part of it instead, restored after different changes on each process, and advanced.
+TEST_F(Cd, ABoxOfAVersionGroupMemberIsPreservedByPartsAndRestored) {
+  GDS_group_t group = GDS_GROUP_NULL;
+  ASSERT_ALL_GDS_OK(GDS_group_create("cd-members", 1, &g, &group));
+  GDS_cd_t cd = GDS_CD_NULL;
+  ASSERT_ALL_GDS_OK(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &cd));
+  const Index blo = 0, bhi = n - 1;
+  ASSERT_ALL_GDS_OK(GDS_cd_preserve_box(cd, GDS_CD_VIA_COPY, g, &blo, &bhi, GDS_CD_READ_WRITE, nullptr, nullptr));
+  const std::vector<Value> before = all();
+  scribble_own(static_cast<Index>(rank) * 5 + 1, -9);
+  EXPECT_GDS_OK(GDS_fence(g));
+  ASSERT_ALL_GDS_OK(GDS_cd_restore(cd));
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_EQ(all(), before);
+  fill(4);
+  ASSERT_ALL_GDS_OK(GDS_cd_advance(cd));  // the point moves: the parts copied again
+  const std::vector<Value> moved = all();
+  scribble_own(3, -1);
+  EXPECT_GDS_OK(GDS_fence(g));
+  ASSERT_ALL_GDS_OK(GDS_cd_restore(cd));
+  EXPECT_GDS_OK(GDS_fence(g));
+  EXPECT_EQ(all(), moved);
+  ASSERT_ALL_GDS_OK(GDS_cd_commit(&cd));
+  EXPECT_GDS_OK(GDS_group_version_inc(group, 1, nullptr, 0));  // the group still versions it
+  EXPECT_GDS_OK(GDS_group_free(&group));
+}
+
 TEST_F(Cd, ThePinnedVersionSurvivesRetentionWhileTheCdLives) {
   GDS_cd_t cd = GDS_CD_NULL;
   ASSERT_ALL_GDS_OK(GDS_cd_create(GDS_CD_NULL, GDS_COMM_WORLD, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &cd));

@@ -221,6 +221,10 @@ GDS_status_t add_box(const char *func, Domain &d, GDS_cd_via_t via, core::Array 
               "array #%llu was made by GDS_create and %s does not span its processes: its buffer is the "
               "application's memory, preserve it with GDS_cd_preserve()",
               static_cast<unsigned long long>(a.id), d.describe().c_str());
+    GDS_CHECK(versions::state(a).group == nullptr || a.blocks != nullptr, GDS_STATUS_INVALID,
+              "array #%llu was made by GDS_create and is in a version group, which versions it: its buffer is the "
+              "application's memory, preserve it with GDS_cd_preserve()",
+              static_cast<unsigned long long>(a.id));
     if (via == GDS_CD_VIA_PARENT) {
       const Dims blo(lo, lo + a.ndims()), bhi(hi, hi + a.ndims());
       GDS_CHECK(find_holder(*d.parent, &a, blo, bhi) != nullptr, GDS_STATUS_NOT_PRESERVED,
@@ -252,7 +256,8 @@ GDS_status_t add_box(const char *func, Domain &d, GDS_cd_via_t via, core::Array 
     b->rw = access == GDS_CD_READ_WRITE;
     b->regen = regen;
     b->context = context;
-    b->versioned = spans(d, a) && !d.per_process();
+    // A member of a version group is versioned through its group only: a snapshot of each part.
+    b->versioned = spans(d, a) && !d.per_process() && versions::state(a).group == nullptr;
     b->has_part = own_part(a, b->lo, b->hi, &b->part_lo, &b->part_hi);
     b->writes_at = rma::writes_to(a);
   }
