@@ -543,6 +543,30 @@ TEST_F(Cd, ACollectiveInsideALoggedPerProcessCdIsRefused) {
   EXPECT_GDS_OK(GDS_cd_commit(&cd));
 }
 
+// Ranges that wrap around the address space are refused; one that cannot be held (2^63 bytes) is
+// refused without a crash, and nothing is preserved either way (sizes near 2^63 and 2^64).
+TEST_F(Cd, RangesThatWrapOrCannotBeHeldAreRefused) {
+  GDS_cd_t cd = GDS_CD_NULL;
+  ASSERT_GDS_OK(GDS_cd_create(GDS_CD_NULL, MPI_COMM_SELF, nullptr, nullptr, GDS_CD_LOGGING_DISABLED, &cd));
+  char x[16] = {};
+  const std::uintptr_t top = ~std::uintptr_t{0};
+  const GDS_cd_range_t wraps[] = {
+      {reinterpret_cast<void *>(top - 15), 32, GDS_CD_READ_WRITE, GDS_CD_GLOBAL},  // the last 16 bytes, and 16 more
+      {x, ~std::size_t{0}, GDS_CD_READ_WRITE, GDS_CD_GLOBAL},                     // 2^64 - 1 bytes from x
+  };
+  for (const GDS_cd_range_t &r : wraps)
+    EXPECT_EQ(GDS_cd_preserve(cd, GDS_CD_VIA_COPY, &r, 1, nullptr, nullptr), GDS_STATUS_INVALID);
+  const GDS_cd_range_t huge{x, std::size_t{1} << 63, GDS_CD_READ_WRITE, GDS_CD_GLOBAL};  // x is below 2^63
+  ASSERT_LT(reinterpret_cast<std::uintptr_t>(x), std::uintptr_t{1} << 63);
+  EXPECT_EQ(GDS_cd_preserve(cd, GDS_CD_VIA_COPY, &huge, 1, nullptr, nullptr), GDS_STATUS_NOMEM);
+  GDS_size_t bytes = 1;
+  EXPECT_GDS_OK(GDS_cd_get_preserved_bytes(cd, &bytes));
+  EXPECT_EQ(bytes, 0u);
+  const GDS_cd_range_t fine{x, sizeof x, GDS_CD_READ_WRITE, GDS_CD_GLOBAL};
+  EXPECT_GDS_OK(GDS_cd_preserve(cd, GDS_CD_VIA_COPY, &fine, 1, nullptr, nullptr));
+  EXPECT_GDS_OK(GDS_cd_commit(&cd));
+}
+
 // storage_info of a persisted root CD (level=cache or prefix): bad keys, levels, names and
 // communicators refused (test_cd_persist restarts one).
 TEST_F(Cd, BadStorageInfoOfAPersistedRootIsRefused) {
