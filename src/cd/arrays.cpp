@@ -352,6 +352,7 @@ GDS_status_t check_contained(const char *func, Domain &d) {
     }
     return GDS_STATUS_OK;
   };
+  if (d.children.empty()) return own(d);  // the common case, without a list
   std::vector<const Domain *> todo{&d};
   while (!todo.empty()) {
     const Domain *x = todo.back();

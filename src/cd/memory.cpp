@@ -95,6 +95,17 @@ bool preserved_readably(const Domain &d, std::uintptr_t a, std::uintptr_t b, boo
   return all && !*regen;
 }
 
+// Whether read_preserved(d, a, b) succeeds: every byte held by copy here or up the via-parent chain.
+bool readable(const Domain &d, std::uintptr_t a, std::uintptr_t b) {
+  bool all = true;
+  pieces(d.memory, a, b, [&](std::uintptr_t lo, std::uintptr_t hi, const MemEntry *e, std::uintptr_t) {
+    if (!all) return;
+    if (e == nullptr || e->via == GDS_CD_VIA_REGEN) all = false;
+    else if (e->via == GDS_CD_VIA_PARENT) all = d.parent != nullptr && readable(*d.parent, lo, hi);
+  });
+  return all;
+}
+
 }  // namespace
 
 GDS_status_t check_ranges(const char *func, const GDS_cd_range_t *ranges, int count, bool labels) {
@@ -287,19 +298,23 @@ GDS_status_t delete_ranges(const char *func, Domain &d, const GDS_cd_range_t *ra
 }
 
 GDS_status_t restore_memory(const char *func, Domain &d) {
-  // Read every via-parent entry first: a missing parent entry changes nothing.
-  std::vector<std::pair<std::uintptr_t, std::vector<std::byte>>> from_parent;
+  // Every via-parent entry must be readable before anything is written: a
+  // missing parent entry changes nothing. Then copies, then parents' bytes
+  // straight into place (entries of one CD do not overlap).
   for (const auto &[lo, e] : d.memory) {
     if (e.via != GDS_CD_VIA_PARENT) continue;
-    std::vector<std::byte> bytes(e.hi - lo);
     GDS_CHECK(d.parent != nullptr, GDS_STATUS_NOT_PRESERVED, "%s preserves bytes via a parent it no longer has",
               d.describe().c_str());
-    GDS_TRY(read_preserved(func, *d.parent, lo, e.hi, bytes.data()));
-    from_parent.emplace_back(lo, std::move(bytes));
+    GDS_CHECK(readable(*d.parent, lo, e.hi), GDS_STATUS_NOT_PRESERVED,
+              "%s preserves bytes [%p, %p) via its parent %s, which (or whose ancestors) no longer preserves them "
+              "other than by regeneration",
+              d.describe().c_str(), reinterpret_cast<void *>(lo), reinterpret_cast<void *>(e.hi),
+              d.parent->describe().c_str());
   }
   for (const auto &[lo, e] : d.memory)
     if (e.via == GDS_CD_VIA_COPY) std::memcpy(reinterpret_cast<void *>(lo), e.data.data(), e.data.size());
-  for (const auto &[lo, bytes] : from_parent) std::memcpy(reinterpret_cast<void *>(lo), bytes.data(), bytes.size());
+  for (const auto &[lo, e] : d.memory)
+    if (e.via == GDS_CD_VIA_PARENT) GDS_TRY(read_preserved(func, *d.parent, lo, e.hi, reinterpret_cast<std::byte *>(lo)));
   std::vector<const Regen *> called;
   for (const auto &[lo, e] : d.memory) {
     if (e.via != GDS_CD_VIA_REGEN || std::find(called.begin(), called.end(), e.regen.get()) != called.end()) continue;

@@ -24,12 +24,18 @@ class Chain final : public errors::EnclosingScopes {
  public:
   [[nodiscard]] std::size_t depth() const override {
     std::lock_guard lock(g_mutex);
+    ++nesting_;
     snapshot_.clear();
     for (Domain *d = current(); d != nullptr; d = d->parent) {
       std::shared_ptr<Domain> s;
       if (resolve("dispatch", core::to_handle<GDS_cd_t>(d->handle), &s) == GDS_STATUS_OK) snapshot_.push_back(s);
     }
     return snapshot_.size();
+  }
+  // The snapshot holds CDs alive (a committed one too) only while a dispatch uses it.
+  void release() const override {
+    std::lock_guard lock(g_mutex);
+    if (nesting_ > 0 && --nesting_ == 0) snapshot_.clear();
   }
   [[nodiscard]] const errors::HandlerSet *handlers(std::size_t level) const override {
     std::lock_guard lock(g_mutex);
@@ -42,8 +48,10 @@ class Chain final : public errors::EnclosingScopes {
 
  private:
   static thread_local std::vector<std::shared_ptr<Domain>> snapshot_;
+  static thread_local int nesting_;
 };
 thread_local std::vector<std::shared_ptr<Domain>> Chain::snapshot_;
+thread_local int Chain::nesting_ = 0;
 
 Chain g_chain;
 

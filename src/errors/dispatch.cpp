@@ -103,6 +103,12 @@ GDS_status_t dispatch(const char *func, Scope &raised_in, std::unique_ptr<Descri
     places.enclosing = g_enclosing;
     places.outer = g_enclosing->depth();
   }
+  struct Release {  // the chain taken is let go when this dispatch returns
+    const EnclosingScopes *scopes;
+    ~Release() {
+      if (scopes != nullptr) scopes->release();
+    }
+  } const release{places.enclosing};
   const std::uint64_t handle = g_descriptors.insert(std::move(d));
   Descriptor *desc = nullptr;
   (void)g_descriptors.find(handle, &desc);

@@ -20,6 +20,8 @@ class EnclosingScopes {
   // for that chain, nullptr for a scope that ended since (a handler may end
   // inner scopes before it escalates).
   [[nodiscard]] virtual std::size_t depth() const = 0;
+  // The dispatch that called depth() is over: the chain taken need not be kept.
+  virtual void release() const = 0;
   [[nodiscard]] virtual const HandlerSet *handlers(std::size_t level) const = 0;
   // "containment domain 'solver' (depth 2)", for messages.
   [[nodiscard]] virtual std::string name(std::size_t level) const = 0;
