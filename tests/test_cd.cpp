@@ -522,6 +522,32 @@ TEST_F(Cd, APerProcessCdReexecutesAloneWithItsLoggedMessages) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// gds::cd preserves bytes via regeneration with a C function and its context; a descriptor built on
+// a temporary is raised without std::move and reaches the CD's handler.
+TEST_F(Cd, CxxRegenAndARaisedTemporaryReachTheCd) {
+  gds::cd c("regen");
+  int x = 5, calls = 0;
+  c.preserve_regen(&x, sizeof x, [](const GDS_cd_range_t *r, int n, void *ctx) {
+    ++*static_cast<int *>(ctx);
+    *static_cast<int *>(r[0].address) = 42 + n - 1;
+    return 0;
+  }, &calls);
+  const gds::error_key key = GDS_EATTR_DETECTED_BY;
+  bool handled = false;
+  c.on_error(gds::predicate().any(key), [&](gds::raised_error &e) {
+    c.restore();
+    handled = true;
+    e.resume();
+  });
+  x = 0;
+  gds::raise_local(GDS_ROOT, gds::error_descriptor().set(key, "checked by the test"));
+  gds::invoke_local_error_handler(GDS_ROOT);
+  EXPECT_TRUE(handled);
+  EXPECT_EQ(x, 42);
+  EXPECT_EQ(calls, 1);
+  c.commit();
+}
+
 // A GDS collective inside a per-process CD that logs its messages is refused on every process (its
 // re-execution alone could not replay it); outside it, or in a CD that does not log, it runs.
 TEST_F(Cd, ACollectiveInsideALoggedPerProcessCdIsRefused) {

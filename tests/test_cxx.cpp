@@ -469,7 +469,7 @@ TEST_F(Cxx, ResilienceWithLambdas) {
         const index_t zero = 0;
         if (GDS_get(&v, nullptr, &zero, &zero, h) != GDS_STATUS_OK || GDS_wait(h) != GDS_STATUS_OK)
           throw gds::error(GDS_STATUS_CHECK_FAILED, "cannot read");
-        if (v != 1 && rank == 0) gds::raise_global(h, std::move(gds::error_descriptor().set(why, "sum")));
+        if (v != 1 && rank == 0) gds::raise_global(h, gds::error_descriptor().set(why, "sum"));  // a temporary
       },
       GDS_PRIORITY_LOW);
   a.on_global_error(gds::predicate().value(why, "sum"), [&](gds::raised_error &e) {

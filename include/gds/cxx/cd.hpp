@@ -72,6 +72,15 @@ class cd {
     const GDS_cd_range_t r{address, bytes, access, scope};
     detail::check(GDS_cd_preserve(h_, via, &r, 1, nullptr, nullptr));
   }
+  /// Preserves `bytes` bytes at `address` via regeneration (READ_ONLY): at a
+  /// restore, fn(ranges, count, context) recomputes them and returns 0. The
+  /// context must stay valid while this CD, or an ancestor its commit hands
+  /// the entry to, lives.
+  void preserve_regen(void *address, std::size_t bytes, GDS_cd_regen_func_t fn, void *context,
+                      GDS_cd_scope_t scope = GDS_CD_GLOBAL) {
+    const GDS_cd_range_t r{address, bytes, GDS_CD_READ_ONLY, scope};
+    detail::check(GDS_cd_preserve(h_, GDS_CD_VIA_REGEN, &r, 1, fn, context));
+  }
   /// Stops preserving `bytes` bytes at `address`.
   void forget_bytes(void *address, std::size_t bytes) {
     const GDS_cd_range_t r{address, bytes, GDS_CD_READ_ONLY, GDS_CD_GLOBAL};

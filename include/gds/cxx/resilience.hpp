@@ -178,11 +178,17 @@ class error_descriptor {
   ~error_descriptor() { reset(); }
 
   /// Sets key k to v, converted to the key's type (see the file comment).
+  /// On a temporary it returns the temporary, so a raise reads
+  /// `gds::raise_local(a, gds::error_descriptor().set(k, v))`.
   template <class T>
-  error_descriptor &set(error_key k, const T &v) {
+  error_descriptor &set(error_key k, const T &v) & {
     const std::vector<std::byte> b = detail::encode(k, v);
     detail::check(GDS_add_error_attr(h_, k, b.size(), b.data()));
     return *this;
+  }
+  template <class T>
+  error_descriptor &&set(error_key k, const T &v) && {
+    return std::move(set(k, v));
   }
   [[nodiscard]] error_view view() const noexcept { return error_view(h_); }
   [[nodiscard]] GDS_error_t native_handle() const noexcept { return h_; }
