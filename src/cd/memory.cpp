@@ -10,6 +10,7 @@
 
 #include "cd/domain.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 
 namespace gds::cd {
 
@@ -233,6 +234,19 @@ GDS_status_t add_ranges(const char *func, Domain &d, GDS_cd_via_t via, const GDS
       }
     });
     GDS_TRY(s);
+  }
+  if (via == GDS_CD_VIA_COPY) {  // more than the host has is refused before anything is allocated
+    std::uint64_t wanted = 0;
+    for (int i = 0; i < count; ++i) {
+      const auto a = reinterpret_cast<std::uintptr_t>(ranges[i].address), b = a + ranges[i].length;
+      pieces(d.memory, a, b, [&](std::uintptr_t lo, std::uintptr_t hi, const MemEntry *e, std::uintptr_t) {
+        if (e == nullptr) wanted += hi - lo;
+      });
+    }
+    const std::uint64_t host = core::host_memory();
+    GDS_CHECK(wanted <= host, GDS_STATUS_NOMEM,
+              "copies of %llu bytes would not fit in this host's memory (%llu bytes; GDS_HOST_MEMORY)",
+              static_cast<unsigned long long>(wanted), static_cast<unsigned long long>(host));
   }
   // Copies first, so that running out of memory changes nothing.
   struct New {
