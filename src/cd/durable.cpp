@@ -28,6 +28,7 @@
 #include "core/collective.hpp"
 #include "core/crc32c.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 #include "gds_array.h"
 #include "gds_runtime.h"
 #include "gds_group.h"
@@ -308,8 +309,14 @@ GDS_status_t open_durable(const char *func, Domain &d) {
     capacity = c != nullptr ? std::strtoull(c + 10, nullptr, 10) : 0;
   }
   if (found < 0) return GDS_STATUS_OK;  // a fresh start: the store is made at the first advance
-  GDS_CHECK(capacity >= sizeof(Header) && capacity <= (std::size_t{1} << 50), GDS_STATUS_UNRECOVERABLE,
-            "the persisted point of %s is damaged: its store's label gives no capacity", d.describe().c_str());
+  const GDS_status_t sane =  // agreed: a process's memory limit may differ (GDS_HOST_MEMORY)
+      capacity >= sizeof(Header) && capacity <= core::host_memory()
+          ? GDS_STATUS_OK
+          : core::fail(GDS_STATUS_UNRECOVERABLE, func,
+                       "the persisted point of %s is damaged: its store's label gives no capacity this host can "
+                       "hold (%zu bytes)",
+                       d.describe().c_str(), capacity);
+  GDS_TRY(core::agree(func, d.comm, sane));
   GDS_TRY(create_store(func, d, found, capacity, false));
   GDS_restart_info_t ri{};
   GDS_status_t local = GDS_get_restart_info(d.durable->store, &ri);
