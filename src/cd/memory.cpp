@@ -86,23 +86,15 @@ GDS_status_t read_preserved(const char *func, const Domain &d, std::uintptr_t a,
   return status;
 }
 
-// Whether every byte of [a, b) is preserved by `d` other than by regeneration.
-bool preserved_readably(const Domain &d, std::uintptr_t a, std::uintptr_t b, bool *regen) {
-  bool all = true;
-  pieces(d.memory, a, b, [&](std::uintptr_t, std::uintptr_t, const MemEntry *e, std::uintptr_t) {
-    if (e == nullptr) all = false;
-    else if (e->via == GDS_CD_VIA_REGEN) *regen = true;
-  });
-  return all && !*regen;
-}
-
-// Whether read_preserved(d, a, b) succeeds: every byte held by copy here or up the via-parent chain.
-bool readable(const Domain &d, std::uintptr_t a, std::uintptr_t b) {
+// Whether read_preserved(d, a, b) succeeds: every byte held by copy here or
+// up the via-parent chain; *regen (if given) says a regeneration entry was met.
+bool readable(const Domain &d, std::uintptr_t a, std::uintptr_t b, bool *regen = nullptr) {
   bool all = true;
   pieces(d.memory, a, b, [&](std::uintptr_t lo, std::uintptr_t hi, const MemEntry *e, std::uintptr_t) {
     if (!all) return;
+    if (e != nullptr && e->via == GDS_CD_VIA_REGEN && regen != nullptr) *regen = true;
     if (e == nullptr || e->via == GDS_CD_VIA_REGEN) all = false;
-    else if (e->via == GDS_CD_VIA_PARENT) all = d.parent != nullptr && readable(*d.parent, lo, hi);
+    else if (e->via == GDS_CD_VIA_PARENT) all = d.parent != nullptr && readable(*d.parent, lo, hi, regen);
   });
   return all;
 }
@@ -226,7 +218,7 @@ GDS_status_t add_ranges(const char *func, Domain &d, GDS_cd_via_t via, const GDS
                          i, reinterpret_cast<void *>(lo), e->global ? "GLOBAL" : "CONSTRAINED", d.describe().c_str());
       } else if (via == GDS_CD_VIA_PARENT) {
         bool by_regen = false;
-        if (!preserved_readably(*d.parent, lo, hi, &by_regen))
+        if (!readable(*d.parent, lo, hi, &by_regen))
           s = core::fail(GDS_STATUS_NOT_PRESERVED, func, "ranges[%d]: the parent %s does not preserve bytes [%p, %p)%s", i,
                          d.parent->describe().c_str(), reinterpret_cast<void *>(lo), reinterpret_cast<void *>(hi),
                          by_regen ? " other than by regeneration (an entry via parent may not refer to one via regen)"
