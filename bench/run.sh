@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Runs every benchmark on 2 processes and prints their tables.
+# Runs every benchmark on 2 processes and prints their tables, with the MPI
+# the build tree was configured with (MPICH or Open MPI: its own raw MPI rows).
 #   bench/run.sh <build tree> [Google Benchmark options for gds_bench_rma...]
 set -euo pipefail
 build=$1
 shift
+cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+read -r -a launcher <<< "$(cache_value MPIEXEC_EXECUTABLE) $(cache_value GDS_MPIEXEC_PREFLAGS)"
 # One core per process: without binding the medians of short operations
-# drift by tens of percent between runs on a 2-core machine.
-mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_rma" "$@"
-echo
-mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_versions"
-echo
-mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_errors"
-echo
-mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_persist"
-echo
-mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_prefix"
-echo
-mpiexec.mpich -bind-to core -n 2 "$build/bench/gds_bench_cd"
+# drift by tens of percent between runs on a 2-core machine. Hydra and
+# Open MPI's mpiexec spell it differently.
+if "${launcher[0]}" --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then
+  launcher+=(--bind-to core)
+else
+  launcher+=(-bind-to core)
+fi
+"${launcher[@]}" -n 2 "$build/bench/gds_bench_rma" "$@"
+for b in versions errors persist prefix cd; do
+  [ -x "$build/bench/gds_bench_$b" ] || { echo "bench/run.sh: gds_bench_$b not built (see CMake's output)"; continue; }
+  echo
+  "${launcher[@]}" -n 2 "$build/bench/gds_bench_$b"
+done

@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+import mpilaunch  # tests/mpilaunch.py
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--mpiexec", required=True)
 ap.add_argument("--app", required=True)
@@ -38,10 +40,10 @@ tmp = tempfile.mkdtemp(prefix="gds_group_test.")
 
 
 def run(what, env, kill=None, victim=0, expect_ok=True):
-    cmd = [args.mpiexec]
+    cmd = mpilaunch.split(args.mpiexec)
     for r in range(args.np):
         own = {"GDS_TEST_KILL": kill} if kill and r == victim else {}
-        cmd += ["-n", "1"] + [x for k, v in sorted(own.items()) for x in ("-env", k, v)] + [args.app, str(STEPS)]
+        cmd += ["-n", "1"] + mpilaunch.env_args(args.mpiexec, own) + [args.app, str(STEPS)]
         if r + 1 < args.np:
             cmd.append(":")
     env = dict(os.environ, MPIEXEC_TIMEOUT="100", **env)

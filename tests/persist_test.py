@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 
+import mpilaunch  # tests/mpilaunch.py
+
 # A process ended by a crash, as the launcher or a sanitizer reports it.
 CRASH = re.compile(r"EXIT CODE: (?:6|7|8|11|134|135|136|139)\n|ERROR: \w+Sanitizer|: runtime error: ")
 
@@ -82,13 +84,13 @@ def run(what, argv, env, expect_ok=True, kill_env=None, victim=None, timeout=240
     # The launcher ends a hung job itself (and every process of it) before it is killed here.
     if int(env.get("MPIEXEC_TIMEOUT", timeout)) >= timeout:
         env = dict(env, MPIEXEC_TIMEOUT=str(max(10, timeout - 10)))
-    cmd = [args.mpiexec]
+    cmd = mpilaunch.split(args.mpiexec)
     if (kill_env and victim is not None) or rank_env:
         for r in range(np):
             own = dict(rank_env[r]) if rank_env else {}
             if kill_env and (victim is None or r == victim):
                 own["GDS_TEST_KILL"] = kill_env
-            cmd += ["-n", "1"] + [x for k, v in sorted(own.items()) for x in ("-env", k, v)] + [app or args.app] + argv
+            cmd += ["-n", "1"] + mpilaunch.env_args(args.mpiexec, own) + [app or args.app] + argv
             if r + 1 < np:
                 cmd.append(":")
     else:

@@ -2,7 +2,8 @@
 # Installs a GDS build tree into a scratch prefix and builds outside programs
 # against it, the three ways a user would: CMake find_package(GDS) (the
 # examples), pkg-config with the plain C and C++ compilers, and pkg-config
-# (gdsf90) with the MPICH Fortran compiler.
+# (gdsf90) with the Fortran wrapper of the MPI GDS was built with (gdsf90.pc
+# names it). GDS_MPIEXEC: the launcher, with its options (default mpiexec.mpich).
 #   check-install.sh <build tree> <scratch dir> [extra compiler flags...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,6 +11,7 @@ build=$1
 scratch=$2
 shift 2
 flags=("$@")
+read -r -a mpiexec <<< "${GDS_MPIEXEC:-mpiexec.mpich}"
 rm -rf "$scratch"
 mkdir -p "$scratch"
 prefix="$scratch/prefix"
@@ -29,18 +31,18 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 read -r -a pc <<< "$(pkg-config --cflags --libs gds)"
 cc -std=c11 "${flags[@]}" "$here/consumer.c" "${pc[@]}" -o "$scratch/consumer_c"
 c++ -std=c++20 "${flags[@]}" "$here/consumer.cpp" "${pc[@]}" -o "$scratch/consumer_cpp"
-mpif90.mpich "${flags[@]}" "$here/consumer.f90" $(pkg-config --cflags --libs gdsf90) -o "$scratch/consumer_f90"
+"$(pkg-config --variable=mpifort gdsf90)" "${flags[@]}" "$here/consumer.f90" $(pkg-config --cflags --libs gdsf90) -o "$scratch/consumer_f90"
 test -f "$prefix/include/gds/gds.mod"
-mpiexec.mpich -n 2 "$scratch/consumer_c"
-mpiexec.mpich -n 2 "$scratch/consumer_cpp"
-mpiexec.mpich -n 2 "$scratch/consumer_f90"
+"${mpiexec[@]}" -n 2 "$scratch/consumer_c"
+"${mpiexec[@]}" -n 2 "$scratch/consumer_cpp"
+"${mpiexec[@]}" -n 2 "$scratch/consumer_f90"
 
 # The Containment Domains document's use cases, with its CD calls unchanged
 # (its "commit" spelling is opt-in: -DCD_COMMIT_ALIAS).
 test -f "$prefix/include/gds/cd.h"
 cc -std=c11 -DCD_COMMIT_ALIAS "${flags[@]}" "$here/cd_seed_examples.c" "${pc[@]}" -o "$scratch/cd_seed_examples"
 c++ -std=c++20 "${flags[@]}" "$here/cd_seed_braced.cpp" "${pc[@]}" -o "$scratch/cd_seed_braced"
-mpiexec.mpich -n 2 "$scratch/cd_seed_examples"
-mpiexec.mpich -n 2 "$scratch/cd_seed_braced"
+"${mpiexec[@]}" -n 2 "$scratch/cd_seed_examples"
+"${mpiexec[@]}" -n 2 "$scratch/cd_seed_braced"
 
 CFLAGS="${flags[*]}" LDFLAGS="${flags[*]}" "$here/../../examples/run-installed.sh" "$prefix" "$scratch/examples"
