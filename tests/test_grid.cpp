@@ -34,6 +34,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/mpi_optional.hpp"  // MPI_INTEGER16 and the other optional types, NULL where absent
 #include "support/gds_test.hpp"
 
 using namespace gds::test;

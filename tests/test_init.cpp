@@ -301,8 +301,10 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--mpi=", 6) == 0) mode = argv[i] + 6;
   ::testing::InitGoogleTest(&argc, argv);
-  // Only the first process prints GoogleTest's report (hydra's PMI_RANK works before MPI starts).
+  // Only the first process prints GoogleTest's report (the launcher's rank
+  // variable works before MPI starts: Hydra's PMI_RANK, Open MPI's OMPI_COMM_WORLD_RANK).
   const char *pmi_rank = std::getenv("PMI_RANK");
+  if (pmi_rank == nullptr) pmi_rank = std::getenv("OMPI_COMM_WORLD_RANK");
   if (pmi_rank != nullptr && std::strcmp(pmi_rank, "0") != 0) {
     auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());

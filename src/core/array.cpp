@@ -88,7 +88,9 @@ GDS_status_t check_arguments(const char *func, GDS_flavor_t flavor, GDS_size_t n
   GDS_TRY(check_shape(func, ndims, count, element_type, priority, info, language_default, shape));
   sig->add(shape->count.size());
   for (Index c : shape->count) sig->add(c);
-  sig->add(shape->type->mpi).add(shape->order);
+  // The type by its name: a handle's value is the same on every process with
+  // MPICH (an integer) but not with Open MPI (an address).
+  sig->add(shape->type->name, std::strlen(shape->type->name)).add(shape->order);
   const ArraySpec spec{flavor, &shape->count, shape->type, shape->order};
   for (Module *m : modules())
     GDS_TRY(m->prepare(func, spec, info, *sig, &(*states)[m->layer()]));

@@ -1,4 +1,5 @@
 #include "core/datatypes.hpp"
+#include "core/mpi_optional.hpp"
 
 #include <array>
 

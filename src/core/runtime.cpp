@@ -10,6 +10,7 @@
 #include "core/array.hpp"
 #include "core/background.hpp"
 #include "core/datatypes.hpp"
+#include "core/mpi_library.hpp"
 #include "core/groups.hpp"
 #include "core/log.hpp"
 #include "core/module.hpp"
@@ -135,6 +136,7 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requ
   MPI_Initialized(&initialized);
   bool owns_mpi = false;
   if (!initialized) {
+    prepare_open_mpi_windows();
     GDS_MPI(MPI_Init_thread(argc, argv, to_mpi_level(wanted), &mpi_provided));
     owns_mpi = true;
   } else {

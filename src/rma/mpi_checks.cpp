@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/collective.hpp"
+#include "core/mpi_optional.hpp"
 #include "core/log.hpp"
 #include "rma/window.hpp"
 

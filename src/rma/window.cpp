@@ -8,6 +8,7 @@
 
 #include "core/log.hpp"
 #include "core/mpi_handles.hpp"
+#include "core/mpi_library.hpp"
 
 namespace gds::rma {
 
@@ -76,7 +77,15 @@ GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Ain
   GDS_TRY(checked(func, "MPI_Comm_size", MPI_Comm_size(comm, &nprocs)));
   local_.resize(nprocs);
   remote_.resize(nprocs);
-  GDS_TRY(checked(func, "MPI_Win_create", MPI_Win_create(base, bytes, disp_unit, info.get(), comm, &win_)));
+  const int rc = MPI_Win_create(base, bytes, disp_unit, info.get(), comm, &win_);
+  if (rc != MPI_SUCCESS && core::open_mpi_one_process_window_bug(nprocs)) {
+    core::mpi_fail(func, "MPI_Win_create", rc);
+    return core::fail(GDS_STATUS_MPI_ERROR, func,
+                      "Open MPI 4 could not make an RMA window over one process: its osc/rdma cannot and no other "
+                      "component is allowed (Debian's openmpi-mca-params.conf; open-mpi/ompi#10726). Run with "
+                      "OMPI_MCA_osc=sm,rdma,pt2pt (or let GDS_init initialise MPI: it sets that)");
+  }
+  GDS_TRY(checked(func, "MPI_Win_create", rc));
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
   return checked(func, "MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
 }
