@@ -180,7 +180,7 @@ def run_blocks(args, top, readme, found, scratch):
     prefix, bindir, work = scratch / 'prefix', scratch / 'bin', scratch / 'work'
     bindir.mkdir()
     work.mkdir()
-    p = run(['cmake', '--install', args.build, '--prefix', str(prefix)], scratch, None, 'install')
+    p = run(['cmake', '--install', str(Path(args.build).resolve()), '--prefix', str(prefix)], scratch, None, 'install')
     if p.returncode != 0:
         return fail('cmake --install of the build tree failed')
     wrapper(bindir, 'mpiexec', args.mpiexec, [])
