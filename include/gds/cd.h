@@ -61,10 +61,10 @@ enum comm_log {
 
 /** A memory range (the layout of GDS_cd_range_t). */
 struct cd_addrspec {
-  void *address;
-  size_t length;
-  enum addr_type addr_tp;    /* READ_ONLY, READ_WRITE */
-  enum addr_scope addr_scope; /* GLOBAL, CONSTRAINED */
+  void *address;              /**< the range's first byte */
+  size_t length;              /**< its length in bytes */
+  enum addr_type addr_tp;     /**< READ_ONLY, READ_WRITE */
+  enum addr_scope addr_scope; /**< GLOBAL, CONSTRAINED */
 };
 
 /** Creates a CD (per-process) and makes it current; *error is 0 or FAILURE. */
@@ -100,12 +100,15 @@ GDS_API int delete_MPI_log_from_cd(cd_handle cd);
 #ifdef __cplusplus
 }
 /* The document's examples pass braced lists: add_to_cd_via_copy(cd, {&x, sizeof(x), READ_WRITE, GLOBAL}, 1). */
+/** add_to_cd_via_copy() of one range given as a braced list (C++ only); ascount must be 1. */
 inline int add_to_cd_via_copy(cd_handle cd, cd_addrspec one, int ascount) {
   return ascount == 1 ? add_to_cd_via_copy(cd, &one, 1) : add_to_cd_via_copy(cd, static_cast<cd_addrspec *>(nullptr), ascount);
 }
+/** add_to_cd_via_parent() of one range given as a braced list (C++ only); ascount must be 1. */
 inline int add_to_cd_via_parent(cd_handle cd, cd_addrspec one, int ascount) {
   return ascount == 1 ? add_to_cd_via_parent(cd, &one, 1) : add_to_cd_via_parent(cd, static_cast<cd_addrspec *>(nullptr), ascount);
 }
+/** delete_from_cd() of one range given as a braced list (C++ only); ascount must be 1. */
 inline int delete_from_cd(cd_handle cd, cd_addrspec one, int ascount) {
   return ascount == 1 ? delete_from_cd(cd, &one, 1) : delete_from_cd(cd, static_cast<cd_addrspec *>(nullptr), ascount);
 }

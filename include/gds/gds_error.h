@@ -49,9 +49,9 @@ typedef struct GDS_error_s *GDS_error_t;
 typedef struct GDS_error_pred_s *GDS_error_pred_t;
 /** One term of a predicate. */
 typedef struct GDS_error_pred_term_s *GDS_error_pred_term_t;
-#define GDS_ERROR_NULL ((GDS_error_t)0)
-#define GDS_ERROR_PRED_NULL ((GDS_error_pred_t)0)
-#define GDS_ERROR_PRED_TERM_NULL ((GDS_error_pred_term_t)0)
+#define GDS_ERROR_NULL ((GDS_error_t)0)                     /**< no error descriptor */
+#define GDS_ERROR_PRED_NULL ((GDS_error_pred_t)0)           /**< no predicate */
+#define GDS_ERROR_PRED_TERM_NULL ((GDS_error_pred_term_t)0) /**< no predicate term */
 
 /** An error attribute key (predefined GDS_EATTR_* or from GDS_define_error_attr_key()). */
 typedef int GDS_error_attr_key_t;
@@ -81,11 +81,10 @@ typedef GDS_ENUM(GDS_error_match_expr) {
   GDS_EMEXP_RANGE = 3, /**< present, min <= value <= max (arrays: element-wise, same length) */
   GDS_EMEXP_NOT = 4    /**< the key is absent */
 } GDS_error_match_expr_t;
-/** The spelling of the manual's miniFE example. */
-#define GDS_EPRED_ANY GDS_EMEXP_ANY
-#define GDS_EPRED_VALUE GDS_EMEXP_VALUE
-#define GDS_EPRED_RANGE GDS_EMEXP_RANGE
-#define GDS_EPRED_NOT GDS_EMEXP_NOT
+#define GDS_EPRED_ANY GDS_EMEXP_ANY     /**< GDS_EMEXP_ANY as the manual's miniFE example spells it */
+#define GDS_EPRED_VALUE GDS_EMEXP_VALUE /**< GDS_EMEXP_VALUE as the manual's miniFE example spells it */
+#define GDS_EPRED_RANGE GDS_EMEXP_RANGE /**< GDS_EMEXP_RANGE as the manual's miniFE example spells it */
+#define GDS_EPRED_NOT GDS_EMEXP_NOT     /**< GDS_EMEXP_NOT as the manual's miniFE example spells it */
 
 /**
  * \name Predefined error attribute keys (GVR 1.0, 6.4.2), with their value types

@@ -13,6 +13,7 @@
 
 #include "gds_config.h"
 
+/** Marks the functions the library exports (default visibility). */
 #if defined(__GNUC__)
 #define GDS_API __attribute__((visibility("default")))
 #else
@@ -23,6 +24,7 @@
  * Enums are int-sized in C. In C++ they get int as fixed underlying type, so
  * any int a C caller passes is a valid value and GDS can check it.
  */
+/** An enum of int size in C and C++ (fixed underlying type int in C++). */
 #ifdef __cplusplus
 #define GDS_ENUM(name) enum name : int
 #else
@@ -38,10 +40,10 @@ typedef uint64_t GDS_size_t;
 
 /** \name Types that are the MPI types (GVR 1.0, 6.5.1): values cast either way. */
 /**@{*/
-typedef MPI_Comm GDS_comm_t;
-typedef MPI_Datatype GDS_datatype_t;
-typedef MPI_Op GDS_op_t;
-typedef MPI_Info GDS_info_t;
+typedef MPI_Comm GDS_comm_t;         /**< a communicator */
+typedef MPI_Datatype GDS_datatype_t; /**< an element type */
+typedef MPI_Op GDS_op_t;             /**< a reduction operation */
+typedef MPI_Info GDS_info_t;         /**< an info object */
 /**@}*/
 
 /** Handle to a global data structure: a cursor (a version) onto a shared array. */
@@ -140,9 +142,9 @@ typedef GDS_ENUM(GDS_priority) {
   GDS_PRIORITY_MEDIUM = 1,
   GDS_PRIORITY_LOW = 2
 } GDS_priority_t;
-#define GDS_PRIORITY_CRITICAL GDS_PRIORITY_HIGH
-#define GDS_PRIORITY_EXPENSIVE GDS_PRIORITY_MEDIUM
-#define GDS_PRIORITY_CHEAP GDS_PRIORITY_LOW
+#define GDS_PRIORITY_CRITICAL GDS_PRIORITY_HIGH   /**< another name of GDS_PRIORITY_HIGH */
+#define GDS_PRIORITY_EXPENSIVE GDS_PRIORITY_MEDIUM /**< another name of GDS_PRIORITY_MEDIUM */
+#define GDS_PRIORITY_CHEAP GDS_PRIORITY_LOW        /**< another name of GDS_PRIORITY_LOW */
 
 /** How an array was made (attribute GDS_CREATE_FLAVOR). */
 typedef GDS_ENUM(GDS_flavor) {
@@ -169,7 +171,7 @@ typedef GDS_ENUM(GDS_access_buffer) {
 
 /** \name Info key and values for the storage order of multi-dimensional arrays. */
 /**@{*/
-#define GDS_ORDER_KEY "gds_order"
+#define GDS_ORDER_KEY "gds_order"       /**< the info key of the storage order */
 #define GDS_ORDER_DEFAULT "default"     /**< row-major in C and C++, column-major in Fortran */
 #define GDS_ORDER_ROW_MAJOR "row_major" /**< last index varies fastest */
 #define GDS_ORDER_COL_MAJOR "col_major" /**< first index varies fastest */
@@ -183,35 +185,34 @@ typedef GDS_ENUM(GDS_access_buffer) {
  * constants name the common ones.
  */
 /**@{*/
-#define GDS_DATA_BYTE MPI_BYTE
-#define GDS_DATA_CHAR MPI_CHAR
-#define GDS_DATA_SHORT MPI_SHORT
-#define GDS_DATA_INT MPI_INT
-#define GDS_DATA_LONG MPI_LONG
-#define GDS_DATA_LONG_LONG MPI_LONG_LONG
-#define GDS_DATA_UNSIGNED MPI_UNSIGNED
-#define GDS_DATA_UNSIGNED_LONG MPI_UNSIGNED_LONG
-#define GDS_DATA_INT8 MPI_INT8_T
-#define GDS_DATA_INT16 MPI_INT16_T
-#define GDS_DATA_INT32 MPI_INT32_T
-#define GDS_DATA_INT64 MPI_INT64_T
-#define GDS_DATA_UINT8 MPI_UINT8_T
-#define GDS_DATA_UINT16 MPI_UINT16_T
-#define GDS_DATA_UINT32 MPI_UINT32_T
-#define GDS_DATA_UINT64 MPI_UINT64_T
-#define GDS_DATA_FLOAT MPI_FLOAT
-#define GDS_DATA_DBL MPI_DOUBLE
-#define GDS_DATA_DOUBLE MPI_DOUBLE
-#define GDS_DATA_LONG_DBL MPI_LONG_DOUBLE
-#define GDS_DATA_FLOAT_COMPLEX MPI_C_FLOAT_COMPLEX
-#define GDS_DATA_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
-#define GDS_DATA_BOOL MPI_C_BOOL
-/* Fortran names */
-#define GDS_DATA_INTEGER MPI_INTEGER
-#define GDS_DATA_REAL MPI_REAL
-#define GDS_DATA_DOUBLE_PRECISION MPI_DOUBLE_PRECISION
-#define GDS_DATA_COMPLEX MPI_COMPLEX
-#define GDS_DATA_LOGICAL MPI_LOGICAL
+#define GDS_DATA_BYTE MPI_BYTE /**< MPI_BYTE */
+#define GDS_DATA_CHAR MPI_CHAR /**< MPI_CHAR */
+#define GDS_DATA_SHORT MPI_SHORT /**< MPI_SHORT */
+#define GDS_DATA_INT MPI_INT /**< MPI_INT */
+#define GDS_DATA_LONG MPI_LONG /**< MPI_LONG */
+#define GDS_DATA_LONG_LONG MPI_LONG_LONG /**< MPI_LONG_LONG */
+#define GDS_DATA_UNSIGNED MPI_UNSIGNED /**< MPI_UNSIGNED */
+#define GDS_DATA_UNSIGNED_LONG MPI_UNSIGNED_LONG /**< MPI_UNSIGNED_LONG */
+#define GDS_DATA_INT8 MPI_INT8_T /**< MPI_INT8_T */
+#define GDS_DATA_INT16 MPI_INT16_T /**< MPI_INT16_T */
+#define GDS_DATA_INT32 MPI_INT32_T /**< MPI_INT32_T */
+#define GDS_DATA_INT64 MPI_INT64_T /**< MPI_INT64_T */
+#define GDS_DATA_UINT8 MPI_UINT8_T /**< MPI_UINT8_T */
+#define GDS_DATA_UINT16 MPI_UINT16_T /**< MPI_UINT16_T */
+#define GDS_DATA_UINT32 MPI_UINT32_T /**< MPI_UINT32_T */
+#define GDS_DATA_UINT64 MPI_UINT64_T /**< MPI_UINT64_T */
+#define GDS_DATA_FLOAT MPI_FLOAT /**< MPI_FLOAT */
+#define GDS_DATA_DBL MPI_DOUBLE /**< MPI_DOUBLE */
+#define GDS_DATA_DOUBLE MPI_DOUBLE /**< MPI_DOUBLE */
+#define GDS_DATA_LONG_DBL MPI_LONG_DOUBLE /**< MPI_LONG_DOUBLE */
+#define GDS_DATA_FLOAT_COMPLEX MPI_C_FLOAT_COMPLEX /**< MPI_C_FLOAT_COMPLEX */
+#define GDS_DATA_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX /**< MPI_C_DOUBLE_COMPLEX */
+#define GDS_DATA_BOOL MPI_C_BOOL /**< MPI_C_BOOL */
+#define GDS_DATA_INTEGER MPI_INTEGER /**< MPI_INTEGER */
+#define GDS_DATA_REAL MPI_REAL /**< MPI_REAL */
+#define GDS_DATA_DOUBLE_PRECISION MPI_DOUBLE_PRECISION /**< MPI_DOUBLE_PRECISION */
+#define GDS_DATA_COMPLEX MPI_COMPLEX /**< MPI_COMPLEX */
+#define GDS_DATA_LOGICAL MPI_LOGICAL /**< MPI_LOGICAL */
 /**@}*/
 
 /**

@@ -21,8 +21,11 @@
 
 namespace gds {
 
+/// Storage order of a multi-dimensional array (GDS_ORDER_KEY).
 enum class order { row_major, col_major };
+/// Priority of an array, passed to GDS_alloc() and GDS_create().
 enum class priority { high = GDS_PRIORITY_HIGH, medium = GDS_PRIORITY_MEDIUM, low = GDS_PRIORITY_LOW };
+/// What GDS_access() returns: the array's own memory, a copy, or either.
 enum class access_mode {
   direct = GDS_ACCESS_BUFFER_DIRECT,
   copy = GDS_ACCESS_BUFFER_COPY,
@@ -32,7 +35,9 @@ enum class access_mode {
 /// How to make an array: see GDS_alloc() and GDS_create().
 struct options {
   std::vector<index_t> min_chunks{};  ///< GDS_alloc only; empty = no minimum
+  /// Row- or column-major.
   order storage = order::row_major;
+  /// The array's priority.
   priority resilience = priority::high;
   GDS_comm_t comm = MPI_COMM_NULL;  ///< MPI_COMM_NULL = GDS_COMM_WORLD
   /// More info keys and values, e.g. {GDS_NAME_KEY, "x"}, {GDS_PREFIX_KEY, "/scratch/run"}
@@ -41,6 +46,7 @@ struct options {
 
 /// Where an element lives.
 struct location {
+  /// The owner's rank in the array's communicator.
   int rank;
   index_t offset;  ///< in elements, in the owner's local buffer
 };
@@ -103,6 +109,7 @@ class local_access;
 template <element T>
 class array {
  public:
+  /// The element type.
   using value_type = T;
 
   /// An empty handle.
@@ -139,8 +146,10 @@ class array {
 
   array(const array &) = delete;
   array &operator=(const array &) = delete;
+  /// Takes over `other`'s array; `other` becomes empty.
   array(array &&other) noexcept
       : handle_(std::exchange(other.handle_, GDS_NULL)), mapping_(std::move(other.mapping_)), order_(other.order_) {}
+  /// Frees this array (collective) and takes over `other`'s.
   array &operator=(array &&other) noexcept {
     if (this != &other) {
       release_quietly();
@@ -159,15 +168,19 @@ class array {
     mapping_.reset();
   }
 
+  /// The C handle, for calls the wrappers lack.
   [[nodiscard]] GDS_gds_t native_handle() const noexcept { return handle_; }
+  /// Whether the handle holds an array.
   [[nodiscard]] explicit operator bool() const noexcept { return handle_ != GDS_NULL; }
 
+  /// Number of dimensions (local).
   [[nodiscard]] std::size_t ndims() const {
     GDS_size_t n = 0;
     int flag = 0;
     detail::check(GDS_get_attr(handle_, GDS_NUMBER_DIMENSIONS, &n, &flag));
     return static_cast<std::size_t>(n);
   }
+  /// Extent of every dimension (local).
   [[nodiscard]] std::vector<index_t> count() const { return sizes(GDS_COUNT).value(); }
   /// GDS_alloc arrays: the process grid (GDS_GLOBAL_LAYOUT); empty for GDS_create arrays.
   [[nodiscard]] std::vector<index_t> process_grid() const { return sizes(GDS_GLOBAL_LAYOUT).value_or(std::vector<index_t>{}); }
@@ -182,6 +195,7 @@ class array {
     if (!owns) return std::nullopt;
     return b;
   }
+  /// Where an element lives: its owner and offset (GDS_locate(), local).
   [[nodiscard]] location locate(std::span<const index_t> index) const {
     check_dims(index.size(), "index");
     location where{};
@@ -263,8 +277,11 @@ class array {
     detail::check(GDS_get_version_holds(handle_, &text, &size));
     return std::string(text, size);
   }
+  /// Moves the handle to the newest version (local; GDS_move_to_newest()).
   void move_to_newest() { detail::check(GDS_move_to_newest(handle_)); }
+  /// Moves the handle to the next newer version (local; GDS_move_to_next()).
   void move_to_next() { detail::check(GDS_move_to_next(handle_)); }
+  /// Moves the handle to the next older version (local; GDS_move_to_prev()).
   void move_to_prev() { detail::check(GDS_move_to_prev(handle_)); }
   /// Moves the handle `dec` version numbers back.
   void version_dec(index_t dec) { detail::check(GDS_version_dec(handle_, dec)); }
@@ -330,7 +347,9 @@ class array {
   void add_global_check(F &&f, GDS_priority_t p = GDS_PRIORITY_HIGH) {
     gds::add_global_check(handle_, std::forward<F>(f), p);
   }
+  /// Raises a local error on this array (GDS_raise_local_error()); delivered at this process's next call on it.
   void raise_local(error_descriptor &&e) { gds::raise_local(handle_, std::move(e)); }
+  /// Raises a global error on this array (GDS_raise_global_error()); delivered at the next stable point.
   void raise_global(error_descriptor &&e) { gds::raise_global(handle_, std::move(e)); }
   /// Runs every check and delivers what they find (collective).
   void check_all_errors() { gds::check_all_errors(handle_); }
@@ -338,6 +357,7 @@ class array {
   [[nodiscard]] bool local_error_found() const { return gds::local_error_found(handle_); }
   /// Whether the global checks do (collective).
   [[nodiscard]] bool global_error_found() const { return gds::global_error_found(handle_); }
+  /// Delivers this process's pending local errors now (GDS_invoke_local_error_handler()).
   void invoke_local_error_handler() { gds::invoke_local_error_handler(handle_); }
   /// A stable point: completes every operation and delivers global errors (collective).
   void invoke_global_error_handler() { gds::invoke_global_error_handler(handle_); }
@@ -411,6 +431,7 @@ class local_access {
  public:
   local_access(const local_access &) = delete;
   local_access &operator=(const local_access &) = delete;
+  /// Takes over `other`'s open region; `other` releases nothing.
   local_access(local_access &&other) noexcept
       : handle_(std::exchange(other.handle_, GDS_ACCESS_HANDLE_NULL)), data_(other.data_), ld_(std::move(other.ld_)),
         direct_(other.direct_) {}

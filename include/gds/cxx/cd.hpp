@@ -37,7 +37,9 @@ class cd {
   cd(cd &parent, MPI_Comm comm = MPI_COMM_SELF, GDS_cd_logging_t logging = GDS_CD_LOGGING_INHERIT) {
     detail::check(GDS_cd_create(parent.h_, comm, nullptr, nullptr, logging, &h_));
   }
+  /// Takes over `o`'s CD; `o` becomes empty.
   cd(cd &&o) noexcept : h_(std::exchange(o.h_, GDS_CD_NULL)) {}
+  /// Takes over `o`'s CD.
   cd &operator=(cd &&o) noexcept {
     if (this != &o) {
       release_quietly();
@@ -49,7 +51,9 @@ class cd {
   cd &operator=(const cd &) = delete;
   ~cd() { release_quietly(); }
 
+  /// The C handle (GDS_cd_t), for calls the wrappers lack.
   [[nodiscard]] GDS_cd_t native_handle() const noexcept { return h_; }
+  /// Whether the object holds a CD.
   [[nodiscard]] bool valid() const noexcept { return h_ != GDS_CD_NULL; }
 
   /// GDS_cd_commit(): hands GLOBAL entries to the parent; the handle becomes empty.

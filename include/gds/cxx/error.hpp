@@ -13,9 +13,11 @@ namespace gds {
 /// A failed GDS call: status() is the GDS_status_t, what() the message.
 class error : public std::runtime_error {
  public:
+  /// An error with GDS status `status` and the message what() returns.
   error(GDS_status_t status, const std::string &message)
       : std::runtime_error(message.empty() ? std::string(GDS_status_string(status)) : message),
         status_(status) {}
+  /// The GDS status the failed call returned.
   [[nodiscard]] GDS_status_t status() const noexcept { return status_; }
 
  private:

@@ -24,7 +24,9 @@ class group {
     const std::string n(name);
     detail::check(GDS_group_create(n.c_str(), static_cast<int>(sizeof...(Arrays)), handles, &handle_));
   }
+  /// Takes over `o`'s group; `o` becomes empty.
   group(group &&o) noexcept : handle_(o.handle_) { o.handle_ = GDS_GROUP_NULL; }
+  /// Frees this group and takes over `o`'s.
   group &operator=(group &&o) noexcept {
     if (this != &o) {
       release_quietly();
@@ -41,6 +43,7 @@ class group {
   void free() {
     if (handle_ != GDS_GROUP_NULL) detail::check(GDS_group_free(&handle_));
   }
+  /// The C handle, for calls the wrappers lack.
   [[nodiscard]] GDS_group_t native_handle() const noexcept { return handle_; }
 
   /// A version of every member at once (GDS_group_version_inc).
@@ -57,15 +60,21 @@ class group {
     detail::check(s);
     return true;
   }
+  /// The members' current version number (local).
   [[nodiscard]] index_t version_number() const {
     index_t v = 0;
     detail::check(GDS_group_get_version_number(handle_, &v));
     return v;
   }
+  /// Moves every member's handle to the newest version (GDS_group_move_to_newest()).
   void move_to_newest() { detail::check(GDS_group_move_to_newest(handle_)); }
+  /// Moves every member's handle to the next older version every member retains.
   void move_to_prev() { detail::check(GDS_group_move_to_prev(handle_)); }
+  /// Moves every member's handle to the next newer version every member retains.
   void move_to_next() { detail::check(GDS_group_move_to_next(handle_)); }
+  /// Moves every member's handle `dec` version numbers back (GDS_group_version_dec()).
   void version_dec(index_t dec) { detail::check(GDS_group_version_dec(handle_, dec)); }
+  /// What the members' restart took, added up (GDS_group_get_restart_info()).
   [[nodiscard]] GDS_restart_info_t restart_info() const {
     GDS_restart_info_t info{};
     detail::check(GDS_group_get_restart_info(handle_, &info));
@@ -82,9 +91,14 @@ class group {
 /// What this job persisted (GDS_restart_query; collective over GDS_COMM_WORLD):
 /// `name` an array's or group's name, empty for any.
 struct persisted {
+  /// Whether the job has persisted state of that name.
   bool found = false;
+  /// GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX: where it was found.
   int level = GDS_LEVEL_NONE;
+  /// The newest version persisted.
   index_t version = 0, current = 0;
+  /// \var current
+  /// The current version number after the restart.
   std::string holds;  ///< what the newest version holds: its successor's label
 };
 [[nodiscard]] inline persisted restart_query(std::string_view name = {}) {

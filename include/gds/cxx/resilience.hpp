@@ -27,6 +27,7 @@
 
 namespace gds {
 
+/// An error attribute key (GDS_EATTR_* or from define_error_key()).
 using error_key = GDS_error_attr_key_t;
 
 /// Defines (or finds) an error attribute key. Collective over GDS_COMM_WORLD.
@@ -114,8 +115,10 @@ std::vector<std::byte> encode(error_key k, const T &v) {
 /// A read-only view of an error descriptor.
 class error_view {
  public:
+  /// A view of the descriptor `e`, which stays the caller's.
   explicit error_view(GDS_error_t e) noexcept : h_(e) {}
 
+  /// Whether the descriptor has attribute `k`.
   [[nodiscard]] bool has(error_key k) const {
     GDS_size_t len = 0;
     int flag = 0;
@@ -155,9 +158,11 @@ class error_view {
       return v;
     }
   }
+  /// The C handle of the descriptor.
   [[nodiscard]] GDS_error_t native_handle() const noexcept { return h_; }
 
  protected:
+  /// The descriptor viewed.
   GDS_error_t h_;
 };
 
@@ -167,6 +172,7 @@ class error_descriptor {
   error_descriptor() { detail::check(GDS_create_error_descriptor(&h_)); }
   error_descriptor(const error_descriptor &) = delete;
   error_descriptor &operator=(const error_descriptor &) = delete;
+  /// Takes over `o`'s descriptor; `o` becomes empty.
   error_descriptor(error_descriptor &&o) noexcept : h_(std::exchange(o.h_, GDS_ERROR_NULL)) {}
   error_descriptor &operator=(error_descriptor &&o) noexcept {
     if (this != &o) {
@@ -187,10 +193,13 @@ class error_descriptor {
     return *this;
   }
   template <class T>
+  /// Sets attribute `k` to `v` on a temporary descriptor (for building one in an expression).
   error_descriptor &&set(error_key k, const T &v) && {
     return std::move(set(k, v));
   }
+  /// A read-only view of the descriptor.
   [[nodiscard]] error_view view() const noexcept { return error_view(h_); }
+  /// The C handle of the descriptor.
   [[nodiscard]] GDS_error_t native_handle() const noexcept { return h_; }
   /// Gives the descriptor up (to GDS_raise_*).
   [[nodiscard]] GDS_error_t release() noexcept { return std::exchange(h_, GDS_ERROR_NULL); }
@@ -209,6 +218,7 @@ class predicate {
   predicate() { detail::check(GDS_create_error_pred(&h_)); }
   predicate(const predicate &) = delete;
   predicate &operator=(const predicate &) = delete;
+  /// Takes over `o`'s predicate; `o` becomes empty.
   predicate(predicate &&o) noexcept : h_(std::exchange(o.h_, GDS_ERROR_PRED_NULL)) {}
   predicate &operator=(predicate &&o) noexcept {
     if (this != &o) {
@@ -219,29 +229,38 @@ class predicate {
   }
   ~predicate() { reset(); }
 
+  /// Adds the term "key `k` is present, any value" (GDS_EMEXP_ANY).
   predicate &any(error_key k) & { return term(k, GDS_EMEXP_ANY, {}); }
+  /// Adds the term "key `k` is absent" (GDS_EMEXP_NOT).
   predicate &absent(error_key k) & { return term(k, GDS_EMEXP_NOT, {}); }
   template <class T>
+  /// Adds the term "key `k` has the value `v`" (GDS_EMEXP_VALUE).
   predicate &value(error_key k, const T &v) & {
     return term(k, GDS_EMEXP_VALUE, detail::encode(k, v));
   }
   template <class T>
+  /// Adds the term "`lo` <= key `k`'s value <= `hi`" (GDS_EMEXP_RANGE).
   predicate &range(error_key k, const T &lo, const T &hi) & {
     std::vector<std::byte> b = detail::encode(k, lo), h = detail::encode(k, hi);
     b.insert(b.end(), h.begin(), h.end());
     return term(k, GDS_EMEXP_RANGE, b);
   }
+  /// any() on a temporary predicate.
   predicate &&any(error_key k) && { return std::move(any(k)); }
+  /// absent() on a temporary predicate.
   predicate &&absent(error_key k) && { return std::move(absent(k)); }
   template <class T>
+  /// value() on a temporary predicate.
   predicate &&value(error_key k, const T &v) && {
     return std::move(value(k, v));
   }
   template <class T>
+  /// range() on a temporary predicate.
   predicate &&range(error_key k, const T &lo, const T &hi) && {
     return std::move(range(k, lo, hi));
   }
 
+  /// The C handle of the predicate.
   [[nodiscard]] GDS_error_pred_t native_handle() const noexcept { return h_; }
 
  private:
@@ -262,9 +281,11 @@ class predicate {
 /// What a handler gets: the error, the handle it concerns, and resume().
 class raised_error : public error_view {
  public:
+  /// The error `e` delivered on array `gds`, local or global.
   raised_error(GDS_gds_t gds, GDS_error_t e, bool global) noexcept : error_view(e), gds_(gds), global_(global) {}
   /// The array's primary handle, or GDS_ROOT.
   [[nodiscard]] GDS_gds_t handle() const noexcept { return gds_; }
+  /// Whether the error is global.
   [[nodiscard]] bool global() const noexcept { return global_; }
   /// Ends the recovery (GDS_resume_local or GDS_resume_global); frees the descriptor.
   void resume() { detail::check(global_ ? GDS_resume_global(gds_, h_) : GDS_resume_local(gds_, h_)); }
@@ -343,10 +364,12 @@ void add_global_check(GDS_gds_t where, F &&f, GDS_priority_t priority = GDS_PRIO
                                                              new Fn(std::forward<F>(f)), &detail::destroy<Fn>));
 }
 
+/// Raises a local error on `where` (an array or GDS_ROOT), taking the descriptor over.
 inline void raise_local(GDS_gds_t where, error_descriptor &&e) {
   detail::check(GDS_raise_local_error(where, e.native_handle()));
   static_cast<void>(e.release());
 }
+/// Raises a global error on `where` (an array or GDS_ROOT), taking the descriptor over.
 inline void raise_global(GDS_gds_t where, error_descriptor &&e) {
   detail::check(GDS_raise_global_error(where, e.native_handle()));
   static_cast<void>(e.release());
@@ -367,7 +390,9 @@ inline void check_all_errors(GDS_gds_t where) { detail::check(GDS_check_all_erro
   detail::check(s);
   return false;
 }
+/// Delivers this process's pending local errors on `where` now.
 inline void invoke_local_error_handler(GDS_gds_t where) { detail::check(GDS_invoke_local_error_handler(where)); }
+/// A stable point on `where`: delivers the global errors (collective).
 inline void invoke_global_error_handler(GDS_gds_t where) { detail::check(GDS_invoke_global_error_handler(where)); }
 
 }  // namespace gds

@@ -8,6 +8,7 @@
 
 namespace gds {
 
+/// Thread support asked of GDS_init() (GDS_thread_support_t).
 enum class thread_level : int {
   single = GDS_THREAD_SINGLE,
   funneled = GDS_THREAD_FUNNELED,
@@ -20,7 +21,9 @@ enum class thread_level : int {
 /// MPI_COMM_WORLD. Arrays must be destroyed before it.
 class runtime {
  public:
+  /// GDS_init() without the program's arguments; starts MPI if it is not running.
   explicit runtime(thread_level requested = thread_level::single) : runtime(nullptr, nullptr, requested) {}
+  /// GDS_init() with the program's arguments; starts MPI if it is not running.
   runtime(int *argc, char ***argv, thread_level requested = thread_level::single) {
     GDS_thread_support_t provided = GDS_THREAD_SINGLE;
     detail::check(GDS_init(argc, argv, static_cast<GDS_thread_support_t>(requested), &provided));

@@ -14,16 +14,22 @@ namespace gds {
 /// A value and an index, laid out as MPI's pair types, for MPI_MAXLOC and MPI_MINLOC.
 template <class V>
 struct value_index {
-  V value;
-  int index;
+  V value;   ///< the value compared
+  int index; ///< the index carried with it
+  /// Equal when both members are.
   friend bool operator==(const value_index &, const value_index &) = default;
 };
 
 /// datatype_traits<T>::type() is the GDS_datatype_t of T; only the types
-/// specialized here can be array elements.
+/// specialized here can be array elements: char, signed and unsigned char,
+/// std::byte, short, int, long, long long and their unsigned twins, float,
+/// double, long double, bool, std::complex of the three floating types, and
+/// value_index of short, int, long, float, double and long double (MPI's pair
+/// types).
 template <class T>
 struct datatype_traits;
 
+/// \cond
 #define GDS_CXX_DATATYPE(T, mpi) \
   template <>                    \
   struct datatype_traits<T> {    \
@@ -55,6 +61,7 @@ GDS_CXX_DATATYPE(value_index<float>, MPI_FLOAT_INT);
 GDS_CXX_DATATYPE(value_index<double>, MPI_DOUBLE_INT);
 GDS_CXX_DATATYPE(value_index<long double>, MPI_LONG_DOUBLE_INT);
 #undef GDS_CXX_DATATYPE
+/// \endcond
 
 /// Whether T can be an element of gds::array<T>.
 template <class T>
