@@ -22,8 +22,11 @@ Suites (default all but shrink):
            right after a cached version; the relaunch resumes there
   shrink   N nodes (N >= 3), one process each, XOR and PARTNER plus a prefix: once a flush exists
            the test marks a node down for --node-check, deletes its cache directory and kill -9s its
-           process; gds-run leaves it out and relaunches on N-1 nodes, which restart (from the
-           prefix: another process count) and end with the answer
+           process; gds-run leaves it out and relaunches on N-1 nodes, which restart and end with
+           the answer. With `-n {tasks}` (N-1 processes: from the prefix, the cache serves only the
+           same count) and with `-n N` fixed and the last node lost (its process joins the last
+           node left: PARTNER must rebuild from the cache; XOR's sets change with the groups, so it
+           restarts from the prefix)
 The seed is printed; --seed replays it. Exit 0 when every check passed.
 """
 import argparse
@@ -102,11 +105,12 @@ class Job:
         self.env.update(env or {})
         self.halt = os.path.join(self.root, "halt")
         self.sleep_ms = sleep_ms
+        self.tasks = "{tasks}"  # the launch command's process count
 
     def argv(self, options):
         return ([sys.executable, args.gds_run, "--nodes", ",".join(self.nodes), "--tasks-per-node", "1",
                  "--halt-file", self.halt] + options + ["--"] + shlex.split(args.mpiexec)
-                + ["-n", "{tasks}", sys.executable, os.path.join(HERE, "launcher_node.py"), args.app] + APP_ARGS
+                + ["-n", self.tasks, sys.executable, os.path.join(HERE, "launcher_node.py"), args.app] + APP_ARGS
                 + ["--sleep-ms", str(self.sleep_ms)])
 
     def start(self, options=(), extra_env=None):
@@ -291,29 +295,46 @@ def suite_shrink():
     if NP < 3:
         print("shrink: needs 3 or more processes; skipped", flush=True)
         return
-    for copy in ("XOR", "PARTNER"):
-        job = Job(f"shrink-{copy.lower()}", env={"GDS_COPY_TYPE": copy}, sleep_ms=30)
-        job.env["GDS_PREFIX"] = os.path.join(job.root, "prefix")
-        lost = rng.choice(job.nodes)
-        check = f"test ! -e {shlex.quote(job.root)}/down.{{node}}"
-        p = job.start(["--attempts", "3", "--min-nodes", str(NP - 1), "--node-check", check])
-        flushes = os.path.join(job.env["GDS_PREFIX"], f"gds.{job.env['GDS_JOB_ID']}", "state", "v*.h5")
-        deadline = time.monotonic() + 60
-        while not glob.glob(flushes) and time.monotonic() < deadline and p.poll() is None:
-            time.sleep(0.05)
-        time.sleep(rng.uniform(0, 0.3))
-        open(os.path.join(job.root, f"down.{lost}"), "w").close()
-        shutil.rmtree(os.path.join(job.root, "cache", lost), ignore_errors=True)
-        keys = [k for k in job.pids() if k.startswith(lost + ".")]
-        killed = bool(keys) and job.kill_process(keys[0])
-        print(f"[{job.name}]   node {lost} lost (marked down, cache deleted, process killed: {killed})", flush=True)
-        rc, out, err, launches = job.finish(p)
-        if not killed:
-            fail(f"{job.name}: the job ended before its node could be lost")
-        elif launches != 2 or f"node {lost} is down" not in err or f"on {NP - 1} processes" not in out:
-            fail(f"{job.name}: expected a relaunch on {NP - 1} nodes without {lost}; {launches} run(s)")
-        expect_answer(job, rc, out, f"relaunch on {NP - 1} nodes after losing {lost}")
-        job.cleanup()
+    # fewer: `-n {tasks}`, one process per node left, so the relaunch has one process fewer and
+    #        restarts from the prefix (the cache serves only the same process count);
+    # same:  `-n NP` fixed and the last node lost: its process joins the last node left, the others
+    #        keep their nodes and failure groups; PARTNER rebuilds the lost files from the copies
+    #        (restart from the cache), XOR's sets change with the groups (restart from the prefix).
+    for mode in ("fewer", "same"):
+        for copy in ("XOR", "PARTNER"):
+            job = Job(f"shrink-{mode}-{copy.lower()}", env={"GDS_COPY_TYPE": copy}, sleep_ms=30)
+            job.env["GDS_PREFIX"] = os.path.join(job.root, "prefix")
+            lost = rng.choice(job.nodes) if mode == "fewer" else job.nodes[-1]
+            procs = NP - 1 if mode == "fewer" else NP
+            if mode == "same":
+                job.tasks = str(NP)
+            check = f"test ! -e {shlex.quote(job.root)}/down.{{node}}"
+            p = job.start(["--attempts", "3", "--min-nodes", str(NP - 1), "--node-check", check])
+            flushes = os.path.join(job.env["GDS_PREFIX"], f"gds.{job.env['GDS_JOB_ID']}", "state", "v*.h5")
+            deadline = time.monotonic() + 60
+            while not glob.glob(flushes) and time.monotonic() < deadline and p.poll() is None:
+                time.sleep(0.05)
+            time.sleep(rng.uniform(0, 0.3))
+            open(os.path.join(job.root, f"down.{lost}"), "w").close()
+            shutil.rmtree(os.path.join(job.root, "cache", lost), ignore_errors=True)
+            keys = [k for k in job.pids() if k.startswith(lost + ".")]
+            killed = bool(keys) and job.kill_process(keys[0])
+            print(f"[{job.name}]   node {lost} lost (marked down, cache deleted, process killed: {killed})",
+                  flush=True)
+            rc, out, err, launches = job.finish(p)
+            m = re.search(r"resuming at step \d+ \(version \d+, level (\d)\) on (\d+) processes", out)
+            if not killed:
+                fail(f"{job.name}: the job ended before its node could be lost")
+            elif launches != 2 or f"node {lost} is down" not in err or m is None or int(m.group(2)) != procs:
+                fail(f"{job.name}: expected a relaunch on {NP - 1} nodes ({procs} processes) without {lost} "
+                     f"that restarts; {launches} run(s)")
+            else:
+                level = {"1": "the cache", "2": "the prefix"}.get(m.group(1), m.group(1))
+                print(f"[{job.name}]   the relaunch restarted from {level}", flush=True)
+                if mode == "same" and copy == "PARTNER" and m.group(1) != "1":
+                    fail(f"{job.name}: PARTNER did not rebuild the lost node's files from the cache")
+            expect_answer(job, rc, out, f"relaunch on {NP - 1} nodes after losing {lost}")
+            job.cleanup()
 
 
 REF = reference()
