@@ -74,7 +74,9 @@ bool newest_scheduled(core::Array &a) {
   const versions::ArrayState &v = versions::state(a);
   if (v.current == 0 && !v.restarted) return false;
   if (s.persistent() && s.since_cached != 0) return false;
-  return !s.flushing() || !s.flusher || s.flusher->since == 0;
+  // A prefix whose agreements failed makes no more flushes: waiting for one
+  // would never end (flush_wait reports the failure instead).
+  return !s.flushing() || !s.flusher || s.flusher->broken || s.flusher->since == 0;
 }
 
 // Completes the arrays' cached versions and flushes in flight, in creation
