@@ -303,6 +303,10 @@ MODULE GDS_C_INTERFACES
       IMPORT :: C_INT, C_PTR
       TYPE(C_PTR), VALUE :: gds
     END FUNCTION
+    INTEGER(C_INT) FUNCTION c_should_exit(flag) BIND(C, NAME="GDS_should_exit")
+      IMPORT :: C_INT
+      INTEGER(C_INT) :: flag
+    END FUNCTION
     INTEGER(C_INT) FUNCTION c_define_error_attr_key(name, name_size, value_type, new_key) &
         BIND(C, NAME="GDS_define_error_attr_key")
       IMPORT :: C_INT, C_INT64_T, C_CHAR
@@ -525,7 +529,7 @@ MODULE GDS
     c_status_string, c_last_error_message, c_strlen, c_version_inc, c_get_version_number, &
     c_get_version_label, c_get_version_holds, c_to_string, c_move_to_newest, c_move_to_next, c_move_to_prev, &
     c_version_dec, c_descriptor_clone, &
-    c_version_restore, c_version_verify, c_get_restart_info, c_flush_wait, c_cache_wait, &
+    c_version_restore, c_version_verify, c_get_restart_info, c_flush_wait, c_cache_wait, c_should_exit, &
     c_define_error_attr_key, &
     c_create_error_descriptor, &
     c_free_error_descriptor, &
@@ -875,6 +879,18 @@ CONTAINS
     TYPE(C_PTR), INTENT(IN) :: gds
     INTEGER, INTENT(OUT) :: status
     status = c_cache_wait(gds)
+  END SUBROUTINE
+
+  ! GDS extension: whether the job should stop now, right after a persisted
+  ! version (GDS_should_exit: a halt file or too little time left, and the
+  ! newest version persisted). flag is 1 (stop) or 0 (go on), the same on
+  ! every process. Collective over GDS_COMM_WORLD.
+  SUBROUTINE GDS_SHOULD_EXIT(flag, status)
+    INTEGER, INTENT(OUT) :: flag, status
+    INTEGER(C_INT) :: f
+    f = 0
+    status = c_should_exit(f)
+    flag = f
   END SUBROUTINE
 
   ! ---- Open Resilience (GVR 1.0, 6.4.2) -------------------------------------------------

@@ -139,6 +139,43 @@ GDS_API GDS_status_t GDS_flush_wait(GDS_gds_t gds);
  */
 GDS_API GDS_status_t GDS_cache_wait(GDS_gds_t gds);
 
+/**
+ * \brief Whether the job should stop now, right after a persisted version (GDS extension;
+ *        SCR's SCR_Should_exit).
+ *
+ * A program calls it after each GDS_version_inc() or GDS_group_version_inc()
+ * and leaves its loop when \p flag is 1; a relaunch with the same GDS_JOB_ID
+ * then resumes from the version just made. \p flag is 1 when both hold:
+ *
+ * - a halt condition holds on some process: the file named by the variable
+ *   `GDS_HALT_FILE` exists (unset: no halt file), or fewer than
+ *   `GDS_HALT_SECONDS` (default 300) seconds are left before `GDS_END_TIME`
+ *   (seconds since 1970, set by the launcher gds-run; unset: no time limit);
+ * - the job's newest version is persisted: every array with a cache or a
+ *   prefix made its newest version at every level it is configured for
+ *   (GDS_CACHE_EVERY and GDS_FLUSH schedule them; an array that has made no
+ *   version yet has nothing persisted). While the condition holds and the
+ *   newest version was not scheduled for the levels, \p flag stays 0 until
+ *   one is ("stops after its next persisted version"). With no persistence
+ *   configured, \p flag is 1 as soon as the condition holds.
+ *
+ * The variables are read at every call. Without a halt condition the call
+ * costs one small allreduce over GDS_COMM_WORLD, a stat() of the halt file
+ * and a look at each array's schedule.
+ *
+ * Completion: collective over GDS_COMM_WORLD; every process returns the same
+ * status and the same \p flag. When \p flag is 1, the arrays' cached versions
+ * in flight are complete (as after GDS_cache_wait()) and so are their flushes
+ * to the prefix (as after GDS_flush_wait()): node-local storage may go away.
+ *
+ * \param[out] flag 1: stop now; 0: go on
+ * \return GDS_STATUS_OK, GDS_STATUS_NOT_INITIALIZED, GDS_STATUS_NULL_ARGUMENT (\p flag),
+ *         GDS_STATUS_INVALID (a variable that is not an integer of 0 or more, named in the message),
+ *         GDS_STATUS_REMOTE_ERROR (another process failed), GDS_STATUS_IO_ERROR (a cached version
+ *         or a flush failed), GDS_STATUS_MPI_ERROR
+ */
+GDS_API GDS_status_t GDS_should_exit(int *flag);
+
 /** Longest version label, in bytes (GDS_version_inc refuses longer ones with GDS_STATUS_INVALID). */
 #define GDS_VERSION_LABEL_MAX 65536
 

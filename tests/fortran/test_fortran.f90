@@ -95,6 +95,10 @@ PROGRAM TEST_FORTRAN
     "GDS_FAILURE_GROUP")
   CALL GDS_FAILURE_GROUP(np, owner, owns, stat)
   CALL CHECK(stat == GDS_STATUS_RANGE, "GDS_FAILURE_GROUP of a rank past the last")
+  ! No halt file, no end time (the test's environment sets neither): go on.
+  owner = -1
+  CALL GDS_SHOULD_EXIT(owner, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. owner == 0, "GDS_SHOULD_EXIT")
 
   ! The manual's example (GVR 1.0, section 3.5), with the values checked.
   ndim = 1; cts(1) = 1; min_chunk(1) = 0; lo_idx(1) = 0; hi_idx(1) = 0; ld(1) = 0

@@ -22,6 +22,9 @@ test -f "$prefix/include/gds/gds.hpp"
 test -f "$prefix/lib/cmake/GDS/GDSConfig.cmake"
 test -f "$prefix/lib/pkgconfig/gds.pc"
 ls "$prefix"/lib/libgds.so* > /dev/null
+test -x "$prefix/bin/gds-run"
+"$prefix/bin/gds-run" --help > /dev/null
+GDS_JOB_ID=install-check "$prefix/bin/gds-run" --attempts 2 --halt-file "$scratch/halt" -- true 2> "$scratch/gds-run.log"
 if ls "$prefix"/include/gds | grep -qE '^(core|rma)$'; then
   echo "internal headers were installed" >&2
   exit 1

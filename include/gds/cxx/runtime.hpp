@@ -61,6 +61,17 @@ class runtime {
   thread_level provided_ = thread_level::single;
 };
 
+/// Whether the job should stop now, right after a persisted version
+/// (GDS_should_exit(): a halt file or too little time left, and the newest
+/// version persisted). Call it after each version and leave the loop when it
+/// is true; a relaunch with the same job id resumes from that version.
+/// Collective over GDS_COMM_WORLD; the same answer on every process.
+[[nodiscard]] inline bool should_exit() {
+  int flag = 0;
+  detail::check(GDS_should_exit(&flag));
+  return flag != 0;
+}
+
 }  // namespace gds
 
 #endif  // GDS_CXX_RUNTIME_HPP
