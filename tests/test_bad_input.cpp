@@ -538,7 +538,7 @@ TEST_F(BadInput, OpenResilience) {
        GDS_STATUS_INVALID_ATTR_VALUE, "GDS_add_error_attr", "FLOAT (8 bytes)"},
       {"add INT_ARRAY of 12 bytes", [&] { return GDS_add_error_attr(desc, GDS_EATTR_GDS_INDEX, 12, three); },
        GDS_STATUS_INVALID_ATTR_VALUE, "GDS_add_error_attr", "a multiple of 8"},
-      {"add MPIOBJ of 8 bytes", [&] { return GDS_add_error_attr(desc, GDS_EATTR_LOST_COMMUNICATOR, 8, &i64); },
+      {"add MPIOBJ of a handle and a byte", [&] { return GDS_add_error_attr(desc, GDS_EATTR_LOST_COMMUNICATOR, sizeof(MPI_Comm) + 1, three); },
        GDS_STATUS_INVALID_ATTR_VALUE, "GDS_add_error_attr", "MPIOBJ"},
       {"add value NULL", [&] { return GDS_add_error_attr(desc, GDS_EATTR_GDS_VERSION, 8, nullptr); },
        GDS_STATUS_NULL_ARGUMENT, "GDS_add_error_attr", "attr_val"},

@@ -285,8 +285,9 @@ TEST_F(Accumulate, MaxMin) {
   check<int>(MPI_INT, MPI_MAX, [](int i) { return 7 * i % 11; }, [](int r, int i) { return (r * 13 + i) % 17; }, mx);
   check<double>(MPI_DOUBLE, MPI_MIN, [](int i) { return i * 0.1; }, [](int r, int i) { return (r - 1) * 1.5 + i % 4; },
                 mn);
-  check<unsigned long>(MPI_UNSIGNED_LONG, MPI_MAX, [](int i) { return static_cast<unsigned long>(i); },
-                       [](int r, int i) { return static_cast<unsigned long>(r * i); }, mx);
+  if (!unsigned_min_max_refused())  // refused: UnsignedMaxMinWithTheTopBitSet checks that
+    check<unsigned long>(MPI_UNSIGNED_LONG, MPI_MAX, [](int i) { return static_cast<unsigned long>(i); },
+                         [](int r, int i) { return static_cast<unsigned long>(r * i); }, mx);
   check<double>(MPI_DOUBLE_PRECISION, MPI_MAX, [](int i) { return -i; }, [](int r, int) { return r * 2.0; }, mx);
 }
 

@@ -5,6 +5,7 @@
 #include "core/collective.hpp"
 
 #include "core/log.hpp"
+#include "core/mpi_library.hpp"
 #include "core/runtime.hpp"
 #include "rma/datatype.hpp"
 #include "rma/mpi_checks.hpp"
@@ -28,6 +29,8 @@ class Rma final : public core::Module {
     core::env_unsigned("GDS_OUTSTANDING_RMA_OPS_MAX", UINT64_MAX, &g_settings.outstanding_ops_max);
     core::env_unsigned("GDS_ACC_SEGMENT_SIZE", UINT64_MAX, &g_settings.acc_segment_size);
     g_settings.flush_all_completes = flush_all_completes_puts();
+    const core::MpiLibrary lib = core::mpi_library();
+    g_settings.self_cas_in_memory = lib.family == core::MpiLibrary::Family::open_mpi && lib.major == 4;
     std::uint64_t may_change_mpi = 1;
     core::env_unsigned("GDS_MPI_T_WORKAROUNDS", 1, &may_change_mpi);
     check_unsigned_min_max(core::g_rt.world, may_change_mpi != 0);

@@ -132,17 +132,19 @@ const char *unsigned_min_max_note() {
       return "this MPI computed MPI_MAX and MPI_MIN of unsigned integers as signed (MPICH issue 6083); "
              "MPIR_CVAR_ENABLE_YAKSA_REDUCTION=0 set until GDS_finalize corrects it";
     case UnsignedMinMax::refused:
-      return "this MPI computes MPI_MAX and MPI_MIN of unsigned integers as signed (MPICH issue 6083) and GDS "
-             "could not correct it (GDS_MPI_T_WORKAROUNDS=0, or no MPIR_CVAR_ENABLE_YAKSA_REDUCTION): "
-             "GDS_acc and GDS_get_acc refuse them with GDS_STATUS_MPI_BUG";
+      return "this MPI computes MPI_MAX and MPI_MIN of unsigned integers in RMA as signed (MPICH 4.0: issue "
+             "6083; Open MPI 4.1: its osc/rdma) and GDS could not correct it (it can for MPICH only, through "
+             "MPIR_CVAR_ENABLE_YAKSA_REDUCTION, unless GDS_MPI_T_WORKAROUNDS=0): GDS_acc and GDS_get_acc "
+             "refuse them with GDS_STATUS_MPI_BUG";
   }
   return "";
 }
 
 const char *op_computed_wrong(MPI_Op op, const core::ElementType &type) {
   if (g_unsigned == UnsignedMinMax::refused && type.is_unsigned && (op == MPI_MAX || op == MPI_MIN))
-    return "this MPI compares unsigned integers as signed (MPICH issue 6083) and GDS could not correct it "
-           "(GDS_MPI_T_WORKAROUNDS=0, or no MPIR_CVAR_ENABLE_YAKSA_REDUCTION)";
+    return "this MPI compares unsigned integers as signed in RMA (MPICH 4.0: issue 6083; Open MPI 4.1: its "
+           "osc/rdma; tests/mpi_bugs/unsigned_max_min.c) and GDS could not correct it (it can for MPICH only, "
+           "unless GDS_MPI_T_WORKAROUNDS=0)";
   if (g_complex32_broken && type.mpi == MPI_COMPLEX32 && (op == MPI_SUM || op == MPI_PROD))
     return "MPICH's accumulates of MPI_COMPLEX32 with MPI_SUM or MPI_PROD never complete or compute wrongly "
            "(tests/mpi_bugs/complex32_sum_prod.c)";

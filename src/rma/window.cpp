@@ -71,6 +71,8 @@ Window::~Window() {
 GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes,
                             int disp_unit) {
   disp_unit_ = disp_unit;
+  base_ = static_cast<unsigned char *>(base);
+  GDS_TRY(checked(func, "MPI_Comm_rank", MPI_Comm_rank(comm, &rank_)));
   core::InfoObject info;
   set_window_hints(info);
   int nprocs = 0;
@@ -156,10 +158,33 @@ GDS_status_t Window::get_accumulate(const char *func, const void *origin, int oc
 
 GDS_status_t Window::compare_and_swap(const char *func, const void *origin, const void *compare,
                                       void *result, MPI_Datatype type, int target, MPI_Aint disp) {
+  int size = 0;
+  if (g_settings.self_cas_in_memory && target == rank_ && MPI_Type_size(type, &size) == MPI_SUCCESS && size == 8)
+    return compare_and_swap_in_memory(func, origin, compare, result, disp);
   GDS_TRY(checked(func, "MPI_Compare_and_swap",
                   injected() ? MPI_ERR_OTHER
                              : MPI_Compare_and_swap(origin, compare, result, type, target, disp, win_)));
   return noted(func, target);
+}
+
+// Open MPI 4.1's osc/rdma over btl/vader emulates 8-byte atomics by a
+// message to the target, and has no vader endpoint for the process itself:
+// MPI_Compare_and_swap on one's own memory crashes (4-byte ones take another
+// path). Done here instead, after the process's earlier operations to itself
+// completed: the other processes' emulated atomics on this memory are
+// executed with the CPU's atomics too (by this process, on receipt), so the
+// swap stays atomic with respect to them.
+GDS_status_t Window::compare_and_swap_in_memory(const char *func, const void *origin, const void *compare,
+                                                void *result, MPI_Aint disp) {
+  GDS_TRY(flush(func, rank_));
+  GDS_TRY(sync(func));
+  auto *word = reinterpret_cast<std::uint64_t *>(base_ + disp * disp_unit_);
+  std::uint64_t expected = 0, desired = 0;
+  std::memcpy(&expected, compare, sizeof expected);
+  std::memcpy(&desired, origin, sizeof desired);
+  __atomic_compare_exchange_n(word, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  std::memcpy(result, &expected, sizeof expected);  // the old value, swapped or not
+  return sync(func);
 }
 
 GDS_status_t Window::noted_slow(const char *func, int target) {

@@ -26,6 +26,10 @@ struct Settings {
   // Whether completions may use MPI_Win_flush_all/_local_all (past a few
   // targets): not with MPICH before 4.1 (see Window::local_).
   bool flush_all_completes = true;
+  // Whether an 8-byte compare-and-swap on this process's own memory is done
+  // in memory (Window::compare_and_swap): with Open MPI 4, whose osc/rdma
+  // crashes on it (tests/mpi_bugs/cas_self_8byte.c).
+  bool self_cas_in_memory = false;
 };
 // Whether this MPI library's MPI_Win_flush_all completes small puts (from
 // MPI_Get_library_version: MPICH before 4.1 does not).
@@ -61,6 +65,12 @@ class Window {
                               MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op);
   GDS_status_t compare_and_swap(const char *func, const void *origin, const void *compare,
                                 void *result, MPI_Datatype type, int target, MPI_Aint disp);
+
+ private:
+  GDS_status_t compare_and_swap_in_memory(const char *func, const void *origin, const void *compare, void *result,
+                                          MPI_Aint disp);
+
+ public:
 
   // Local completion of every operation issued since the last completion
   // (GDS_wait): flushes only the processes they went to.
@@ -142,6 +152,8 @@ class Window {
 
   MPI_Win win_ = MPI_WIN_NULL;
   int disp_unit_ = 1;
+  unsigned char *base_ = nullptr;  // this process's part of the window
+  int rank_ = -1;                  // this process's rank in the window's communicator
   // Completions flush the processes operations went to, one by one; past
   // kMaxTargets of them one MPI_Win_flush_all/_local_all does it, except
   // where that call is unsafe: MPICH 4.0.2 ch4:ucx, 3 or more processes on

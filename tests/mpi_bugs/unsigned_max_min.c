@@ -10,7 +10,14 @@
  * (environment, or MPI_T_cvar_write at run time, as GDS does) corrects it;
  * run with that variable set to see "ok".
  *
+ * Open MPI 4.1.4 (Debian 12), a window made by MPI_Win_create as GDS makes
+ * its windows (argument "create"; osc/rdma over btl/vader): the same for 4-
+ * and 8-byte unsigned types (its atomics compare as signed; 1- and 2-byte
+ * types are right). MPI_Win_allocate's windows (osc/sm) are right. No switch
+ * corrects it: GDS refuses MAX and MIN on unsigned types there.
+ *
  *   mpicc.mpich unsigned_max_min.c -o repro && mpiexec.mpich -n 2 ./repro
+ *   mpicc.openmpi unsigned_max_min.c -o repro && OMPI_MCA_osc=sm,rdma,pt2pt mpiexec.openmpi -n 2 ./repro create
  *
  * Prints "BUG" and exits 1 when the MPI library shows the bug, "ok" otherwise.
  */
@@ -25,9 +32,15 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   uint64_t *base;
+  static uint64_t created[4];
   MPI_Win win;
   /* 4 slots, not 3: a size that is a multiple of 16 bytes avoids another MPICH 4.0.2 bug (win_allocate_unaligned.c). */
-  MPI_Win_allocate(4 * sizeof(uint64_t), sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  if (argc > 1 && strcmp(argv[1], "create") == 0) {
+    base = created;
+    MPI_Win_create(base, sizeof created, sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  } else {
+    MPI_Win_allocate(4 * sizeof(uint64_t), sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  }
   const uint64_t top = UINT64_C(1) << 63, zero = 0, one = 1;
   base[0] = base[1] = base[2] = top;
   MPI_Barrier(MPI_COMM_WORLD);

@@ -95,28 +95,43 @@ inline ::testing::AssertionResult message_names(const char *func, const char *te
   return ::testing::AssertionSuccess();
 }
 
+// Whether the MPI library is MPICH or one derived from it (by its version string).
+inline bool mpi_is_mpich();
+
 // Whether GDS refuses MPI_MAX/MPI_MIN on unsigned types here: this MPI
-// compares them as signed (MPICH issue 6083; asked directly, as
-// tests/mpi_bugs/unsigned_max_min.c does) and GDS_MPI_T_WORKAROUNDS=0
-// forbids GDS to correct it. Local.
+// compares them as signed in RMA accumulates (asked directly, as
+// tests/mpi_bugs/unsigned_max_min.c does, with the top bit set in 4- and
+// 8-byte types, to the next process as GDS_init asks) and GDS cannot correct
+// it: it can only for MPICH (issue 6083, through a control variable), and
+// not there with GDS_MPI_T_WORKAROUNDS=0. Collective over MPI_COMM_WORLD.
 inline bool unsigned_min_max_refused() {
   const char *workarounds = std::getenv("GDS_MPI_T_WORKAROUNDS");
-  if (workarounds == nullptr || std::string(workarounds) != "0") return false;
-  std::uint64_t *base = nullptr;
+  const bool may_correct = mpi_is_mpich() && (workarounds == nullptr || std::string(workarounds) != "0");
+  int rank = 0, nprocs = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  std::uint64_t slots[2] = {std::uint64_t{1} << 63, 0};
+  const unsigned top32 = 1u << 31;
+  std::memcpy(&slots[1], &top32, sizeof top32);
   MPI_Win win;
-  MPI_Win_allocate(4 * sizeof(std::uint64_t), sizeof(std::uint64_t), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
-  base[0] = std::uint64_t{1} << 63;
+  MPI_Win_create(slots, sizeof slots, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Barrier(MPI_COMM_WORLD);
   const std::uint64_t zero = 0;
+  const int next = (rank + 1) % nprocs;
   MPI_Win_lock_all(0, win);
-  MPI_Accumulate(&zero, 1, MPI_UINT64_T, 0, 0, 1, MPI_UINT64_T, MPI_MAX, win);
+  MPI_Accumulate(&zero, 1, MPI_UINT64_T, next, 0, 1, MPI_UINT64_T, MPI_MAX, win);
+  MPI_Accumulate(&zero, 1, MPI_UNSIGNED, next, 8, 1, MPI_UNSIGNED, MPI_MAX, win);
   MPI_Win_flush_all(win);
   MPI_Win_unlock_all(win);
-  const bool wrong = base[0] != std::uint64_t{1} << 63;
+  MPI_Barrier(MPI_COMM_WORLD);
+  unsigned low = 0;
+  std::memcpy(&low, &slots[1], sizeof low);
+  int wrong = slots[0] != std::uint64_t{1} << 63 || low != top32;
+  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
   MPI_Win_free(&win);
-  return wrong;
+  return wrong != 0 && !may_correct;
 }
 
-// Whether the MPI library is MPICH or one derived from it (by its version string).
 inline bool mpi_is_mpich() {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
