@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <cstdint>
 #include <functional>
@@ -174,6 +175,16 @@ TEST_P(ElementTypes, PutGetAndReplaceKeepTheBytes) {
   std::vector<unsigned char> repl(12 * static_cast<std::size_t>(extent));
   fill(repl);
   EXPECT_GDS_OK(GDS_fence(g));
+  int bytes = 0;
+  MPI_Type_size(type, &bytes);
+  const std::set<std::string> pairs = {"MPI_SHORT_INT", "MPI_LONG_INT", "MPI_DOUBLE_INT", "MPI_LONG_DOUBLE_INT"};
+  if (pairs.count(GetParam().name) != 0 && bytes != extent && gap_pairs_refused()) {
+    // GDS refuses accumulates of pairs with a gap where MPI gets them wrong (Open MPI 4).
+    if (rank == 0) EXPECT_EQ(GDS_acc(repl.data(), nullptr, blo, bhi, MPI_REPLACE, g), GDS_STATUS_MPI_BUG);
+    EXPECT_GDS_OK(GDS_fence(g));
+    EXPECT_GDS_OK(GDS_free(&g));
+    return;
+  }
   if (rank == 0) EXPECT_GDS_OK(GDS_acc(repl.data(), nullptr, blo, bhi, MPI_REPLACE, g));
   EXPECT_GDS_OK(GDS_fence(g));
   std::vector<unsigned char> back(repl.size());
@@ -292,6 +303,19 @@ TEST_F(Accumulate, MaxMin) {
 }
 
 TEST_F(Accumulate, Logical) {
+  if (logical_ops_refused()) {  // GDS refuses them where MPI ignores them
+    const Index lo[2] = {1, 0}, hi[2] = {1, 4};
+    GDS_gds_t g = GDS_NULL;
+    const Index count[2] = {6, 5};
+    ASSERT_GDS_OK(GDS_alloc(2, count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+    int mine[5] = {1, 1, 1, 1, 1};
+    for (MPI_Op op : {MPI_LAND, MPI_LOR, MPI_LXOR}) {
+      EXPECT_EQ(GDS_acc(mine, nullptr, lo, hi, op, g), GDS_STATUS_MPI_BUG);
+      EXPECT_TRUE(message_names("GDS_acc", "MPI_LAND, MPI_LOR and MPI_LXOR"));
+    }
+    EXPECT_GDS_OK(GDS_free(&g));
+    return;
+  }
   check<int>(MPI_INT, MPI_LAND, [](int i) { return i % 3; }, [](int r, int i) { return (r + i) % 4; },
              [](int a, int b) { return static_cast<int>(a && b); });
   check<int>(MPI_INT, MPI_LOR, [](int i) { return i % 5 == 0; }, [](int r, int i) { return (r * i) % 7 == 1; },
@@ -318,8 +342,18 @@ TEST_F(Accumulate, Bitwise) {
 
 TEST_F(Accumulate, MaxLocMinLoc) {
   using D = Loc<double>;
-  check<D>(MPI_DOUBLE_INT, MPI_MAXLOC, [](int i) { return D{static_cast<double>(i % 7), 100}; },
-           [](int r, int i) { return D{static_cast<double>((r + i) % 9), r}; }, maxloc<double>);
+  if (gap_pairs_refused()) {  // GDS refuses pairs with a gap where MPI gets them wrong
+    const Index lo[2] = {1, 0}, hi[2] = {1, 4}, count[2] = {6, 5};
+    GDS_gds_t g = GDS_NULL;
+    ASSERT_GDS_OK(GDS_alloc(2, count, nullptr, MPI_DOUBLE_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+    D mine[5] = {};
+    EXPECT_EQ(GDS_acc(mine, nullptr, lo, hi, MPI_MAXLOC, g), GDS_STATUS_MPI_BUG);
+    EXPECT_TRUE(message_names("GDS_acc", "pair types with a gap"));
+    EXPECT_GDS_OK(GDS_free(&g));
+  } else {
+    check<D>(MPI_DOUBLE_INT, MPI_MAXLOC, [](int i) { return D{static_cast<double>(i % 7), 100}; },
+             [](int r, int i) { return D{static_cast<double>((r + i) % 9), r}; }, maxloc<double>);
+  }
   using I = Loc<int>;
   check<I>(MPI_2INT, MPI_MINLOC, [](int i) { return I{i % 5, 100}; }, [](int r, int i) { return I{(r * 3 + i) % 6, r}; },
            minloc<int>);

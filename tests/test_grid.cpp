@@ -557,6 +557,8 @@ GDS_status_t grid_l2g(GDS_size_t offset, GDS_size_t global[]) {
 
 std::uint64_t g_seed = 0;
 bool g_unsigned_refused = false;  // GDS refuses MPI_MAX/MPI_MIN on unsigned types (see test_data.cpp)
+bool g_logical_refused = false;   // GDS refuses MPI_LAND/LOR/LXOR where MPI ignores them (Open MPI 4.1)
+bool g_gap_pairs_refused = false; // GDS refuses MAXLOC/MINLOC on pairs with a gap (Open MPI 4)
 // GDS refuses MPI_SUM/MPI_PROD on MPI_COMPLEX32 with MPICH (tests/mpi_bugs/complex32_sum_prod.c).
 bool g_mpich = false;
 
@@ -580,6 +582,8 @@ class Grid : public MpiTest, public ::testing::WithParamInterface<Case> {
     MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     g_seed = seed;
     g_unsigned_refused = unsigned_min_max_refused();
+    g_logical_refused = logical_ops_refused();
+    g_gap_pairs_refused = gap_pairs_refused();
     g_mpich = mpi_is_mpich();
     if (world_rank() == 0) {
       std::printf("[ seed     ] %llu (GDS_TEST_SEED=%llu replays it)\n", seed, seed);
@@ -615,7 +619,12 @@ class Grid : public MpiTest, public ::testing::WithParamInterface<Case> {
     return v;
   }
   [[nodiscard]] bool refused(MPI_Op op) const {
+    int bytes = 0;
+    MPI_Type_size(t.mpi, &bytes);
+    const bool gap = static_cast<std::size_t>(bytes) != t.size;
     return (g_unsigned_refused && t.is_unsigned && (op == MPI_MAX || op == MPI_MIN)) ||
+           (g_logical_refused && (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)) ||
+           (g_gap_pairs_refused && gap && (op == MPI_MAXLOC || op == MPI_MINLOC)) ||
            (g_mpich && t.mpi == MPI_COMPLEX32 && (op == MPI_SUM || op == MPI_PROD));
   }
 

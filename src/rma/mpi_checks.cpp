@@ -5,8 +5,9 @@
 #include <vector>
 
 #include "core/collective.hpp"
-#include "core/mpi_optional.hpp"
 #include "core/log.hpp"
+#include "core/mpi_library.hpp"
+#include "core/mpi_optional.hpp"
 #include "rma/window.hpp"
 
 namespace gds::rma {
@@ -16,6 +17,8 @@ constexpr const char *kYaksaReduction = "MPIR_CVAR_ENABLE_YAKSA_REDUCTION";
 
 UnsignedMinMax g_unsigned = UnsignedMinMax::correct;
 bool g_complex32_broken = false;  // MPICH: MPI_SUM and MPI_PROD of MPI_COMPLEX32 hang or are wrong
+bool g_logical_broken = false;  // Open MPI 4.1's osc/rdma: MPI_LAND, MPI_LOR, MPI_LXOR change nothing
+bool g_pairs_broken = false;    // Open MPI 4.1's osc/rdma: pair types with a gap, past the first element
 bool g_tool_initialized = false;
 bool g_restore_yaksa = false;
 int g_yaksa_before = 1;
@@ -81,6 +84,39 @@ bool unsigned_min_max_right(MPI_Comm comm) {
   return all == GDS_STATUS_OK;
 }
 
+// Whether logical ops come out right in accumulates to the next process
+// (itself when alone): LAND(2, 3) = 1, LOR(0, 3) = 1, LXOR(2, 0) = 1 on
+// MPI_INT. Every process returns the same answer.
+bool logical_ops_right(MPI_Comm comm) {
+  const char *func = "GDS_init";
+  int rank = 0, nprocs = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &nprocs);
+  int memory[4] = {2, 0, 2, 0};
+  Window w;
+  if (core::agree(func, comm, w.create(func, comm, memory, static_cast<MPI_Aint>(sizeof memory), 1)) != GDS_STATUS_OK)
+    return false;
+  GDS_status_t s = core::agree(func, comm, w.sync(func));
+  const int next = (rank + 1) % nprocs;
+  const int three = 3, zero = 0;
+  if (s == GDS_STATUS_OK) s = w.accumulate(func, &three, 1, MPI_INT, next, 0, 1, MPI_INT, MPI_LAND);
+  if (s == GDS_STATUS_OK) s = w.accumulate(func, &three, 1, MPI_INT, next, 4, 1, MPI_INT, MPI_LOR);
+  if (s == GDS_STATUS_OK) s = w.accumulate(func, &zero, 1, MPI_INT, next, 8, 1, MPI_INT, MPI_LXOR);
+  if (s == GDS_STATUS_OK) s = w.complete_remote(func);
+  s = core::agree(func, comm, s);
+  if (s == GDS_STATUS_OK) s = w.sync(func);
+  const bool right = s == GDS_STATUS_OK && memory[0] == 1 && memory[1] == 1 && memory[2] == 1;
+  const GDS_status_t freed = w.free(func);
+  return core::agree(func, comm, right && freed == GDS_STATUS_OK ? GDS_STATUS_OK : GDS_STATUS_MPI_BUG) ==
+         GDS_STATUS_OK;
+}
+
+// Whether the type's elements hold bytes MPI does not (MPI_DOUBLE_INT: 12 of 16).
+bool has_gap(const core::ElementType &type) {
+  int size = 0;
+  return MPI_Type_size(type.mpi, &size) == MPI_SUCCESS && static_cast<std::size_t>(size) != type.extent;
+}
+
 // Sets MPICH's yaksa-reduction control variable to `value`; false if this
 // MPI has no such variable or refuses the change.
 bool set_yaksa_reduction(int value, int *before) {
@@ -109,6 +145,10 @@ void check_unsigned_min_max(MPI_Comm comm, bool may_change_mpi) {
   g_complex32_broken = MPI_COMPLEX32 != MPI_DATATYPE_NULL &&
                        MPI_Get_library_version(version, &length) == MPI_SUCCESS &&
                        std::strstr(version, "MPICH") != nullptr;
+  g_logical_broken = !logical_ops_right(comm);
+  // A probe of pairs could hang (it does in logical_and_pairs.c): by version.
+  const core::MpiLibrary lib = core::mpi_library();
+  g_pairs_broken = lib.family == core::MpiLibrary::Family::open_mpi && lib.major == 4;
   g_unsigned = UnsignedMinMax::correct;
   if (unsigned_min_max_right(comm)) return;
   g_unsigned = UnsignedMinMax::refused;
@@ -145,6 +185,12 @@ const char *op_computed_wrong(MPI_Op op, const core::ElementType &type) {
     return "this MPI compares unsigned integers as signed in RMA (MPICH 4.0: issue 6083; Open MPI 4.1: its "
            "osc/rdma; tests/mpi_bugs/unsigned_max_min.c) and GDS could not correct it (it can for MPICH only, "
            "unless GDS_MPI_T_WORKAROUNDS=0)";
+  if (g_logical_broken && (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR))
+    return "this MPI's accumulates ignore MPI_LAND, MPI_LOR and MPI_LXOR (Open MPI 4.1's osc/rdma; "
+           "tests/mpi_bugs/logical_and_pairs.c)";
+  if (g_pairs_broken && type.cls == core::TypeClass::pair && has_gap(type))
+    return "this MPI's accumulates of (value, index) pair types with a gap (MPI_DOUBLE_INT, MPI_SHORT_INT, ...) "
+           "change only some elements or never complete (Open MPI 4.1's osc/rdma; tests/mpi_bugs/logical_and_pairs.c)";
   if (g_complex32_broken && type.mpi == MPI_COMPLEX32 && (op == MPI_SUM || op == MPI_PROD))
     return "MPICH's accumulates of MPI_COMPLEX32 with MPI_SUM or MPI_PROD never complete or compute wrongly "
            "(tests/mpi_bugs/complex32_sum_prod.c)";

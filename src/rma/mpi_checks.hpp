@@ -17,6 +17,17 @@
 // the check above sets) and compute wrongly with them on. A probe could
 // hang, so on MPICH (by its library version) GDS refuses the two with
 // GDS_STATUS_MPI_BUG. Reproducer: tests/mpi_bugs/complex32_sum_prod.c.
+//
+// Open MPI 4.1.4 (osc/rdma over btl/vader, the windows GDS makes with
+// MPI_Win_create): accumulates with MPI_LAND, MPI_LOR and MPI_LXOR change
+// nothing, and accumulates of several (value, index) pairs with a gap
+// (MPI_DOUBLE_INT: 12 bytes in 16; MPI_SHORT_INT) with any op change only
+// some of them, or never complete. GDS_init tries the logical ops on the
+// processes' own windows and refuses them if they come out wrong; it refuses
+// accumulates of pairs with a gap on Open MPI 4 by its version (a probe
+// could hang), with GDS_STATUS_MPI_BUG. Its
+// unsigned MAX and MIN are wrong too (the check above; nothing corrects it).
+// Reproducers: tests/mpi_bugs/logical_and_pairs.c, unsigned_max_min.c.
 #pragma once
 
 #include <mpi.h>

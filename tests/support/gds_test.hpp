@@ -100,8 +100,8 @@ inline bool mpi_is_mpich();
 
 // Whether GDS refuses MPI_MAX/MPI_MIN on unsigned types here: this MPI
 // compares them as signed in RMA accumulates (asked directly, as
-// tests/mpi_bugs/unsigned_max_min.c does, with the top bit set in 4- and
-// 8-byte types, to the next process as GDS_init asks) and GDS cannot correct
+// tests/mpi_bugs/unsigned_max_min.c does, with the top bit set in every
+// unsigned type, to the next process as GDS_init asks) and GDS cannot correct
 // it: it can only for MPICH (issue 6083, through a control variable), and
 // not there with GDS_MPI_T_WORKAROUNDS=0. Collective over MPI_COMM_WORLD.
 inline bool unsigned_min_max_refused() {
@@ -110,23 +110,28 @@ inline bool unsigned_min_max_refused() {
   int rank = 0, nprocs = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-  std::uint64_t slots[2] = {std::uint64_t{1} << 63, 0};
-  const unsigned top32 = 1u << 31;
-  std::memcpy(&slots[1], &top32, sizeof top32);
+  // Every unsigned type GDS supports, in an 8-byte slot each, its top bit set.
+  const MPI_Datatype types[] = {MPI_UNSIGNED_CHAR, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+                                MPI_UNSIGNED_LONG_LONG, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T};
+  constexpr int kTypes = sizeof types / sizeof types[0];
+  unsigned char slots[kTypes * 8] = {};
+  int sizes[kTypes];
+  for (int k = 0; k < kTypes; ++k) {
+    MPI_Type_size(types[k], &sizes[k]);
+    slots[k * 8 + sizes[k] - 1] = 0x80;  // little-endian: the top byte
+  }
   MPI_Win win;
   MPI_Win_create(slots, sizeof slots, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   MPI_Barrier(MPI_COMM_WORLD);
-  const std::uint64_t zero = 0;
+  const unsigned char zero[8] = {};
   const int next = (rank + 1) % nprocs;
   MPI_Win_lock_all(0, win);
-  MPI_Accumulate(&zero, 1, MPI_UINT64_T, next, 0, 1, MPI_UINT64_T, MPI_MAX, win);
-  MPI_Accumulate(&zero, 1, MPI_UNSIGNED, next, 8, 1, MPI_UNSIGNED, MPI_MAX, win);
+  for (int k = 0; k < kTypes; ++k) MPI_Accumulate(zero, 1, types[k], next, k * 8, 1, types[k], MPI_MAX, win);
   MPI_Win_flush_all(win);
   MPI_Win_unlock_all(win);
   MPI_Barrier(MPI_COMM_WORLD);
-  unsigned low = 0;
-  std::memcpy(&low, &slots[1], sizeof low);
-  int wrong = slots[0] != std::uint64_t{1} << 63 || low != top32;
+  int wrong = 0;
+  for (int k = 0; k < kTypes; ++k) wrong |= slots[k * 8 + sizes[k] - 1] != 0x80;
   MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
   MPI_Win_free(&win);
   return wrong != 0 && !may_correct;
@@ -137,6 +142,40 @@ inline bool mpi_is_mpich() {
   int length = 0;
   MPI_Get_library_version(version, &length);
   return std::strstr(version, "MPICH") != nullptr;
+}
+
+// Whether GDS refuses MPI_LAND, MPI_LOR and MPI_LXOR here: this MPI's
+// accumulates ignore them (Open MPI 4.1's osc/rdma; asked as GDS_init asks,
+// tests/mpi_bugs/logical_and_pairs.c). Collective over MPI_COMM_WORLD.
+inline bool logical_ops_refused() {
+  int rank = 0, nprocs = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  int memory[4] = {2, 0, 2, 0};
+  MPI_Win win;
+  MPI_Win_create(memory, sizeof memory, sizeof memory[0], MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int next = (rank + 1) % nprocs, three = 3, zero = 0;
+  MPI_Win_lock_all(0, win);
+  MPI_Accumulate(&three, 1, MPI_INT, next, 0, 1, MPI_INT, MPI_LAND, win);
+  MPI_Accumulate(&three, 1, MPI_INT, next, 1, 1, MPI_INT, MPI_LOR, win);
+  MPI_Accumulate(&zero, 1, MPI_INT, next, 2, 1, MPI_INT, MPI_LXOR, win);
+  MPI_Win_flush_all(win);
+  MPI_Win_unlock_all(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int wrong = memory[0] != 1 || memory[1] != 1 || memory[2] != 1;
+  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+  return wrong != 0;
+}
+
+// Whether GDS refuses MPI_MAXLOC/MPI_MINLOC on pair types with a gap
+// (MPI_DOUBLE_INT: 12 bytes of 16): on Open MPI 4, by its version.
+inline bool gap_pairs_refused() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  return std::strstr(version, "Open MPI v4.") != nullptr;
 }
 
 }  // namespace gds::test
