@@ -146,13 +146,16 @@ void check_unsigned_min_max(MPI_Comm comm, bool may_change_mpi) {
                        MPI_Get_library_version(version, &length) == MPI_SUCCESS &&
                        std::strstr(version, "MPICH") != nullptr;
   g_logical_broken = !logical_ops_right(comm);
-  // A probe of pairs could hang (it does in logical_and_pairs.c): by version.
   const core::MpiLibrary lib = core::mpi_library();
+  // A probe of pairs could hang (it does in logical_and_pairs.c): by version.
   g_pairs_broken = lib.family == core::MpiLibrary::Family::open_mpi && lib.major == 4;
   g_unsigned = UnsignedMinMax::correct;
   if (unsigned_min_max_right(comm)) return;
   g_unsigned = UnsignedMinMax::refused;
-  if (!may_change_mpi) return;
+  // The control variable is MPICH's (and its derivatives'); Open MPI's MPI_T
+  // is left alone: its MPI_T_init_thread (4.1) resets the thread level
+  // MPI_Query_thread reports to the one MPI_T was given.
+  if (!may_change_mpi || lib.family == core::MpiLibrary::Family::open_mpi) return;
   // Every process changes the variable (MPICH wants it equal everywhere) or none does.
   const bool set = set_yaksa_reduction(0, &g_yaksa_before);
   if (core::agree("GDS_init", comm, set ? GDS_STATUS_OK : GDS_STATUS_MPI_BUG) != GDS_STATUS_OK) {
