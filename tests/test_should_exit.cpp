@@ -169,13 +169,3 @@ TEST_F(ShouldExit, WaitsForAVersionOnEveryLevel) {
 }
 
 }  // namespace
-
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  if (gds::test::world_rank() != 0) ::testing::GTEST_FLAG(brief) = true;
-  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any;
-}
