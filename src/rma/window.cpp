@@ -237,14 +237,9 @@ GDS_status_t Window::complete_remote(const char *func) {
 }
 
 bool flush_all_completes_puts() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  if (MPI_Get_library_version(version, &len) != MPI_SUCCESS) return false;
-  const char *v = std::strstr(version, "MPICH Version:");
-  if (v == nullptr) return true;
-  int major = 0, minor = 0;
-  if (std::sscanf(v + std::strlen("MPICH Version:"), "%d.%d", &major, &minor) != 2) return false;
-  return major > 4 || (major == 4 && minor >= 1);
+  const core::MpiLibrary lib = core::mpi_library();
+  if (lib.family != core::MpiLibrary::Family::mpich) return true;
+  return lib.major > 4 || (lib.major == 4 && lib.minor >= 1);
 }
 
 GDS_status_t Window::flush(const char *func, int target) {
