@@ -2,9 +2,18 @@
 
 #include <mpi.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/log.hpp"
 
 namespace gds::core {
 
@@ -30,12 +39,117 @@ bool open_mpi_4() {
 }
 }  // namespace
 
+namespace {
+
+constexpr const char *kBackingVariables[] = {"OMPI_MCA_osc_sm_backing_directory",
+                                             "OMPI_MCA_osc_rdma_backing_directory"};
+
+bool env_set(const char *name) {
+  const char *value = std::getenv(name);
+  return value != nullptr && *value != '\0';
+}
+
+// What GDS_init learned about the window files of Open MPI 4 (unused elsewhere).
+struct WindowFiles {
+  bool checked = false;       // Open MPI 4, and some node has processes sharing a backing directory
+  bool private_here = false;  // every process of this node has backing directories of its own
+  int node_size = 0;     // processes of MPI_COMM_WORLD on this node
+  std::string made_dir;       // the directory prepare_open_mpi_windows made, if any
+};
+WindowFiles g_files;
+
+// A directory of this process's own for osc/sm and osc/rdma's backing files.
+std::string make_backing_dir() {
+  struct stat st {};
+  std::string base = "/dev/shm";
+  if (stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || access(base.c_str(), W_OK) != 0)
+    base = env_set("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+  std::string path = base + "/gds-osc-XXXXXX";
+  if (mkdtemp(path.data()) != nullptr) return path;
+  log(Level::warning, "GDS_init",
+      "could not make a backing directory for Open MPI's window files in %s (%s); arrays over "
+      "communicators holding only some of a node's processes will be refused",
+      base.c_str(), std::strerror(errno));
+  return {};
+}
+
+// FNV-1a over both backing directories; 0 where either is not set.
+std::uint64_t backing_dirs_hash() {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const char *name : kBackingVariables) {
+    if (!env_set(name)) return 0;
+    for (const char *c = std::getenv(name); *c != '\0'; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ULL;
+    h = (h ^ 0xffU) * 1099511628211ULL;
+  }
+  return h == 0 ? 1 : h;
+}
+
+}  // namespace
+
 void prepare_open_mpi_windows() {
-  const char *chosen = std::getenv("OMPI_MCA_osc");
-  if ((chosen != nullptr && *chosen != '\0') || !open_mpi_4()) return;
+  if (!open_mpi_4()) return;
   // osc/rdma keeps every window it can make (its priority is the highest);
   // osc/pt2pt takes the one-process windows it cannot.
-  setenv("OMPI_MCA_osc", "sm,rdma,pt2pt", 1);
+  if (!env_set("OMPI_MCA_osc")) setenv("OMPI_MCA_osc", "sm,rdma,pt2pt", 1);
+  if (env_set(kBackingVariables[0]) && env_set(kBackingVariables[1])) return;
+  g_files.made_dir = make_backing_dir();
+  if (g_files.made_dir.empty()) return;
+  for (const char *name : kBackingVariables)
+    if (!env_set(name)) setenv(name, g_files.made_dir.c_str(), 1);
+}
+
+void learn_open_mpi_window_files(MPI_Comm world) {
+  g_files.checked = false;
+  if (!open_mpi_4()) return;
+  MPI_Comm node = MPI_COMM_NULL;
+  int unsafe = 1;  // where nothing can be learned, every window over more than one process is checked
+  g_files.node_size = 0;
+  if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &g_files.node_size);
+    std::vector<std::uint64_t> hashes(static_cast<std::size_t>(g_files.node_size));
+    std::uint64_t mine = backing_dirs_hash();
+    bool distinct = mine != 0 && MPI_Allgather(&mine, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T,
+                                               node) == MPI_SUCCESS;
+    MPI_Comm_free(&node);
+    for (std::size_t i = 0; distinct && i < hashes.size(); ++i)
+      for (std::size_t j = 0; distinct && j < i; ++j) distinct = hashes[i] != 0 && hashes[i] != hashes[j];
+    g_files.private_here = distinct;
+    unsafe = g_files.node_size > 1 && !distinct ? 1 : 0;
+  }
+  // One answer for the whole job, so every process of any communicator checks (and agrees) alike.
+  int any = unsafe;
+  MPI_Allreduce(&unsafe, &any, 1, MPI_INT, MPI_MAX, world);
+  g_files.checked = any != 0;
+}
+
+bool open_mpi_window_files_checked() { return g_files.checked; }
+
+GDS_status_t check_open_mpi_window_files(const char *func, MPI_Comm comm) {
+  if (!g_files.checked || g_files.private_here) return GDS_STATUS_OK;
+  int nprocs = 0;
+  if (const int rc = MPI_Comm_size(comm, &nprocs); rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Comm_size", rc);
+  if (nprocs == 1) return GDS_STATUS_OK;  // osc/pt2pt's: no shared file
+  MPI_Comm local = MPI_COMM_NULL;
+  if (const int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local); rc != MPI_SUCCESS)
+    return mpi_fail(func, "MPI_Comm_split_type", rc);
+  int here = 0;
+  MPI_Comm_size(local, &here);
+  MPI_Comm_free(&local);
+  if (here >= g_files.node_size) return GDS_STATUS_OK;  // no other process of this node can make one at the same time
+  return fail(GDS_STATUS_MPI_BUG, func,
+              "Open MPI 4 names a window's shared-memory file by the communicator's id, which disjoint "
+              "communicators share: windows made at the same time over them on one node fail, hang or write "
+              "into each other (tests/mpi_bugs/win_shared_file_collision.c). This communicator holds %d of "
+              "this node's %d processes, so GDS refuses it unless every process has backing directories of "
+              "its own: let GDS_init initialise MPI (it makes them), or set OMPI_MCA_osc_sm_backing_directory "
+              "and OMPI_MCA_osc_rdma_backing_directory to a different directory in each process",
+              here, g_files.node_size);
+}
+
+void finish_open_mpi_windows() {
+  if (g_files.made_dir.empty()) return;
+  rmdir(g_files.made_dir.c_str());  // empty: Open MPI unlinks each file once all have opened it
+  g_files.made_dir.clear();
 }
 
 bool open_mpi_one_process_window_bug(int nprocs) { return nprocs == 1 && open_mpi_4(); }

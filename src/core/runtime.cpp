@@ -150,6 +150,7 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requ
   g_rt.owns_mpi = owns_mpi;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rt.world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_rt.world_size);
+  learn_open_mpi_window_files(world);
   g_rt.provided = std::min(wanted, from_mpi_level(mpi_provided));
   g_rt.init_thread = std::this_thread::get_id();
   init_element_types();
@@ -197,6 +198,7 @@ GDS_API GDS_status_t GDS_finalize(void) try {
     int rc = MPI_Finalize();
     g_rt.owns_mpi = false;
     if (rc != MPI_SUCCESS && status == GDS_STATUS_OK) status = mpi_fail(__func__, "MPI_Finalize", rc);
+    finish_open_mpi_windows();
   }
   g_rt.world_rank = -1;
   g_rt.world_size = 0;

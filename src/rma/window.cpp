@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/collective.hpp"
 #include "core/log.hpp"
 #include "core/mpi_handles.hpp"
 #include "core/mpi_library.hpp"
@@ -79,6 +80,8 @@ GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Ain
   GDS_TRY(checked(func, "MPI_Comm_size", MPI_Comm_size(comm, &nprocs)));
   local_.resize(nprocs);
   remote_.resize(nprocs);
+  if (core::open_mpi_window_files_checked())
+    GDS_TRY(core::agree(func, comm, core::check_open_mpi_window_files(func, comm)));
   const int rc = MPI_Win_create(base, bytes, disp_unit, info.get(), comm, &win_);
   if (rc != MPI_SUCCESS && core::open_mpi_one_process_window_bug(nprocs)) {
     core::mpi_fail(func, "MPI_Win_create", rc);

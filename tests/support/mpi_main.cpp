@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "mpi_test.hpp"
+#include "own_osc_dirs.hpp"
 
 namespace gds::test {
 namespace {
@@ -26,6 +27,7 @@ class FailurePrinter : public ::testing::EmptyTestEventListener {
 }  // namespace
 
 int run_all_tests(int argc, char **argv, bool init_gds) {
+  const OwnOscDirs osc_dirs;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   ::testing::InitGoogleTest(&argc, argv);

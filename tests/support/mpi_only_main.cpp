@@ -5,8 +5,10 @@
 #include <mpi.h>
 
 #include "support/mpi_test.hpp"
+#include "support/own_osc_dirs.hpp"
 
 int main(int argc, char **argv) {
+  const gds::test::OwnOscDirs osc_dirs;
   MPI_Init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
   if (gds::test::world_rank() != 0) ::testing::GTEST_FLAG(brief) = true;

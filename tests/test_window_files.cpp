@@ -1,0 +1,143 @@
+// Arrays made at the same time over disjoint communicators on one node: on
+// Open MPI 4 their windows' shared-memory files are named alike
+// (tests/mpi_bugs/win_shared_file_collision.c). Two ways a program starts:
+//   --mpi=gds   GDS_init starts MPI and gives every process a backing
+//               directory of its own: every array works, with its own data,
+//               and the directory is gone after GDS_finalize;
+//   --mpi=user  the program starts MPI with no backing directory chosen: on
+//               Open MPI 4 GDS refuses, on every process of the communicator,
+//               arrays over communicators holding only some of a node's
+//               processes, and makes every other array; elsewhere it makes all.
+// Each round the halves {even ranks} and {odd ranks} allocate arrays of
+// different sizes, every process puts its own value and reads back its half's.
+#include <gds.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "support/gds_test.hpp"
+
+namespace gds::test {
+namespace {
+
+bool g_gds_started = false;
+
+bool open_mpi_4() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  return std::strstr(text, "Open MPI v4.") != nullptr;
+}
+
+int shared_size(MPI_Comm comm) {
+  MPI_Comm local;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  int n = 0;
+  MPI_Comm_size(local, &n);
+  MPI_Comm_free(&local);
+  return n;
+}
+
+class WindowFiles : public MpiTest {};
+
+TEST_F(WindowFiles, HalvesAllocateAtTheSameTime) {
+  MPI_Comm half;
+  const int color = rank % 2;
+  MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+  int hrank = 0, hsize = 0;
+  MPI_Comm_rank(half, &hrank);
+  MPI_Comm_size(half, &hsize);
+  const int half_here = shared_size(half), world_here = shared_size(MPI_COMM_WORLD);  // collective: both always
+  const bool refused = !g_gds_started && open_mpi_4() && hsize > 1 && half_here < world_here;
+  constexpr int kRounds = 12;
+  for (int round = 0; round < kRounds && !HasFailure(); ++round) {
+    // Uneven: the halves differ in size and every round in length.
+    const GDS_size_t count = static_cast<GDS_size_t>(hsize + color * 3 + round % 4);
+    GDS_gds_t g = GDS_NULL;
+    const GDS_status_t s = GDS_alloc(1, &count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, half, MPI_INFO_NULL, &g);
+    if (refused) {
+      EXPECT_EQ(s, GDS_STATUS_MPI_BUG) << GDS_last_error_message();
+      EXPECT_NE(std::strstr(GDS_last_error_message(), "win_shared_file_collision"), nullptr)
+          << GDS_last_error_message();
+      EXPECT_EQ(g, GDS_NULL);
+      continue;
+    }
+    ASSERT_EQ(s, GDS_STATUS_OK) << GDS_last_error_message();
+    const int value = 1000 * color + 10 * round + hrank + 1;
+    const GDS_size_t at = static_cast<GDS_size_t>(hrank);
+    EXPECT_GDS_OK(GDS_put(&value, nullptr, &at, &at, g));
+    EXPECT_GDS_OK(GDS_fence(g));
+    std::vector<int> out(count, -1);
+    const GDS_size_t lo = 0, hi = count - 1;
+    EXPECT_GDS_OK(GDS_get(out.data(), nullptr, &lo, &hi, g));
+    EXPECT_GDS_OK(GDS_wait(g));
+    for (GDS_size_t i = 0; i < count; ++i) {
+      const int expected = i < static_cast<GDS_size_t>(hsize) ? 1000 * color + 10 * round + static_cast<int>(i) + 1 : 0;
+      EXPECT_EQ(out[i], expected) << "round " << round << ", element " << i;
+    }
+    EXPECT_GDS_OK(GDS_free(&g));
+  }
+  MPI_Comm_free(&half);
+}
+
+TEST_F(WindowFiles, ArraysOverTheWholeNodeAreMade) {
+  const GDS_size_t count = static_cast<GDS_size_t>(nprocs) + 1;
+  GDS_gds_t g = GDS_NULL;
+  ASSERT_ALL_GDS_OK(GDS_alloc(1, &count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+  const int value = rank + 7;
+  const GDS_size_t at = static_cast<GDS_size_t>(rank);
+  EXPECT_GDS_OK(GDS_put(&value, nullptr, &at, &at, g));
+  EXPECT_GDS_OK(GDS_fence(g));
+  int left = -1;
+  const GDS_size_t from = static_cast<GDS_size_t>((rank + nprocs - 1) % nprocs);
+  EXPECT_GDS_OK(GDS_get(&left, nullptr, &from, &from, g));
+  EXPECT_GDS_OK(GDS_wait(g));
+  EXPECT_EQ(left, static_cast<int>(from) + 7);
+  EXPECT_GDS_OK(GDS_free(&g));
+}
+
+}  // namespace
+}  // namespace gds::test
+
+int main(int argc, char **argv) {
+  std::string mode = "gds";
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--mpi=", 6) == 0) mode = argv[i] + 6;
+  gds::test::g_gds_started = mode == "gds";
+  if (!gds::test::g_gds_started) {
+    unsetenv("OMPI_MCA_osc_sm_backing_directory");
+    unsetenv("OMPI_MCA_osc_rdma_backing_directory");
+    MPI_Init(&argc, &argv);
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  GDS_thread_support_t provided;
+  if (GDS_init(&argc, &argv, GDS_THREAD_SINGLE, &provided) != GDS_STATUS_OK) {
+    std::fprintf(stderr, "GDS_init failed: %s\n", GDS_last_error_message());
+    return 1;
+  }
+  const int rank = gds::test::world_rank();
+  if (rank != 0) ::testing::GTEST_FLAG(brief) = true;
+  // The directory GDS made (Open MPI only): it must be gone after GDS_finalize.
+  const char *dir = std::getenv("OMPI_MCA_osc_rdma_backing_directory");
+  const std::string made = gds::test::g_gds_started && dir != nullptr ? dir : "";
+  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (GDS_finalize() != GDS_STATUS_OK) {
+    std::fprintf(stderr, "[rank %d] GDS_finalize failed: %s\n", rank, GDS_last_error_message());
+    any = 1;
+  }
+  if (!gds::test::g_gds_started) MPI_Finalize();
+  struct stat st {};
+  if (!made.empty() && stat(made.c_str(), &st) == 0) {
+    std::fprintf(stderr, "[rank %d] GDS_finalize left the backing directory %s\n", rank, made.c_str());
+    any = 1;
+  }
+  if (gds::test::g_gds_started && gds::test::open_mpi_4() && made.empty()) {
+    std::fprintf(stderr, "[rank %d] GDS_init gave this Open MPI process no backing directory\n", rank);
+    any = 1;
+  }
+  return any;
+}
