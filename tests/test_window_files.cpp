@@ -8,11 +8,13 @@
 //               Open MPI 4 GDS refuses, on every process of the communicator,
 //               arrays over communicators holding only some of a node's
 //               processes, and makes every other array; elsewhere it makes all.
+// And 1- and 2-byte integer sums that wrap (Open MPI's op/avx saturates them).
 // Each round the halves {even ranks} and {odd ranks} allocate arrays of
 // different sizes, every process puts its own value and reads back its half's.
 #include <gds.h>
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -97,6 +99,48 @@ TEST_F(WindowFiles, ArraysOverTheWholeNodeAreMade) {
   EXPECT_GDS_OK(GDS_wait(g));
   EXPECT_EQ(left, static_cast<int>(from) + 7);
   EXPECT_GDS_OK(GDS_free(&g));
+}
+
+// Open MPI 4.1's op/avx saturates 1- and 2-byte integer sums of 16 bytes or
+// more (tests/mpi_bugs/small_int_sum.c): GDS leaves it out when it starts MPI
+// and sends such sums in pieces otherwise; either way they wrap.
+TEST_F(WindowFiles, SmallIntegerSumsWrap) {
+  const GDS_size_t count = 64;
+  GDS_gds_t bytes = GDS_NULL, shorts = GDS_NULL;
+  ASSERT_ALL_GDS_OK(GDS_alloc(1, &count, nullptr, MPI_UINT8_T, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &bytes));
+  ASSERT_ALL_GDS_OK(GDS_alloc(1, &count, nullptr, MPI_INT16_T, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &shorts));
+  const GDS_size_t lo = 0, hi = count - 1;
+  if (rank == 0) {
+    const std::vector<std::uint8_t> b0(count, 0xf0);
+    const std::vector<std::int16_t> s0(count, 0x7ff0);
+    EXPECT_GDS_OK(GDS_put(b0.data(), nullptr, &lo, &hi, bytes));
+    EXPECT_GDS_OK(GDS_put(s0.data(), nullptr, &lo, &hi, shorts));
+  }
+  EXPECT_GDS_OK(GDS_fence(bytes));
+  EXPECT_GDS_OK(GDS_fence(shorts));
+  if (rank == nprocs - 1) {  // one process adds, the whole array in one call
+    const std::vector<std::uint8_t> b1(count, 0x20);
+    const std::vector<std::int16_t> s1(count, 0x20);
+    EXPECT_GDS_OK(GDS_acc(b1.data(), nullptr, &lo, &hi, MPI_SUM, bytes));
+    std::vector<std::int16_t> old_s(count, 0);
+    EXPECT_GDS_OK(GDS_get_acc(s1.data(), nullptr, old_s.data(), nullptr, &lo, &hi, MPI_SUM, shorts));
+    EXPECT_GDS_OK(GDS_wait(shorts));
+    for (GDS_size_t i = 0; i < count; ++i) EXPECT_EQ(old_s[i], 0x7ff0) << "fetched element " << i;
+  }
+  EXPECT_GDS_OK(GDS_fence(bytes));
+  EXPECT_GDS_OK(GDS_fence(shorts));
+  std::vector<std::uint8_t> b(count, 0);
+  std::vector<std::int16_t> sh(count, 0);
+  EXPECT_GDS_OK(GDS_get(b.data(), nullptr, &lo, &hi, bytes));
+  EXPECT_GDS_OK(GDS_get(sh.data(), nullptr, &lo, &hi, shorts));
+  EXPECT_GDS_OK(GDS_wait(bytes));
+  EXPECT_GDS_OK(GDS_wait(shorts));
+  for (GDS_size_t i = 0; i < count; ++i) {
+    EXPECT_EQ(b[i], 0x10) << "uint8 element " << i;
+    EXPECT_EQ(sh[i], static_cast<std::int16_t>(0x8010)) << "int16 element " << i;
+  }
+  EXPECT_GDS_OK(GDS_free(&bytes));
+  EXPECT_GDS_OK(GDS_free(&shorts));
 }
 
 }  // namespace

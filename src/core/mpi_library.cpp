@@ -54,7 +54,7 @@ struct WindowFiles {
   bool checked = false;       // Open MPI 4, and some node has processes sharing a backing directory
   bool private_here = false;  // every process of this node has backing directories of its own
   int node_size = 0;     // processes of MPI_COMM_WORLD on this node
-  std::string made_dir;       // the directory prepare_open_mpi_windows made, if any
+  std::string made_dir;       // the directory prepare_open_mpi made, if any
 };
 WindowFiles g_files;
 
@@ -86,11 +86,12 @@ std::uint64_t backing_dirs_hash() {
 
 }  // namespace
 
-void prepare_open_mpi_windows() {
+void prepare_open_mpi() {
   if (!open_mpi_4()) return;
   // osc/rdma keeps every window it can make (its priority is the highest);
   // osc/pt2pt takes the one-process windows it cannot.
   if (!env_set("OMPI_MCA_osc")) setenv("OMPI_MCA_osc", "sm,rdma,pt2pt", 1);
+  if (!env_set("OMPI_MCA_op")) setenv("OMPI_MCA_op", "^avx", 1);
   if (env_set(kBackingVariables[0]) && env_set(kBackingVariables[1])) return;
   g_files.made_dir = make_backing_dir();
   if (g_files.made_dir.empty()) return;

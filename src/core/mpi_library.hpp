@@ -26,8 +26,11 @@ MpiLibrary mpi_library();
 // Before GDS_init initialises MPI itself: lists osc/pt2pt as a fallback
 // (OMPI_MCA_osc=sm,rdma,pt2pt) unless the environment chose components, and
 // gives the process a backing directory of its own for osc/sm and osc/rdma
-// (a new directory under /dev/shm, or TMPDIR) unless the environment chose one.
-void prepare_open_mpi_windows();
+// (a new directory under /dev/shm, or TMPDIR) unless the environment chose
+// one; and leaves out op/avx (OMPI_MCA_op=^avx) unless the environment chose
+// op components: Open MPI 4.1's adds 1- and 2-byte integers with saturation
+// (tests/mpi_bugs/small_int_sum.c; the program's own reductions too).
+void prepare_open_mpi();
 // GDS_init, collectively over MPI_COMM_WORLD once MPI runs: learns how many
 // of the job's processes share this node and whether each has a backing
 // directory of its own.

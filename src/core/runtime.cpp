@@ -136,7 +136,7 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requ
   MPI_Initialized(&initialized);
   bool owns_mpi = false;
   if (!initialized) {
-    prepare_open_mpi_windows();
+    prepare_open_mpi();
     GDS_MPI(MPI_Init_thread(argc, argv, to_mpi_level(wanted), &mpi_provided));
     owns_mpi = true;
   } else {

@@ -30,7 +30,11 @@ class Rma final : public core::Module {
     core::env_unsigned("GDS_ACC_SEGMENT_SIZE", UINT64_MAX, &g_settings.acc_segment_size);
     g_settings.flush_all_completes = flush_all_completes_puts();
     const core::MpiLibrary lib = core::mpi_library();
-    g_settings.self_cas_in_memory = lib.family == core::MpiLibrary::Family::open_mpi && lib.major == 4;
+    const bool open_mpi_4 = lib.family == core::MpiLibrary::Family::open_mpi && lib.major == 4;
+    g_settings.self_cas_in_memory = open_mpi_4;
+    g_settings.get_acc_runs_only = open_mpi_4;
+    g_settings.float_complex_sum_as_floats = open_mpi_4;
+    g_settings.small_int_sums_in_pieces = small_int_sums_saturate(core::g_rt.world);
     std::uint64_t may_change_mpi = 1;
     core::env_unsigned("GDS_MPI_T_WORKAROUNDS", 1, &may_change_mpi);
     check_unsigned_min_max(core::g_rt.world, may_change_mpi != 0);

@@ -1,6 +1,7 @@
 #include "rma/mpi_checks.hpp"
 
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -19,6 +20,8 @@ UnsignedMinMax g_unsigned = UnsignedMinMax::correct;
 bool g_complex32_broken = false;  // MPICH: MPI_SUM and MPI_PROD of MPI_COMPLEX32 hang or are wrong
 bool g_logical_broken = false;  // Open MPI 4.1's osc/rdma: MPI_LAND, MPI_LOR, MPI_LXOR change nothing
 bool g_pairs_broken = false;    // Open MPI 4.1's osc/rdma: pair types with a gap, past the first element
+bool g_quad_broken = false;     // Open MPI 4.1: MPI_REAL16/MPI_COMPLEX32 arithmetic not in quad precision
+bool g_offset_broken = false;   // Open MPI 4.1's osc/pt2pt: MPI_MAX/MPI_MIN of MPI_OFFSET
 bool g_tool_initialized = false;
 bool g_restore_yaksa = false;
 int g_yaksa_before = 1;
@@ -149,6 +152,9 @@ void check_unsigned_min_max(MPI_Comm comm, bool may_change_mpi) {
   const core::MpiLibrary lib = core::mpi_library();
   // A probe of pairs could hang (it does in logical_and_pairs.c): by version.
   g_pairs_broken = lib.family == core::MpiLibrary::Family::open_mpi && lib.major == 4;
+  // Wrong with no error, at 1 process or all (tests/mpi_bugs/acc_wrong_types.c): by version too.
+  g_quad_broken = g_pairs_broken;
+  g_offset_broken = g_pairs_broken;
   g_unsigned = UnsignedMinMax::correct;
   if (unsigned_min_max_right(comm)) return;
   g_unsigned = UnsignedMinMax::refused;
@@ -164,6 +170,21 @@ void check_unsigned_min_max(MPI_Comm comm, bool may_change_mpi) {
   }
   g_restore_yaksa = true;
   if (unsigned_min_max_right(comm)) g_unsigned = UnsignedMinMax::corrected;
+}
+
+bool small_int_sums_saturate(MPI_Comm comm) {
+  // 16 one-byte and 8 two-byte sums that wrap (0xf0 + 0x20 = 0x10): vector code that saturates gives 0xff.
+  std::uint8_t a[16], b[16];
+  std::uint16_t c[8], d[8];
+  for (int i = 0; i < 16; ++i) a[i] = 0xf0, b[i] = 0x20;
+  for (int i = 0; i < 8; ++i) c[i] = 0xfff0, d[i] = 0x20;
+  int wrong = MPI_Reduce_local(a, b, 16, MPI_UINT8_T, MPI_SUM) != MPI_SUCCESS ||
+              MPI_Reduce_local(c, d, 8, MPI_UINT16_T, MPI_SUM) != MPI_SUCCESS;
+  for (int i = 0; i < 16; ++i) wrong |= b[i] != 0x10;
+  for (int i = 0; i < 8; ++i) wrong |= d[i] != 0x10;
+  int any = wrong;
+  MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_MAX, comm);
+  return any != 0;
 }
 
 UnsignedMinMax unsigned_min_max() { return g_unsigned; }
@@ -194,6 +215,14 @@ const char *op_computed_wrong(MPI_Op op, const core::ElementType &type) {
   if (g_pairs_broken && type.cls == core::TypeClass::pair && has_gap(type))
     return "this MPI's accumulates of (value, index) pair types with a gap (MPI_DOUBLE_INT, MPI_SHORT_INT, ...) "
            "change only some elements or never complete (Open MPI 4.1's osc/rdma; tests/mpi_bugs/logical_and_pairs.c)";
+  const bool arithmetic = op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN;
+  if (g_quad_broken && arithmetic && type.mpi != MPI_DATATYPE_NULL &&
+      (type.mpi == MPI_REAL16 || type.mpi == MPI_COMPLEX32))
+    return "this MPI's accumulates do not compute MPI_REAL16 and MPI_COMPLEX32 (IEEE quad precision) in quad "
+           "precision: sums leave the target unchanged or wrong (Open MPI 4.1; tests/mpi_bugs/acc_wrong_types.c)";
+  if (g_offset_broken && type.mpi == MPI_OFFSET && (op == MPI_MAX || op == MPI_MIN))
+    return "this MPI's accumulates compute MPI_MAX and MPI_MIN of MPI_OFFSET wrongly over one process (Open MPI "
+           "4.1's osc/pt2pt; tests/mpi_bugs/acc_wrong_types.c)";
   if (g_complex32_broken && type.mpi == MPI_COMPLEX32 && (op == MPI_SUM || op == MPI_PROD))
     return "MPICH's accumulates of MPI_COMPLEX32 with MPI_SUM or MPI_PROD never complete or compute wrongly "
            "(tests/mpi_bugs/complex32_sum_prod.c)";

@@ -45,6 +45,10 @@ void check_unsigned_min_max(MPI_Comm comm, bool may_change_mpi);
 [[nodiscard]] const char *unsigned_min_max_note();
 // Why MPI does not compute `op` on `type` correctly (refuse it), or nullptr.
 [[nodiscard]] const char *op_computed_wrong(MPI_Op op, const core::ElementType &type);
+// Whether this MPI adds 1- and 2-byte integers with saturation in runs of 16
+// bytes or more (Open MPI 4.1's op/avx; tests/mpi_bugs/small_int_sum.c): asks
+// MPI_Reduce_local on every process of comm (collective), the same answer everywhere.
+[[nodiscard]] bool small_int_sums_saturate(MPI_Comm comm);
 // GDS_finalize: gives MPI back its own settings.
 void restore_mpi_settings();
 

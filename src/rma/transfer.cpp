@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/log.hpp"
+#include "core/mpi_optional.hpp"
 #include "rma/datatype.hpp"
 
 namespace gds::rma {
@@ -13,8 +14,38 @@ using core::kMaxDims;
 
 namespace {
 
-GDS_status_t issue(const char *func, Window &w, const Request &r, int rank, MPI_Aint disp, const std::byte *local,
-                   const TypeSpec &lt, const TypeSpec &tt, std::byte *result, const TypeSpec &rt) {
+bool float_complex(MPI_Datatype t) {
+  return t != MPI_DATATYPE_NULL &&
+         (t == MPI_C_FLOAT_COMPLEX || t == MPI_COMPLEX || t == MPI_CXX_FLOAT_COMPLEX || t == MPI_COMPLEX8);
+}
+
+// Whether an MPI_SUM accumulate of `elem` elements is sent as floats.
+bool sums_floats(const Request &r, MPI_Datatype elem) {
+  return g_settings.float_complex_sum_as_floats && (r.kind == Kind::acc || r.kind == Kind::get_acc) &&
+         r.op == MPI_SUM && float_complex(elem);
+}
+
+// Whether an MPI_SUM accumulate of `elem` elements goes in pieces of at most
+// 15 bytes, and how many elements a piece holds (0: not split).
+int small_sum_piece(const Request &r, MPI_Datatype elem) {
+  if (!g_settings.small_int_sums_in_pieces || (r.kind != Kind::acc && r.kind != Kind::get_acc) || r.op != MPI_SUM)
+    return 0;
+  int size = 0;
+  if (MPI_Type_size(elem, &size) != MPI_SUCCESS || (size != 1 && size != 2)) return 0;
+  return 15 / size;
+}
+
+// Whether this accumulate of `elem` elements goes to MPI one contiguous run
+// at a time (Settings::get_acc_runs_only, float_complex_sum_as_floats,
+// small_int_sums_in_pieces).
+bool by_runs(const Request &r, MPI_Datatype elem) {
+  return (r.kind == Kind::get_acc && g_settings.get_acc_runs_only) || sums_floats(r, elem) ||
+         small_sum_piece(r, elem) > 0;
+}
+
+GDS_status_t issue_as_is(const char *func, Window &w, const Request &r, int rank, MPI_Aint disp,
+                         const std::byte *local, const TypeSpec &lt, const TypeSpec &tt, std::byte *result,
+                         const TypeSpec &rt) {
   switch (r.kind) {
     case Kind::put: return w.put(func, local, lt.count, lt.type, rank, disp, tt.count, tt.type);
     case Kind::get:
@@ -25,6 +56,49 @@ GDS_status_t issue(const char *func, Window &w, const Request &r, int rank, MPI_
                               tt.type, r.op);
   }
   return GDS_STATUS_INTERNAL;
+}
+
+GDS_status_t issue(const char *func, Window &w, const Request &r, int rank, MPI_Aint disp, const std::byte *local,
+                   const TypeSpec &lt, const TypeSpec &tt, std::byte *result, const TypeSpec &rt) {
+  const bool one_run = tt.type == lt.type && tt.count == lt.count &&
+                       (r.kind != Kind::get_acc || (rt.type == lt.type && rt.count == lt.count));
+  const bool floats = one_run && sums_floats(r, lt.type);
+  const int piece = one_run ? small_sum_piece(r, lt.type) : 0;
+  if (!floats && piece == 0) return issue_as_is(func, w, r, rank, disp, local, lt, tt, result, rt);
+  // A run of single complex elements as twice as many floats (pieces whose
+  // float count fits an int), or of small integers in pieces of 15 bytes at most.
+  const int most = floats ? 1 << 29 : piece;
+  int size = 0;
+  MPI_Type_size(lt.type, &size);
+  const std::size_t elem_bytes = static_cast<std::size_t>(size);
+  for (int done = 0; done < lt.count;) {
+    const int n = std::min(most, lt.count - done);
+    const TypeSpec spec{floats ? 2 * n : n, floats ? MPI_FLOAT : lt.type, {}};
+    const std::size_t skip = static_cast<std::size_t>(done) * elem_bytes;
+    GDS_TRY(issue_as_is(func, w, r, rank, disp + done, local == nullptr ? nullptr : local + skip, spec, spec,
+                        result == nullptr ? nullptr : result + skip, spec));
+    done += n;
+  }
+  return GDS_STATUS_OK;
+}
+
+// An accumulate of one piece as one MPI call per innermost run (every run
+// is contiguous in the operands, the result and the owner's block): see by_runs.
+GDS_status_t piece_by_runs(const char *func, Window &w, const Request &r, int rank, std::size_t esize,
+                          MPI_Datatype elem, const PieceShape &s, const PieceShape &rs) {
+  GDS_status_t status = GDS_STATUS_OK;
+  for_each_run(
+      s,
+      [&](Index b, Index t, Index len, Index rb) {
+        if (status != GDS_STATUS_OK) return;
+        const TypeSpec run{static_cast<int>(len), elem, {}};
+        const std::byte *local = r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + b * esize;
+        std::byte *result =
+            r.kind != Kind::get_acc || r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + rb * esize;
+        status = issue(func, w, r, rank, static_cast<MPI_Aint>(t), local, run, run, result, run);
+      },
+      r.kind == Kind::get_acc ? &rs : nullptr);
+  return status;
 }
 
 GDS_status_t transfer_blocks(const char *func, Array &a, const Request &r) {
@@ -55,6 +129,10 @@ GDS_status_t transfer_blocks(const char *func, Array &a, const Request &r) {
       for_each_run(s, [&](Index, Index t, Index len) { st.writes.record(p.rank, t * esize, len * esize); });
     const std::byte *local =
         r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + s.buffer_offset * esize;
+    if (by_runs(r, elem) && !(lt.type == elem && tt.type == elem && (r.kind != Kind::get_acc || rt.type == elem))) {
+      status = piece_by_runs(func, st.window, r, p.rank, esize, elem, s, rs);
+      return;
+    }
     std::byte *result = r.result == nullptr ? nullptr : static_cast<std::byte *>(r.result) + rs.buffer_offset * esize;
     status = issue(func, st.window, r, p.rank, static_cast<MPI_Aint>(s.block_offset), local, lt, tt, result, rt);
   });
@@ -112,6 +190,18 @@ GDS_status_t transfer_user(const char *func, Array &a, const Request &r) {
   for (int rank = 0; rank < a.nprocs; ++rank) {
     const Runs &rr = runs[static_cast<std::size_t>(rank)];
     if (rr.length.empty()) continue;
+    if (by_runs(r, a.type->mpi) && rr.length.size() > 1) {
+      for (std::size_t i = 0; i < rr.length.size(); ++i) {
+        const TypeSpec run{rr.length[i], a.type->mpi, {}};
+        const std::byte *local =
+            r.local == nullptr ? nullptr : static_cast<std::byte *>(r.local) + rr.local[i] * static_cast<MPI_Aint>(esize);
+        std::byte *result = !with_result || r.result == nullptr
+                                ? nullptr
+                                : static_cast<std::byte *>(r.result) + rr.result[i] * static_cast<MPI_Aint>(esize);
+        GDS_TRY(issue(func, state(a).window, r, rank, rr.target[i], local, run, run, result, run));
+      }
+      continue;
+    }
     RunTypes types;
     TypeSpec lt{}, tt{}, rt{};
     MPI_Aint lbase = 0, tbase = 0, rbase = 0;

@@ -2,6 +2,8 @@
 // one MPI operation per process that owns part of the box.
 #pragma once
 
+#include <type_traits>
+
 #include "core/array.hpp"
 #include "rma/datatype.hpp"
 #include "rma/state.hpp"
@@ -62,17 +64,23 @@ void shape_piece(const core::Layout &layout, const Index *box_lo, const Index *b
 
 // Calls fn(buffer_offset, block_offset, length) for every innermost run of
 // a piece (elements; runs are contiguous in the owner's block).
+// With `result` (the same piece in a second buffer), fn(buffer_offset,
+// block_offset, length, result_offset).
 template <class F>
-void for_each_run(const PieceShape &s, F &&fn) {
+void for_each_run(const PieceShape &s, F &&fn, const PieceShape *result = nullptr) {
   const std::size_t n = s.n;
   Index idx[core::kMaxDims] = {};
   for (;;) {
-    Index b = s.buffer_offset, t = s.block_offset;
+    Index b = s.buffer_offset, t = s.block_offset, r = result != nullptr ? result->buffer_offset : 0;
     for (std::size_t k = 0; k + 1 < n; ++k) {
       b += idx[k] * s.buffer_stride[k];
       t += idx[k] * s.block_stride[k];
+      if (result != nullptr) r += idx[k] * result->buffer_stride[k];
     }
-    fn(b, t, s.ext[n - 1]);
+    if constexpr (std::is_invocable_v<F, Index, Index, Index, Index>)
+      fn(b, t, s.ext[n - 1], r);
+    else
+      fn(b, t, s.ext[n - 1]);
     std::size_t k = n - 1;
     for (;;) {
       if (k == 0) return;

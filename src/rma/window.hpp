@@ -30,6 +30,19 @@ struct Settings {
   // in memory (Window::compare_and_swap): with Open MPI 4, whose osc/rdma
   // crashes on it (tests/mpi_bugs/cas_self_8byte.c).
   bool self_cas_in_memory = false;
+  // Whether get_accumulates go to MPI one contiguous run at a time, never
+  // with a derived datatype: with Open MPI 4, whose osc/rdma returns zeros or
+  // other elements for a strided origin, result or target
+  // (tests/mpi_bugs/get_acc_derived.c).
+  bool get_acc_runs_only = false;
+  // Whether MPI_SUM accumulates of single-precision complex elements go to
+  // MPI as sums of MPI_FLOAT pairs (contiguous runs only): with Open MPI 4,
+  // whose osc/rdma adds them wrongly (tests/mpi_bugs/acc_wrong_types.c).
+  bool float_complex_sum_as_floats = false;
+  // Whether MPI_SUM accumulates of 1- and 2-byte integers go to MPI in
+  // pieces of at most 15 bytes: where MPI's vector code saturates instead of
+  // wrapping from 16 bytes on (Open MPI 4.1's op/avx; small_int_sums_saturate).
+  bool small_int_sums_in_pieces = false;
 };
 // Whether this MPI library's MPI_Win_flush_all completes small puts (from
 // MPI_Get_library_version: MPICH before 4.1 does not).

@@ -169,13 +169,15 @@ inline bool logical_ops_refused() {
   return wrong != 0;
 }
 
-// Whether GDS refuses MPI_MAXLOC/MPI_MINLOC on pair types with a gap
-// (MPI_DOUBLE_INT: 12 bytes of 16): on Open MPI 4, by its version.
-inline bool gap_pairs_refused() {
+inline bool mpi_is_open_mpi_4() {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   MPI_Get_library_version(version, &length);
   return std::strstr(version, "Open MPI v4.") != nullptr;
 }
+
+// Whether GDS refuses accumulates of pair types with a gap (MPI_DOUBLE_INT:
+// 12 bytes of 16), every op: on Open MPI 4, by its version.
+inline bool gap_pairs_refused() { return mpi_is_open_mpi_4(); }
 
 }  // namespace gds::test
