@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -145,6 +146,13 @@ GDS_status_t check_open_mpi_window_files(const char *func, MPI_Comm comm) {
               "its own: let GDS_init initialise MPI (it makes them), or set OMPI_MCA_osc_sm_backing_directory "
               "and OMPI_MCA_osc_rdma_backing_directory to a different directory in each process",
               here, g_files.node_size);
+}
+
+std::uint64_t open_mpi_shared_window_room() {
+  const char *dir = env_set(kBackingVariables[0]) ? std::getenv(kBackingVariables[0]) : "/dev/shm";
+  struct statvfs fs {};
+  if (statvfs(dir, &fs) != 0) return 0;
+  return static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
 }
 
 void finish_open_mpi_windows() {

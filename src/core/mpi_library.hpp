@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+
 #include "gds_types.h"
 
 namespace gds::core {
@@ -42,6 +44,9 @@ bool open_mpi_window_files_checked();
 // i.e. for a communicator of more than one process that holds only some of a
 // node's processes.
 GDS_status_t check_open_mpi_window_files(const char *func, MPI_Comm comm);
+// Free bytes in the directory Open MPI's osc/sm keeps shared windows in
+// (OMPI_MCA_osc_sm_backing_directory, else /dev/shm); 0 if it cannot tell.
+std::uint64_t open_mpi_shared_window_room();
 // GDS_finalize, after MPI_Finalize: removes the directory prepare made.
 void finish_open_mpi_windows();
 // Whether a failed MPI_Win_create over `nprocs` processes is that bug.

@@ -19,6 +19,34 @@ namespace {
 
 VersionReader g_version_reader = nullptr;
 
+// Collective over comm: whether a GDS_alloc part of `bytes` bytes here gets
+// a shared-memory window (Window::allocate, Settings::allocate_on_one_node): two or more
+// processes, all on one node (osc/sm then maps a new shared file: zero-filled;
+// over one process it takes the heap, which is not), and room in the
+// shared-memory directory for the largest part on every process (below that,
+// GDS maps the memory and a too large array is GDS_STATUS_NOMEM before MPI
+// sees it).
+GDS_status_t allocate_here(const char *func, MPI_Comm comm, std::size_t bytes, bool *use) {
+  *use = false;
+  int nprocs = 0, here = 0;
+  MPI_Comm_size(comm, &nprocs);
+  if (nprocs == 1) return GDS_STATUS_OK;
+  MPI_Comm local = MPI_COMM_NULL;
+  if (const int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local); rc != MPI_SUCCESS)
+    return core::mpi_fail(func, "MPI_Comm_split_type", rc);
+  MPI_Comm_size(local, &here);
+  MPI_Comm_free(&local);
+  std::uint64_t learned[2] = {here == nprocs ? 0U : 1U, bytes};  // maxima: "not one node", the largest part
+  GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, learned));
+  if (learned[0] != 0) return GDS_STATUS_OK;
+  constexpr std::uint64_t kSlack = std::uint64_t{1} << 20;  // per process: Open MPI's state and alignment
+  const std::uint64_t room = core::open_mpi_shared_window_room();
+  std::uint64_t short_of_room[1] = {room / static_cast<std::uint64_t>(nprocs) < learned[1] + kSlack ? 1U : 0U};
+  GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, short_of_room));
+  *use = short_of_room[0] == 0;
+  return GDS_STATUS_OK;
+}
+
 class Rma final : public core::Module {
  public:
   [[nodiscard]] core::Layer layer() const override { return ArrayState::kLayer; }
@@ -35,6 +63,7 @@ class Rma final : public core::Module {
     g_settings.get_acc_runs_only = open_mpi_4;
     g_settings.float_complex_sum_as_floats = open_mpi_4;
     g_settings.small_int_sums_in_pieces = small_int_sums_saturate(core::g_rt.world);
+    g_settings.allocate_on_one_node = lib.family == core::MpiLibrary::Family::open_mpi;
     std::uint64_t may_change_mpi = 1;
     core::env_unsigned("GDS_MPI_T_WORKAROUNDS", 1, &may_change_mpi);
     check_unsigned_min_max(core::g_rt.world, may_change_mpi != 0);
@@ -62,8 +91,9 @@ class Rma final : public core::Module {
   }
 
   // GDS_alloc: GDS maps the memory (zero-filled) and every process agrees
-  // that all have it before the window is made. GDS_create: the window
-  // exposes the application's buffer.
+  // that all have it before the window is made; or, with Open MPI over one
+  // node, MPI allocates it (allocate_here). GDS_create: the window exposes
+  // the application's buffer.
   GDS_status_t attach(const char *func, core::Array &a) override {
     ArrayState &s = state(a);
     const std::size_t bytes = a.local_count * a.type->extent;
@@ -71,6 +101,9 @@ class Rma final : public core::Module {
     if (a.blocks == nullptr) {
       s.base = static_cast<std::byte *>(a.user_buffer);
     } else {
+      bool by_mpi = false;
+      if (g_settings.allocate_on_one_node) GDS_TRY(allocate_here(func, a.communicator(), bytes, &by_mpi));
+      if (by_mpi) return s.window.allocate(func, a.communicator(), static_cast<MPI_Aint>(bytes), disp_unit, &s.base);
       GDS_TRY(core::agree(func, a.communicator(), s.memory.map(func, bytes)));
       s.base = s.memory.data();
     }

@@ -71,6 +71,16 @@ Window::~Window() {
 
 GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes,
                             int disp_unit) {
+  return make(func, comm, bytes, disp_unit, base, nullptr);
+}
+
+GDS_status_t Window::allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit, std::byte **base) {
+  *base = nullptr;
+  return make(func, comm, bytes, disp_unit, nullptr, base);
+}
+
+GDS_status_t Window::make(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit, void *base,
+                          std::byte **allocated) {
   disp_unit_ = disp_unit;
   base_ = static_cast<unsigned char *>(base);
   GDS_TRY(checked(func, "MPI_Comm_rank", MPI_Comm_rank(comm, &rank_)));
@@ -82,15 +92,30 @@ GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Ain
   remote_.resize(nprocs);
   if (core::open_mpi_window_files_checked())
     GDS_TRY(core::agree(func, comm, core::check_open_mpi_window_files(func, comm)));
-  const int rc = MPI_Win_create(base, bytes, disp_unit, info.get(), comm, &win_);
-  if (rc != MPI_SUCCESS && core::open_mpi_one_process_window_bug(nprocs)) {
-    core::mpi_fail(func, "MPI_Win_create", rc);
+  const char *call = allocated != nullptr ? "MPI_Win_allocate_shared" : "MPI_Win_create";
+  int rc = MPI_SUCCESS;
+  if (allocated != nullptr) {
+    void *memory = nullptr;
+    // Shared, not MPI_Win_allocate: Open MPI 4.1's osc/rdma takes those and
+    // crashes on an 8-byte compare-and-swap to another process
+    // (tests/mpi_bugs/cas_allocate_8byte.c); osc/sm serves shared windows.
+    MPI_Info_set(info.get(), "alloc_shared_noncontig", "true");
+    rc = MPI_Win_allocate_shared(bytes, disp_unit, info.get(), comm, &memory, &win_);
+    if (rc == MPI_SUCCESS) {
+      *allocated = static_cast<std::byte *>(memory);
+      base_ = static_cast<unsigned char *>(memory);
+    }
+  } else {
+    rc = MPI_Win_create(base, bytes, disp_unit, info.get(), comm, &win_);
+  }
+  if (rc != MPI_SUCCESS && allocated == nullptr && core::open_mpi_one_process_window_bug(nprocs)) {
+    core::mpi_fail(func, call, rc);
     return core::fail(GDS_STATUS_MPI_ERROR, func,
                       "Open MPI 4 could not make an RMA window over one process: its osc/rdma cannot and no other "
                       "component is allowed (Debian's openmpi-mca-params.conf; open-mpi/ompi#10726). Run with "
                       "OMPI_MCA_osc=sm,rdma,pt2pt (or let GDS_init initialise MPI: it sets that)");
   }
-  GDS_TRY(checked(func, "MPI_Win_create", rc));
+  GDS_TRY(checked(func, call, rc));
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
   return checked(func, "MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
 }
