@@ -50,11 +50,11 @@ bool env_set(const char *name) {
   return value != nullptr && *value != '\0';
 }
 
-// What GDS_init learned about the window files of Open MPI 4 (unused elsewhere).
+// What GDS_init learned about Open MPI 4's window files.
 struct WindowFiles {
   bool checked = false;       // Open MPI 4, and some node has processes sharing a backing directory
   bool private_here = false;  // every process of this node has backing directories of its own
-  int node_size = 0;     // processes of MPI_COMM_WORLD on this node
+  int node_size = 0;          // processes of MPI_COMM_WORLD on this node
   std::string made_dir;       // the directory prepare_open_mpi made, if any
 };
 WindowFiles g_files;
@@ -127,7 +127,7 @@ void learn_open_mpi_window_files(MPI_Comm world) {
 bool open_mpi_window_files_checked() { return g_files.checked; }
 
 GDS_status_t check_open_mpi_window_files(const char *func, MPI_Comm comm) {
-  if (!g_files.checked || g_files.private_here) return GDS_STATUS_OK;
+  if (!g_files.checked) return GDS_STATUS_OK;
   int nprocs = 0;
   if (const int rc = MPI_Comm_size(comm, &nprocs); rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Comm_size", rc);
   if (nprocs == 1) return GDS_STATUS_OK;  // osc/pt2pt's: no shared file
@@ -137,7 +137,8 @@ GDS_status_t check_open_mpi_window_files(const char *func, MPI_Comm comm) {
   int here = 0;
   MPI_Comm_size(local, &here);
   MPI_Comm_free(&local);
-  if (here >= g_files.node_size) return GDS_STATUS_OK;  // no other process of this node can make one at the same time
+  // Split on every process (collective) before the answer, which differs between nodes.
+  if (g_files.private_here || here >= g_files.node_size) return GDS_STATUS_OK;  // no name this node can share
   return fail(GDS_STATUS_MPI_BUG, func,
               "Open MPI 4 names a window's shared-memory file by the communicator's id, which disjoint "
               "communicators share: windows made at the same time over them on one node fail, hang or write "

@@ -20,8 +20,8 @@ namespace {
 VersionReader g_version_reader = nullptr;
 
 // Collective over comm: whether a GDS_alloc part of `bytes` bytes here gets
-// a shared-memory window (Window::allocate, Settings::allocate_on_one_node): two or more
-// processes, all on one node (osc/sm then maps a new shared file: zero-filled;
+// a shared-memory window (Window::allocate, Settings::allocate_on_one_node):
+// two or more processes, all on one node (osc/sm then maps a new shared file: zero-filled;
 // over one process it takes the heap, which is not), and room in the
 // shared-memory directory for the largest part on every process (below that,
 // GDS maps the memory and a too large array is GDS_STATUS_NOMEM before MPI
@@ -32,12 +32,15 @@ GDS_status_t allocate_here(const char *func, MPI_Comm comm, std::size_t bytes, b
   MPI_Comm_size(comm, &nprocs);
   if (nprocs == 1) return GDS_STATUS_OK;
   MPI_Comm local = MPI_COMM_NULL;
-  if (const int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local); rc != MPI_SUCCESS)
-    return core::mpi_fail(func, "MPI_Comm_split_type", rc);
-  MPI_Comm_size(local, &here);
-  MPI_Comm_free(&local);
+  GDS_status_t status = GDS_STATUS_OK;
+  if (const int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local); rc != MPI_SUCCESS) {
+    status = core::mpi_fail(func, "MPI_Comm_split_type", rc);  // agreed below: no process is left waiting
+  } else {
+    MPI_Comm_size(local, &here);
+    MPI_Comm_free(&local);
+  }
   std::uint64_t learned[2] = {here == nprocs ? 0U : 1U, bytes};  // maxima: "not one node", the largest part
-  GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, learned));
+  GDS_TRY(core::agree(func, comm, status, learned));
   if (learned[0] != 0) return GDS_STATUS_OK;
   constexpr std::uint64_t kSlack = std::uint64_t{1} << 20;  // per process: Open MPI's state and alignment
   const std::uint64_t room = core::open_mpi_shared_window_room();

@@ -83,6 +83,7 @@ GDS_status_t Window::make(const char *func, MPI_Comm comm, MPI_Aint bytes, int d
                           std::byte **allocated) {
   disp_unit_ = disp_unit;
   base_ = static_cast<unsigned char *>(base);
+  shared_ = allocated != nullptr;
   GDS_TRY(checked(func, "MPI_Comm_rank", MPI_Comm_rank(comm, &rank_)));
   core::InfoObject info;
   set_window_hints(info);
@@ -187,7 +188,9 @@ GDS_status_t Window::get_accumulate(const char *func, const void *origin, int oc
 GDS_status_t Window::compare_and_swap(const char *func, const void *origin, const void *compare,
                                       void *result, MPI_Datatype type, int target, MPI_Aint disp) {
   int size = 0;
-  if (g_settings.self_cas_in_memory && target == rank_ && MPI_Type_size(type, &size) == MPI_SUCCESS && size == 8)
+  // Not on a shared window: osc/sm swaps under its own lock, which a CPU atomic here would not take.
+  if (g_settings.self_cas_in_memory && !shared_ && target == rank_ && MPI_Type_size(type, &size) == MPI_SUCCESS &&
+      size == 8)
     return compare_and_swap_in_memory(func, origin, compare, result, disp);
   GDS_TRY(checked(func, "MPI_Compare_and_swap",
                   injected() ? MPI_ERR_OTHER

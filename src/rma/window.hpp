@@ -179,6 +179,7 @@ class Window {
   MPI_Win win_ = MPI_WIN_NULL;
   int disp_unit_ = 1;
   unsigned char *base_ = nullptr;  // this process's part of the window
+  bool shared_ = false;            // made by allocate: osc/sm's own (locked) atomics apply
   int rank_ = -1;                  // this process's rank in the window's communicator
   // Completions flush the processes operations went to, one by one; past
   // kMaxTargets of them one MPI_Win_flush_all/_local_all does it, except
