@@ -6,8 +6,9 @@
 //               and the directory is gone after GDS_finalize;
 //   --mpi=user  the program starts MPI with no backing directory chosen: on
 //               Open MPI 4 GDS refuses, on every process of the communicator,
-//               arrays over communicators holding only some of a node's
-//               processes, and makes every other array; elsewhere it makes all.
+//               GDS_create arrays (osc/rdma windows) over communicators holding
+//               only some of a node's processes, and makes every other array
+//               (GDS_alloc's get osc/sm's shared windows); elsewhere it makes all.
 // And 1- and 2-byte integer sums that wrap (Open MPI's op/avx saturates them).
 // Each round the halves {even ranks} and {odd ranks} allocate arrays of
 // different sizes, every process puts its own value and reads back its half's.
@@ -45,6 +46,24 @@ int shared_size(MPI_Comm comm) {
 
 class WindowFiles : public MpiTest {};
 
+// Every process puts its own value into its half's array and reads the
+// whole array back: each half sees only its own values.
+void expect_own_data(GDS_gds_t g, int color, int round, int hrank, int hsize, GDS_size_t count) {
+  const int value = 1000 * color + 10 * round + hrank + 1;
+  const GDS_size_t at = static_cast<GDS_size_t>(hrank);
+  EXPECT_GDS_OK(GDS_put(&value, nullptr, &at, &at, g));
+  EXPECT_GDS_OK(GDS_fence(g));
+  std::vector<int> out(count, -1);
+  const GDS_size_t lo = 0, hi = count - 1;
+  EXPECT_GDS_OK(GDS_get(out.data(), nullptr, &lo, &hi, g));
+  EXPECT_GDS_OK(GDS_wait(g));
+  for (GDS_size_t i = 0; i < count; ++i) {
+    const int expected = i < static_cast<GDS_size_t>(hsize) ? 1000 * color + 10 * round + static_cast<int>(i) + 1 : 0;
+    EXPECT_EQ(out[i], expected) << "round " << round << ", element " << i;
+  }
+  EXPECT_GDS_OK(GDS_fence(g));
+}
+
 TEST_F(WindowFiles, HalvesAllocateAtTheSameTime) {
   MPI_Comm half;
   const int color = rank % 2;
@@ -53,33 +72,37 @@ TEST_F(WindowFiles, HalvesAllocateAtTheSameTime) {
   MPI_Comm_rank(half, &hrank);
   MPI_Comm_size(half, &hsize);
   const int half_here = shared_size(half), world_here = shared_size(MPI_COMM_WORLD);  // collective: both always
-  const bool refused = !g_gds_started && open_mpi_4() && hsize > 1 && half_here < world_here;
+  // GDS_create arrays get osc/rdma windows, whose file names collide; refused
+  // where the program started MPI (GDS agrees: one answer over the half).
+  int refuse = !g_gds_started && open_mpi_4() && hsize > 1 && half_here < world_here ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &refuse, 1, MPI_INT, MPI_MAX, half);
   constexpr int kRounds = 12;
   for (int round = 0; round < kRounds && !HasFailure(); ++round) {
-    // Uneven: the halves differ in size and every round in length.
+    // Uneven: the halves differ in size and every round in length. GDS_alloc
+    // arrays are made everywhere (on Open MPI over one node: osc/sm's shared windows).
     const GDS_size_t count = static_cast<GDS_size_t>(hsize + color * 3 + round % 4);
     GDS_gds_t g = GDS_NULL;
-    const GDS_status_t s = GDS_alloc(1, &count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, half, MPI_INFO_NULL, &g);
-    if (refused) {
+    ASSERT_EQ(GDS_alloc(1, &count, nullptr, MPI_INT, GDS_PRIORITY_HIGH, half, MPI_INFO_NULL, &g), GDS_STATUS_OK)
+        << GDS_last_error_message();
+    expect_own_data(g, color, round, hrank, hsize, count);
+    EXPECT_GDS_OK(GDS_free(&g));
+
+    // A GDS_create array over the half: 2 + round % 3 elements per process.
+    const GDS_size_t per = 2 + static_cast<GDS_size_t>(round % 3), total = per * static_cast<GDS_size_t>(hsize);
+    std::vector<int> buffer(per, 0);
+    const GDS_status_t s = GDS_create(1, &total, MPI_INT, nullptr, nullptr, buffer.data(), per, GDS_PRIORITY_HIGH,
+                                      half, MPI_INFO_NULL, &g);
+    if (refuse) {
       EXPECT_EQ(s, GDS_STATUS_MPI_BUG) << GDS_last_error_message();
-      EXPECT_NE(std::strstr(GDS_last_error_message(), "win_shared_file_collision"), nullptr)
-          << GDS_last_error_message();
+      if (s != GDS_STATUS_REMOTE_ERROR) {
+        EXPECT_NE(std::strstr(GDS_last_error_message(), "win_shared_file_collision"), nullptr)
+            << GDS_last_error_message();
+      }
       EXPECT_EQ(g, GDS_NULL);
       continue;
     }
     ASSERT_EQ(s, GDS_STATUS_OK) << GDS_last_error_message();
-    const int value = 1000 * color + 10 * round + hrank + 1;
-    const GDS_size_t at = static_cast<GDS_size_t>(hrank);
-    EXPECT_GDS_OK(GDS_put(&value, nullptr, &at, &at, g));
-    EXPECT_GDS_OK(GDS_fence(g));
-    std::vector<int> out(count, -1);
-    const GDS_size_t lo = 0, hi = count - 1;
-    EXPECT_GDS_OK(GDS_get(out.data(), nullptr, &lo, &hi, g));
-    EXPECT_GDS_OK(GDS_wait(g));
-    for (GDS_size_t i = 0; i < count; ++i) {
-      const int expected = i < static_cast<GDS_size_t>(hsize) ? 1000 * color + 10 * round + static_cast<int>(i) + 1 : 0;
-      EXPECT_EQ(out[i], expected) << "round " << round << ", element " << i;
-    }
+    expect_own_data(g, color, round, hrank, hsize, total);
     EXPECT_GDS_OK(GDS_free(&g));
   }
   MPI_Comm_free(&half);
@@ -166,7 +189,8 @@ int main(int argc, char **argv) {
   if (rank != 0) ::testing::GTEST_FLAG(brief) = true;
   // The directory GDS made (Open MPI only): it must be gone after GDS_finalize.
   const char *dir = std::getenv("OMPI_MCA_osc_rdma_backing_directory");
-  const std::string made = gds::test::g_gds_started && dir != nullptr ? dir : "";
+  const std::string made =
+      gds::test::g_gds_started && dir != nullptr && std::strstr(dir, "/gds-osc-") != nullptr ? dir : "";
   int failed = RUN_ALL_TESTS() != 0 ? 1 : 0, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (GDS_finalize() != GDS_STATUS_OK) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -59,29 +60,28 @@ struct WindowFiles {
 };
 WindowFiles g_files;
 
-// A directory of this process's own for osc/sm and osc/rdma's backing files.
+// A directory of this process's own for osc/sm and osc/rdma's backing files:
+// in /dev/shm, else TMPDIR, else /tmp.
 std::string make_backing_dir() {
-  struct stat st {};
-  std::string base = "/dev/shm";
-  if (stat(base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || access(base.c_str(), W_OK) != 0)
-    base = env_set("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
-  std::string path = base + "/gds-osc-XXXXXX";
-  if (mkdtemp(path.data()) != nullptr) return path;
+  const char *bases[] = {"/dev/shm", env_set("TMPDIR") ? std::getenv("TMPDIR") : "/tmp", "/tmp"};
+  int error = 0;
+  for (const char *base : bases) {
+    std::string path = std::string(base) + "/gds-osc-XXXXXX";
+    if (mkdtemp(path.data()) != nullptr) return path;
+    error = errno;
+  }
   log(Level::warning, "GDS_init",
-      "could not make a backing directory for Open MPI's window files in %s (%s); arrays over "
-      "communicators holding only some of a node's processes will be refused",
-      base.c_str(), std::strerror(errno));
+      "could not make a backing directory for Open MPI's window files in /dev/shm, TMPDIR or /tmp (%s); "
+      "arrays over communicators holding only some of a node's processes will be refused",
+      std::strerror(error));
   return {};
 }
 
-// FNV-1a over both backing directories; 0 where either is not set.
-std::uint64_t backing_dirs_hash() {
+// FNV-1a of a backing directory variable; 0 where it is not set.
+std::uint64_t dir_hash(const char *name) {
+  if (!env_set(name)) return 0;
   std::uint64_t h = 14695981039346656037ULL;
-  for (const char *name : kBackingVariables) {
-    if (!env_set(name)) return 0;
-    for (const char *c = std::getenv(name); *c != '\0'; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ULL;
-    h = (h ^ 0xffU) * 1099511628211ULL;
-  }
+  for (const char *c = std::getenv(name); *c != '\0'; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ULL;
   return h == 0 ? 1 : h;
 }
 
@@ -102,21 +102,31 @@ void prepare_open_mpi() {
 
 void learn_open_mpi_window_files(MPI_Comm world) {
   g_files.checked = false;
+  g_files.private_here = false;
   if (!open_mpi_4()) return;
   MPI_Comm node = MPI_COMM_NULL;
-  int unsafe = 1;  // where nothing can be learned, every window over more than one process is checked
-  g_files.node_size = 0;
+  int unsafe = 1;
+  // Unknown (the split failed): every window over more than one process is checked, and refused.
+  g_files.node_size = std::numeric_limits<int>::max();
   if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    MPI_Comm_size(node, &g_files.node_size);
-    std::vector<std::uint64_t> hashes(static_cast<std::size_t>(g_files.node_size));
-    std::uint64_t mine = backing_dirs_hash();
-    bool distinct = mine != 0 && MPI_Allgather(&mine, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T,
-                                               node) == MPI_SUCCESS;
+    int size = 0;
+    MPI_Comm_size(node, &size);
+    // osc/rdma's directory decides (osc/sm names its files apart); both are gathered.
+    const std::uint64_t mine[2] = {dir_hash(kBackingVariables[0]), dir_hash(kBackingVariables[1])};
+    std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(size));
+    // Every process of the node takes part, set or not.
+    const bool gathered =
+        MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, node) == MPI_SUCCESS;
     MPI_Comm_free(&node);
-    for (std::size_t i = 0; distinct && i < hashes.size(); ++i)
-      for (std::size_t j = 0; distinct && j < i; ++j) distinct = hashes[i] != 0 && hashes[i] != hashes[j];
+    bool distinct = gathered;
+    for (std::size_t i = 0; distinct && i < static_cast<std::size_t>(size); ++i)
+      for (std::size_t v = 1; distinct && v < 2; ++v) {
+        distinct = all[2 * i + v] != 0;
+        for (std::size_t j = 0; distinct && j < i; ++j) distinct = all[2 * i + v] != all[2 * j + v];
+      }
+    if (gathered) g_files.node_size = size;
     g_files.private_here = distinct;
-    unsafe = g_files.node_size > 1 && !distinct ? 1 : 0;
+    unsafe = size > 1 && !distinct ? 1 : 0;
   }
   // One answer for the whole job, so every process of any communicator checks (and agrees) alike.
   int any = unsafe;
@@ -140,12 +150,12 @@ GDS_status_t check_open_mpi_window_files(const char *func, MPI_Comm comm) {
   // Split on every process (collective) before the answer, which differs between nodes.
   if (g_files.private_here || here >= g_files.node_size) return GDS_STATUS_OK;  // no name this node can share
   return fail(GDS_STATUS_MPI_BUG, func,
-              "Open MPI 4 names a window's shared-memory file by the communicator's id, which disjoint "
+              "Open MPI 4's osc/rdma names a window's shared-memory file by the communicator's id, which disjoint "
               "communicators share: windows made at the same time over them on one node fail, hang or write "
               "into each other (tests/mpi_bugs/win_shared_file_collision.c). This communicator holds %d of "
-              "this node's %d processes, so GDS refuses it unless every process has backing directories of "
-              "its own: let GDS_init initialise MPI (it makes them), or set OMPI_MCA_osc_sm_backing_directory "
-              "and OMPI_MCA_osc_rdma_backing_directory to a different directory in each process",
+              "this node's %d processes, so GDS refuses its osc/rdma windows unless every process has a backing "
+              "directory of its own: let GDS_init initialise MPI (it makes them), or set OMPI_MCA_osc_rdma_backing_directory "
+              "to a different directory in each process before MPI_Init",
               here, g_files.node_size);
 }
 

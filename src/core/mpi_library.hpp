@@ -20,10 +20,11 @@ MpiLibrary mpi_library();
 
 // Open MPI 4 cannot make an RMA window over one process with the components
 // Debian's configuration leaves it (tests/mpi_bugs/win_create_one_process.c).
-// Open MPI 4 also names the shared-memory file of a window's node-local state
-// by the communicator's id, which disjoint communicators share: windows made
-// at the same time over them on one node use one file and fail, hang or
-// write into each other (tests/mpi_bugs/win_shared_file_collision.c).
+// Open MPI 4's osc/rdma also names the shared-memory file of a window's
+// node-local state by the communicator's id, which disjoint communicators
+// share: windows made at the same time over them on one node use one file and
+// fail, hang or write into each other (tests/mpi_bugs/win_shared_file_collision.c;
+// osc/sm's shared windows are not affected).
 //
 // Before GDS_init initialises MPI itself: lists osc/pt2pt as a fallback
 // (OMPI_MCA_osc=sm,rdma,pt2pt) unless the environment chose components, and

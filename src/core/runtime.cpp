@@ -137,7 +137,10 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requ
   bool owns_mpi = false;
   if (!initialized) {
     prepare_open_mpi();
-    GDS_MPI(MPI_Init_thread(argc, argv, to_mpi_level(wanted), &mpi_provided));
+    if (const int rc = MPI_Init_thread(argc, argv, to_mpi_level(wanted), &mpi_provided); rc != MPI_SUCCESS) {
+      finish_open_mpi_windows();
+      return mpi_fail(__func__, "MPI_Init_thread", rc);
+    }
     owns_mpi = true;
   } else {
     GDS_MPI(MPI_Query_thread(&mpi_provided));
@@ -158,7 +161,10 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requ
   if (const GDS_status_t s = find_failure_groups(__func__, world, g_rt.world_rank, g_rt.world_size, &groups);
       s != GDS_STATUS_OK) {
     MPI_Comm_free(&g_rt.world);
-    if (owns_mpi) MPI_Finalize();
+    if (owns_mpi) {
+      MPI_Finalize();
+      finish_open_mpi_windows();
+    }
     return s;
   }
   set_failure_groups(std::move(groups));

@@ -1,6 +1,14 @@
 // The rma module's part of the library's and of every array's life: its
 // settings, and each array's window.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstring>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
 
 #include "core/collective.hpp"
 
@@ -48,6 +56,24 @@ GDS_status_t allocate_here(const char *func, MPI_Comm comm, std::size_t bytes, b
   GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, short_of_room));
   *use = short_of_room[0] == 0;
   return GDS_STATUS_OK;
+}
+
+// Collective over comm, after a shared window was made: whether every
+// process's part has its pages now. Open MPI sizes the shared file without
+// writing it, so the room allocate_here saw may be promised twice (arrays not
+// yet written); a store into a page the file system cannot give is SIGBUS.
+// MADV_POPULATE_WRITE gives every page now or fails (Linux 5.14; on older
+// kernels nothing is vouched for and the array takes GDS's own memory).
+bool shared_memory_backed(const char *func, MPI_Comm comm, std::byte *base, std::size_t bytes) {
+  bool ok = true;
+  if (bytes > 0) {
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto first = reinterpret_cast<std::uintptr_t>(base) & ~(page - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(base) + bytes + page - 1) & ~(page - 1);
+    ok = madvise(reinterpret_cast<void *>(first), end - first, MADV_POPULATE_WRITE) == 0;
+  }
+  std::uint64_t short_of_pages[1] = {ok ? 0U : 1U};
+  return core::agree(func, comm, GDS_STATUS_OK, short_of_pages) == GDS_STATUS_OK && short_of_pages[0] == 0;
 }
 
 class Rma final : public core::Module {
@@ -106,7 +132,12 @@ class Rma final : public core::Module {
     } else {
       bool by_mpi = false;
       if (g_settings.allocate_on_one_node) GDS_TRY(allocate_here(func, a.communicator(), bytes, &by_mpi));
-      if (by_mpi) return s.window.allocate(func, a.communicator(), static_cast<MPI_Aint>(bytes), disp_unit, &s.base);
+      if (by_mpi) {
+        GDS_TRY(s.window.allocate(func, a.communicator(), static_cast<MPI_Aint>(bytes), disp_unit, &s.base));
+        if (shared_memory_backed(func, a.communicator(), s.base, bytes)) return GDS_STATUS_OK;
+        GDS_TRY(s.window.free(func));  // no room after all: GDS's own memory, as below
+        s.base = nullptr;
+      }
       GDS_TRY(core::agree(func, a.communicator(), s.memory.map(func, bytes)));
       s.base = s.memory.data();
     }

@@ -14,9 +14,12 @@ using core::kMaxDims;
 
 namespace {
 
+// A pair of floats (MPI_COMPLEX is 16 bytes where Fortran's real is 8).
 bool float_complex(MPI_Datatype t) {
+  int size = 0;
   return t != MPI_DATATYPE_NULL &&
-         (t == MPI_C_FLOAT_COMPLEX || t == MPI_COMPLEX || t == MPI_CXX_FLOAT_COMPLEX || t == MPI_COMPLEX8);
+         (t == MPI_C_FLOAT_COMPLEX || t == MPI_COMPLEX || t == MPI_CXX_FLOAT_COMPLEX || t == MPI_COMPLEX8) &&
+         MPI_Type_size(t, &size) == MPI_SUCCESS && size == static_cast<int>(2 * sizeof(float));
 }
 
 // Whether an MPI_SUM accumulate of `elem` elements is sent as floats.

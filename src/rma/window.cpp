@@ -91,7 +91,7 @@ GDS_status_t Window::make(const char *func, MPI_Comm comm, MPI_Aint bytes, int d
   GDS_TRY(checked(func, "MPI_Comm_size", MPI_Comm_size(comm, &nprocs)));
   local_.resize(nprocs);
   remote_.resize(nprocs);
-  if (core::open_mpi_window_files_checked())
+  if (allocated == nullptr && core::open_mpi_window_files_checked())  // osc/rdma's; osc/sm names its files apart
     GDS_TRY(core::agree(func, comm, core::check_open_mpi_window_files(func, comm)));
   const char *call = allocated != nullptr ? "MPI_Win_allocate_shared" : "MPI_Win_create";
   int rc = MPI_SUCCESS;

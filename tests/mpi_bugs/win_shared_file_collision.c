@@ -2,17 +2,19 @@
  * Pure-MPI reproducer for the Open MPI behaviour GDS avoids when it
  * initialises MPI itself and refuses otherwise (src/core/mpi_library.cpp).
  *
- * Open MPI 4.1.4 (Debian 12): osc/rdma (MPI_Win_create) and osc/sm
- * (MPI_Win_allocate) keep the state of a window shared by the processes of a
- * node in a file of <backing directory>/osc_*.<node>.<job>.<communicator id>.
+ * Open MPI 4.1.4 (Debian 12): osc/rdma, which serves MPI_Win_create and
+ * MPI_Win_allocate windows (its priority is the highest), keeps the state of a
+ * window shared by the processes of a node in a file of
+ * <backing directory>/osc_rdma.<node>.<job>.<communicator id>.
  * Disjoint communicators split from one parent have the same id, so windows
  * created at the same time over them on one node use the same file: one
  * group's leader unlinks it before the other's processes open it
  * ("A system call failed during shared memory initialization", MPI_ERR_WIN),
  * or both groups map it and write into each other's windows, with no error,
- * or (osc/rdma) the processes hang.
- * A backing directory of its own per process (OMPI_MCA_osc_sm_backing_directory,
- * OMPI_MCA_osc_rdma_backing_directory) makes the names differ.
+ * or the processes hang. A backing directory of its own per process
+ * (OMPI_MCA_osc_rdma_backing_directory) makes the names differ. osc/sm's
+ * shared windows (MPI_Win_allocate_shared) name their files apart and are
+ * right here.
  *
  *   mpicc.openmpi win_shared_file_collision.c -o repro
  *   OMPI_MCA_osc=sm,rdma,pt2pt mpiexec.openmpi --oversubscribe -n 4 ./repro        # BUG
