@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <string>
 #include <vector>
@@ -60,13 +63,37 @@ struct WindowFiles {
 };
 WindowFiles g_files;
 
+// Removes the empty directories earlier processes of this user left in
+// `base` (gds-osc-<pid>-*: killed before GDS_finalize) once <pid> is gone and
+// the directory is older than 10 minutes. rmdir removes only empty ones; a
+// live job's directory is empty between its window creations too, hence the
+// age (its mtime changes with every window it makes).
+void remove_stale_backing_dirs(const char *base) {
+  DIR *dir = opendir(base);
+  if (dir == nullptr) return;
+  const std::time_t now = std::time(nullptr);
+  while (const dirent *e = readdir(dir)) {
+    long pid = 0;
+    if (std::sscanf(e->d_name, "gds-osc-%ld-", &pid) != 1 || pid <= 0) continue;
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to ask)
+    const std::string path = std::string(base) + "/" + e->d_name;
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) continue;
+    if (now - st.st_mtime < 600) continue;
+    rmdir(path.c_str());
+  }
+  closedir(dir);
+}
+
 // A directory of this process's own for osc/sm and osc/rdma's backing files:
-// in /dev/shm, else TMPDIR, else /tmp.
+// in /dev/shm, else TMPDIR, else /tmp; named after the process, so that a
+// later GDS_init can remove it if the process is killed.
 std::string make_backing_dir() {
   const char *bases[] = {"/dev/shm", env_set("TMPDIR") ? std::getenv("TMPDIR") : "/tmp", "/tmp"};
   int error = 0;
   for (const char *base : bases) {
-    std::string path = std::string(base) + "/gds-osc-XXXXXX";
+    remove_stale_backing_dirs(base);
+    std::string path = std::string(base) + "/gds-osc-" + std::to_string(getpid()) + "-XXXXXX";
     if (mkdtemp(path.data()) != nullptr) return path;
     error = errno;
   }
