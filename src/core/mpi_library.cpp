@@ -16,6 +16,7 @@
 #include <ctime>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/log.hpp"
@@ -138,19 +139,17 @@ void learn_open_mpi_window_files(MPI_Comm world) {
   if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
     int size = 0;
     MPI_Comm_size(node, &size);
-    // osc/rdma's directory decides (osc/sm names its files apart); both are gathered.
-    const std::uint64_t mine[2] = {dir_hash(kBackingVariables[0]), dir_hash(kBackingVariables[1])};
-    std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(size));
-    // Every process of the node takes part, set or not.
-    const bool gathered =
-        MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, node) == MPI_SUCCESS;
+    // osc/rdma's directory decides (osc/sm names its files apart). Every
+    // process of the node takes part, set or not.
+    const std::uint64_t mine = dir_hash(kBackingVariables[1]);
+    std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
+    const bool gathered = MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, node) == MPI_SUCCESS;
     MPI_Comm_free(&node);
     bool distinct = gathered;
-    for (std::size_t i = 0; distinct && i < static_cast<std::size_t>(size); ++i)
-      for (std::size_t v = 1; distinct && v < 2; ++v) {
-        distinct = all[2 * i + v] != 0;
-        for (std::size_t j = 0; distinct && j < i; ++j) distinct = all[2 * i + v] != all[2 * j + v];
-      }
+    for (std::size_t i = 0; distinct && i < all.size(); ++i) {
+      distinct = all[i] != 0;
+      for (std::size_t j = 0; distinct && j < i; ++j) distinct = all[i] != all[j];
+    }
     if (gathered) g_files.node_size = size;
     g_files.private_here = distinct;
     unsafe = size > 1 && !distinct ? 1 : 0;
@@ -184,6 +183,19 @@ GDS_status_t check_open_mpi_window_files(const char *func, MPI_Comm comm) {
               "directory of its own: let GDS_init initialise MPI (it makes them), or set OMPI_MCA_osc_rdma_backing_directory "
               "to a different directory in each process before MPI_Init",
               here, g_files.node_size);
+}
+
+bool open_mpi_osc_sm_allowed() {
+  if (!env_set("OMPI_MCA_osc")) return true;
+  const char *v = std::getenv("OMPI_MCA_osc");
+  const bool excluding = *v == '^';
+  bool listed = false;
+  for (std::string_view rest(excluding ? v + 1 : v); !rest.empty();) {
+    const std::size_t comma = rest.find(',');
+    listed = listed || rest.substr(0, comma) == "sm";
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  return excluding ? !listed : listed;
 }
 
 std::uint64_t open_mpi_shared_window_room() {

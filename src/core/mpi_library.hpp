@@ -45,6 +45,8 @@ bool open_mpi_window_files_checked();
 // i.e. for a communicator of more than one process that holds only some of a
 // node's processes.
 GDS_status_t check_open_mpi_window_files(const char *func, MPI_Comm comm);
+// Whether OMPI_MCA_osc leaves osc/sm in ("sm,rdma", "^pt2pt"; unset: yes).
+bool open_mpi_osc_sm_allowed();
 // Free bytes in the directory Open MPI's osc/sm keeps shared windows in
 // (OMPI_MCA_osc_sm_backing_directory, else /dev/shm); 0 if it cannot tell.
 std::uint64_t open_mpi_shared_window_room();

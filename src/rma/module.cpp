@@ -4,9 +4,7 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <string_view>
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14
@@ -29,20 +27,6 @@ namespace {
 
 VersionReader g_version_reader = nullptr;
 
-// Whether OMPI_MCA_osc leaves osc/sm in ("sm,rdma", "^pt2pt"; unset: yes).
-bool osc_sm_allowed() {
-  const char *v = std::getenv("OMPI_MCA_osc");
-  if (v == nullptr || *v == '\0') return true;
-  const bool excluding = *v == '^';
-  bool listed = false;
-  for (std::string_view rest(excluding ? v + 1 : v); !rest.empty();) {
-    const std::size_t comma = rest.find(',');
-    listed = listed || rest.substr(0, comma) == "sm";
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-  }
-  return excluding ? !listed : listed;
-}
-
 // Collective over comm: whether a GDS_alloc part of `bytes` bytes here gets
 // a shared-memory window (Window::allocate, Settings::allocate_on_one_node):
 // two or more processes, all on one node (osc/sm then maps a new shared file: zero-filled;
@@ -52,7 +36,7 @@ bool osc_sm_allowed() {
 // sees it).
 GDS_status_t allocate_here(const char *func, MPI_Comm comm, std::size_t bytes, bool *use) {
   *use = false;
-  if (!osc_sm_allowed()) return GDS_STATUS_OK;  // the same environment everywhere (the launcher's)
+  if (!core::open_mpi_osc_sm_allowed()) return GDS_STATUS_OK;  // the same environment everywhere (the launcher's)
   int nprocs = 0, here = 0;
   MPI_Comm_size(comm, &nprocs);
   if (nprocs == 1) return GDS_STATUS_OK;
