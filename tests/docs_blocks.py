@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Tests the documentation: the README's code blocks build and run, and every
-relative link of README.md and docs/ resolves (files and #anchors).
+"""Tests the documentation: the README's code blocks build and run, every
+relative link of README.md and docs/ resolves (files and #anchors), and so
+does every reference to them from headers, sources, scripts and tests.
 
   docs_blocks.py --source <top> --build <build tree> --mpiexec <mpiexec> [--links-only]
                  [--python <python with h5py>] [--flag <compiler flag>]...
@@ -121,6 +122,39 @@ def check_links(top, files):
                         fail(f'{where}: no heading with the anchor #{anchor}')
 
 
+SOURCE_DIRS = ('include', 'src', 'fortran', 'tools', 'examples', 'bench', 'scripts', 'tests', 'python')
+SOURCE_SUFFIXES = {'.h', '.hpp', '.c', '.cpp', '.f90', '.py', '.sh', '.txt', '.cmake'}
+DOC_REF = re.compile(r'\b(docs/[\w.-]+\.md|README\.md)(#[\w-]+)?')
+
+
+def check_source_refs(top):
+    """References to the documentation from headers, sources, scripts and
+    tests: every docs/<page>.md[#anchor] and README.md#anchor resolves, and
+    none points to a README section by words alone (README "Persistence",
+    "(see the README)": sections moved to docs/ and the words stayed)."""
+    cache = {}
+    for d in SOURCE_DIRS:
+        for path in sorted((top / d).rglob('*')) if (top / d).is_dir() else []:
+            if path.suffix not in SOURCE_SUFFIXES and path.name != 'gds' or not path.is_file():
+                continue
+            if path.name == 'docs_blocks.py':
+                continue
+            for no, line in enumerate(path.read_text(errors='replace').split('\n'), 1):
+                where = f'{path.relative_to(top)}:{no}'
+                for page, anchor in DOC_REF.findall(line):
+                    dest = top / page
+                    if not dest.exists():
+                        fail(f'{where}: {page}: no such page')
+                        continue
+                    if anchor:
+                        if dest not in cache:
+                            cache[dest] = anchors(dest)
+                        if anchor[1:] not in cache[dest]:
+                            fail(f'{where}: {page}{anchor}: no heading with that anchor')
+                if re.search(r'\bREADME\b(?!\.md)[,;]?\s*("|\)|$)|\(README\b|see the README', line):
+                    fail(f'{where}: points to a README section by words (name docs/<page>.md or README.md#anchor)')
+
+
 # --- running blocks ----------------------------------------------------------
 
 def run(cmd, cwd, env, what, timeout=600):
@@ -151,6 +185,7 @@ def main():
     docs = sorted((top / 'docs').glob('*.md'))
 
     check_links(top, [readme] + docs)
+    check_source_refs(top)
     for path in docs:  # every page starts with its title and a summary paragraph
         lines = path.read_text().split('\n')
         if not lines[0].startswith('# ') or lines[1] != '' or not lines[2] or lines[2].startswith(('#', '```', '|', '<')):

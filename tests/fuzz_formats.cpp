@@ -177,7 +177,7 @@ bool consistent(const Bytes &f, int kind, std::string *why) {
   if (kind == 0) {
     for (bool check_data : {false, true}) {
       VersionFile v;
-      if (!parse_version(std::span<const std::byte>(f), &v, check_data).empty()) continue;
+      if (!parse_version(std::span<const std::byte>(f), &v, check_data).ok()) continue;
       const std::uint64_t nblocks = (v.h.part_bytes + (std::uint64_t{1} << v.h.shift) - 1) >> v.h.shift;
       std::uint64_t at = v.data_offset, sum = 0;
       for (std::size_t i = 0; i < v.blocks.size(); ++i) {
@@ -195,13 +195,13 @@ bool consistent(const Bytes &f, int kind, std::string *why) {
   }
   if (kind == 1) {
     Record r;
-    if (!parse_record(std::span<const std::byte>(f), &r).empty()) return true;
+    if (!parse_record(std::span<const std::byte>(f), &r).ok()) return true;
     if (r.rank >= r.nprocs || r.base > r.number) return *why = "record fields", false;
     return true;
   }
   ParityHeader h;
   std::uint64_t offset = 0;
-  if (!parse_parity(std::span<const std::byte>(f), &h, &offset).empty()) return true;
+  if (!parse_parity(std::span<const std::byte>(f), &h, &offset).ok()) return true;
   if (h.lengths.size() != h.set_size || h.member >= h.set_size) return *why = "parity fields", false;
   if (offset > f.size() || f.size() - offset != h.chunk) return *why = "parity chunk outside the file", false;
   std::uint64_t longest = 0;
@@ -239,11 +239,11 @@ int main(int argc, char **argv) {
       Record r;
       ParityHeader h;
       std::uint64_t off = 0;
-      const std::string e = kind == 0   ? parse_version(f, &v, true)
-                            : kind == 1 ? parse_record(f, &r)
-                                        : parse_parity(f, &h, &off);
-      if (!e.empty()) {
-        std::printf("FAIL: a valid file of kind %d was refused: %s\n", kind, e.c_str());
+      const Result e = kind == 0   ? parse_version(f, &v, true)
+                       : kind == 1 ? parse_record(f, &r)
+                                   : parse_parity(f, &h, &off);
+      if (!e.ok()) {
+        std::printf("FAIL: a valid file of kind %d was refused: %s\n", kind, e.what().c_str());
         return 1;
       }
     }
@@ -268,7 +268,7 @@ int main(int argc, char **argv) {
       ParityHeader h;
       std::uint64_t off = 0;
       accepted += (kind == 0 ? parse_version(f, &v, false) : kind == 1 ? parse_record(f, &r) : parse_parity(f, &h, &off))
-                      .empty();
+                      .ok();
     }
   }
   std::printf("fuzz_formats: %llu inputs, %llu accepted, no reader misbehaved (seed %llu)\n",

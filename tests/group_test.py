@@ -3,11 +3,12 @@
 checks the restart: every member comes back at the same step, the one
 GDS_restart_query reported (group_app checks the content of all of them).
 
-  group_test.py --mpiexec M --app group_app --np N [--seed S] [--rounds R]
+  group_test.py --mpiexec M --app group_app --steps list_steps --np N [--seed S] [--rounds R]
 
-Per round: a kill point (the phases of GDS_version_inc and of the cache,
-"cache.record" being the group's commit record), the n-th time, on a random
-process; the job dies; the rerun restarts from the cache (PARTNER across
+Per round: a kill point (the phases and points of GDS_version_inc and of
+the cache, as tests/list_steps lists them; the group's commit record is
+written between "cache.record" and "cache.recorded"), the n-th time, on a
+random process; the job dies; the rerun restarts from the cache (PARTNER across
 one-process nodes, SINGLE at 1 process, XOR at 3 or more every other
 round). Then the same from the prefix with the cache removed (flushes of
 the members published at different times). Prints the seed."""
@@ -20,11 +21,13 @@ import sys
 import tempfile
 import time
 
+import gds_steps  # tests/gds_steps.py
 import mpilaunch  # tests/mpilaunch.py
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--mpiexec", required=True)
 ap.add_argument("--app", required=True)
+ap.add_argument("--steps", required=True, help="tests/list_steps")
 ap.add_argument("--np", type=int, required=True)
 ap.add_argument("--seed", type=int, default=int(os.environ.get("GDS_TEST_SEED", time.time_ns() % 1000000)))
 ap.add_argument("--rounds", type=int, default=6)
@@ -32,8 +35,7 @@ args = ap.parse_args()
 rng = random.Random(args.seed)
 print(f"group_test: seed {args.seed} (GDS_TEST_SEED={args.seed} repeats it), {args.np} process(es)", flush=True)
 
-POINTS = ["settle", "freeze", "cache.decide", "cache.write", "cache.redundancy", "cache.agree", "cache.record",
-          "cache.drop", "commit"]
+POINTS = [s.name for s in gds_steps.version_and_cache(gds_steps.load(args.steps))]
 STEPS = 8
 failures = []
 tmp = tempfile.mkdtemp(prefix="gds_group_test.")
@@ -72,12 +74,11 @@ def settings(job, copy, sync, prefix=None):
 
 killed = restarts = 0
 for rnd in range(args.rounds):
-    sync = "1" if rnd % 4 >= 2 else "0"  # cache writes synchronous, or asynchronous (the default; no cache.agree phase)
-    points = POINTS if sync == "1" else [p for p in POINTS if p != "cache.agree"]
-    point = points[rng.randrange(len(points))]
-    # A group version reaches the cache's write phases once per member (3), the others once (9 versions a run).
-    per_member = point in ("cache.decide", "cache.write", "cache.redundancy", "cache.agree")
-    nth = rng.randint(2, 3 * (STEPS + 1) if per_member else STEPS + 1)
+    sync = "0" if rnd % 4 >= 2 else "1"  # cache writes synchronous (the default), or asynchronous
+    point = POINTS[rng.randrange(len(POINTS))]
+    # Every step is reached about once per group version (9 versions a run; asynchronous
+    # writes may reach the cache's phases again while another process is behind).
+    nth = rng.randint(2, STEPS + 1)
     victim = rng.randrange(args.np)
     copy = "SINGLE" if args.np == 1 else ("XOR" if args.np >= 3 and rnd % 2 else "PARTNER")
     from_prefix = rnd % 3 == 2

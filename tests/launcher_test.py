@@ -190,7 +190,7 @@ def suite_normal():
 
 def suite_failing():
     job = Job("failing")
-    point = rng.choice(["commit", "cache.decide", "cache.write"])
+    point = rng.choice(["commit", "cache.prepare", "cache.durable"])
     n, rank, attempts = rng.randint(1, 4), rng.randrange(NP), rng.randint(2, 3)
     rc, out, err, launches = job.run(["--attempts", str(attempts)], {"LAUNCHER_KILL": f"*:{rank}:{point}:{n}"})
     if rc == 0 or launches != attempts or "giving up" not in err or "done:" in out:
@@ -224,7 +224,7 @@ def suite_kill():
             if killed and launches < 2 and "done:" in out and "attempt 1 of 4: exit status 0" not in err:
                 fail(f"{job.name}: a killed job was not relaunched")
         else:
-            kills = [(a, rng.randrange(NP), rng.choice(["commit", "cache.decide", "cache.write"]), rng.randint(1, 5))
+            kills = [(a, rng.randrange(NP), rng.choice(["commit", "cache.prepare", "cache.durable"]), rng.randint(1, 5))
                      for a in (1, 2)[: rng.randint(1, 2)]]
             spec = ";".join(f"{a}:{r}:{pt}:{n}" for a, r, pt, n in kills)
             rc, out, err, launches = job.run(["--attempts", "4"], {"LAUNCHER_KILL": spec})

@@ -3,7 +3,7 @@
 killed), and restart. One host acts as <np> nodes (GDS_RANKS_PER_NODE=1), so
 every process has a failure group and a cache directory of its own.
 
-  persist_test.py --mpiexec M --app A --np N [--kill-seconds S] [--seed X] [suite ...]
+  persist_test.py --mpiexec M --app A --steps list_steps --np N [--kill-seconds S] [--seed X] [suite ...]
 
 Suites: roundtrip, lost, corrupt, kill, config, scr, gvr, and for the prefix
 (HDF5 flushes to a global directory) prefix, prefixread, prefixcorrupt,
@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 
+import gds_steps  # tests/gds_steps.py
 import mpilaunch  # tests/mpilaunch.py
 
 # A process ended by a crash, as the launcher or a sanitizer reports it.
@@ -31,6 +32,7 @@ CRASH = re.compile(r"EXIT CODE: (?:6|7|8|11|134|135|136|139)\n|ERROR: \w+Sanitiz
 ap = argparse.ArgumentParser()
 ap.add_argument("--mpiexec", required=True)
 ap.add_argument("--app", required=True)
+ap.add_argument("--steps", required=True, help="tests/list_steps: the phases and kill points")
 ap.add_argument("--np", type=int, required=True)
 ap.add_argument("--kill-seconds", type=float, default=40)
 ap.add_argument("--seed", type=int, default=None)
@@ -252,9 +254,17 @@ def corrupt():
                     ["check", "2", "row", "alloc", str(V), expect], dict(env, GDS_RESTART="1"))
 
 
-KINFLIGHT = 2  # asynchronous cached versions of an array in flight at most (cache.cpp)
-KILL_POINTS = ["settle", "exchange", "reserve", "freeze", "persist", "cache.decide", "cache.write",
-               "cache.redundancy", "cache.agree", "cache.record", "cache.drop", "commit"]
+KINFLIGHT = 2  # asynchronous cached versions of an array in flight at most (src/persist/cache.hpp)
+STEPS = gds_steps.load(args.steps)
+KILL_POINTS = [s.name for s in gds_steps.version_and_cache(STEPS)]
+# Synchronous writes: a kill of any process there, in the version's GDS_version_inc,
+# leaves the version complete (this process's commit record is written: one is enough)...
+COMPLETE_AT = {"cache.recorded", "cache.drop", "commit"}
+# ...may leave it complete when it kills one process (the others may have written theirs)...
+MAYBE_AT = {"cache.record"}
+# ...and leaves it incomplete anywhere else.
+INCOMPLETE_AT = {"settle", "exchange", "reserve", "freeze", "persist", "cache.prepare", "cache.durable"}
+gds_steps.check_known(gds_steps.version_and_cache(STEPS), COMPLETE_AT | MAYBE_AT | INCOMPLETE_AT, "persist_test")
 
 
 def kill():
@@ -268,7 +278,7 @@ def kill():
         rounds += 1
         copy = rng.choice(copies())
         sync = rng.choice(["0", "1"])
-        point = rng.choice(KILL_POINTS if sync == "1" else [p for p in KILL_POINTS if p != "cache.agree"])
+        point = rng.choice(KILL_POINTS)
         nth = rng.randrange(1, V + 1)
         victim = rng.choice([None] + list(range(NP)))
         shape = rng.choice(shapes())
@@ -315,8 +325,7 @@ class Lineage:
         self.floor = None    # asynchronous, after a kill: the newest version surely complete ("fresh": none)
 
     def kill_points(self):
-        """cache.agree is a synchronous phase's."""
-        return KILL_POINTS if self.sync else [p for p in KILL_POINTS if p != "cache.agree"]
+        return KILL_POINTS
 
     def kill_version(self, kill):
         """The version a kill (point, nth, victim) comes in, counted from self.next:
@@ -328,9 +337,9 @@ class Lineage:
         """A run made versions from self.next on (`made`: those whose
         GDS_version_inc returned on some process); the j-th version of a run
         is cached when j % every == 0. Synchronous: a kill that came in
-        cached version k after the records (cache.drop, commit) leaves k
-        complete; one of a single process at cache.record may (the others
-        may have written theirs); any other leaves k incomplete.
+        cached version k at a step of COMPLETE_AT leaves k complete; one of
+        a single process at a step of MAYBE_AT may (the others may have
+        written their records); any other leaves k incomplete.
         Asynchronous: a kill may lose the cached versions still in flight,
         up to KINFLIGHT of those made (GDS_version_inc waits for the oldest
         beyond), but none up to `durable` (GDS_cache_wait returned)."""
@@ -349,10 +358,10 @@ class Lineage:
         if killed:
             k = self.kill_version(kill)
             if k > last and (k - start + 1) % self.every == 0:
-                if kill[0] in ("cache.drop", "commit"):
+                if kill[0] in COMPLETE_AT:
                     self.cached.append(k)
                     last = k
-                elif kill[0] == "cache.record" and kill[2] is not None and NP > 1:
+                elif kill[0] in MAYBE_AT and kill[2] is not None and NP > 1:
                     self.in_flight = k
         self.next = last + 1
 
@@ -694,19 +703,19 @@ def gvr():
     """An unchanged GVR 1.0 program (tests/gvr_app.c: GVR calls only, no info
     keys) under a job script that sets SCR_* variables only: it is killed
     before version 5, and the rerun with the same SCR_JOB_ID goes on from
-    version 5 with the older versions readable, or (asynchronous cache
-    writes, the default) from up to KINFLIGHT versions earlier: the ones in
-    flight at the kill; another job id starts afresh."""
-    for sync in ("0", "1"):
+    version 5 with the older versions readable (synchronous cache writes,
+    the default), or (asynchronous, asked for) from up to KINFLIGHT versions
+    earlier: the ones in flight at the kill; another job id starts afresh."""
+    for sync in ("1", "0"):
         base = fresh_base("gvr")
         conf = os.path.join(root, "gvr.conf")
         with open(conf, "w") as f:
             f.write("SCR_CACHE_SIZE=4\n")
         env = {k: v for k, v in env_for(base, None).items() if not k.startswith("GDS_")}
         env.update({"SCR_CACHE_BASE": base, "SCR_JOB_ID": "gvr1", "SCR_CONF_FILE": conf, "SCR_COPY_TYPE": "LOCAL"})
-        if sync == "1":
-            env["GDS_CACHE_SYNC"] = "1"
-        mode = "synchronous" if sync == "1" else "asynchronous (default)"
+        if sync == "0":
+            env["GDS_CACHE_SYNC"] = "0"
+        mode = "synchronous (default)" if sync == "1" else "asynchronous"
         p = run(f"gvr {mode}: killed before version 5", ["8", "5", "0"], env, expect_ok=False, app=args.gvr_app,
                 marker="gvr_app: ok")
         if p is not None and p.returncode == 0:
@@ -917,8 +926,7 @@ def prefixcorrupt():
                 failures.append(f"prefixcorrupt {what}: the damaged older version is navigable: {p.stdout.strip()}")
 
 
-PREFIX_KILL_POINTS = ["flush.create", "flush.checksum", "flush.finish", "flush.rename", "flush.index", "commit",
-                      "cache.write", "persist"]
+PREFIX_KILL_POINTS = [s.name for s in STEPS if s.name.startswith("flush.")] + ["commit", "cache.prepare", "persist"]
 
 
 def prefixkill():

@@ -6,9 +6,10 @@
   3. with --storage prefix, the node-local cache is deleted (the restart must come from the prefix);
   4. the same command without the crash argument: it must say "resuming at step <s>" with s the
      newest multiple of 10 at or below <crash> that the storage has and end with the reference line,
-     bit for bit. Cache: exactly that one when cache writes are synchronous (GDS_CACHE_SYNC=1, --sync);
-     by default they are asynchronous, and the versions in flight at the crash (at most 2) may be lost:
-     a version is durable once a later GDS call on the array found every process's writes done.
+     bit for bit. Cache: exactly that one (synchronous cache writes, the default: a version is in the
+     cache when GDS_version_inc returns); with --async (GDS_CACHE_SYNC=0) the versions in flight at the
+     crash (at most 2) may be lost: a version is durable once a later GDS call on the array found every
+     process's writes done.
      Prefix: the flush is asynchronous, so an earlier one, or a fresh start when none had finished.
 
 Usage: restart_example_test.py --exe <restart> --np N [--mpiexec mpiexec.mpich] [--storage cache|prefix]
@@ -52,7 +53,8 @@ def main(argv):
     ap.add_argument("--crash", type=int, default=37)
     ap.add_argument("--tmpdir", default=None)
     ap.add_argument("--timeout", type=int, default=120)
-    ap.add_argument("--sync", action="store_true", help="synchronous cache writes (GDS_CACHE_SYNC=1)")
+    ap.add_argument("--async", dest="asynchronous", action="store_true",
+                    help="asynchronous cache writes (GDS_CACHE_SYNC=0)")
     a = ap.parse_args(argv)
 
     failures = []
@@ -68,7 +70,7 @@ def main(argv):
                "GDS_COPY_TYPE": "PARTNER" if a.np >= 2 else "SINGLE"}
         if a.np >= 2:
             env["GDS_RANKS_PER_NODE"] = "1"
-        env["GDS_CACHE_SYNC"] = "1" if a.sync else "0"
+        env["GDS_CACHE_SYNC"] = "0" if a.asynchronous else "1"
         if a.storage == "prefix":
             env["GDS_PREFIX"] = os.path.join(tmp, "prefix")
         crash = run(a, env, [str(a.crash)], "crash")
@@ -79,7 +81,7 @@ def main(argv):
         again = run(a, env, [], "rerun")
         m = re.search(r"resuming at step (\d+)", again.stdout)
         newest = a.crash // 10 * 10
-        oldest = newest if a.sync else max(newest - 10 * KINFLIGHT, 10)
+        oldest = max(newest - 10 * KINFLIGHT, 10) if a.asynchronous else newest
         if a.storage == "cache" and (m is None or not oldest <= int(m.group(1)) <= newest):
             failures.append(f"the rerun did not resume at step {oldest}-{newest} from the cache: {again.stdout.strip()!r}")
         if m is not None and (int(m.group(1)) > newest or int(m.group(1)) % 10 != 0):

@@ -20,6 +20,7 @@
 #include "core/array.hpp"
 #include "persist/levels.hpp"
 #include "persist/names.hpp"
+#include "persist/cache.hpp"
 #include "persist/state.hpp"
 #include "support/gds_test.hpp"
 #include "versions/level.hpp"
@@ -115,7 +116,6 @@ TEST_F(Levels, EveryLevelLocatesTheBlocksOfTheVersionsItHolds) {
     ASSERT_ALL_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
   }
   ASSERT_ALL_GDS_OK(GDS_flush_wait(g));
-  const gds::persist::ArrayState &ps = gds::persist::state(a);
   const auto block_bytes = [&](std::uint32_t b) { return std::min(part, (b + 1) * block) - b * block; };
   for (std::uint64_t n = 0; n < content.size(); ++n) {
     SCOPED_TRACE("version " + std::to_string(n));
@@ -137,7 +137,7 @@ TEST_F(Levels, EveryLevelLocatesTheBlocksOfTheVersionsItHolds) {
       }
       if (c) {
         ASSERT_LE(c->holder, n);
-        std::ifstream file(gds::persist::version_path(ps.dir, c->holder), std::ios::binary);
+        std::ifstream file(gds::persist::version_path(gds::persist::cacher(a).dir, c->holder), std::ios::binary);
         std::vector<char> bytes(block_bytes(b));
         file.seekg(static_cast<std::streamoff>(c->at));
         ASSERT_TRUE(file.read(bytes.data(), static_cast<std::streamsize>(bytes.size())));
@@ -180,20 +180,26 @@ GDS_status_t note_raised(GDS_gds_t gds, GDS_error_t e) {
 
 }  // namespace
 
-// Asynchronous cache writes (the default): one process's cache directory
-// is lost before a version, so that process's background write of it
-// fails. GDS_version_inc still returns (the memory version is frozen); the
-// failure is raised to that process's handler with the version, and
-// GDS_cache_wait returns GDS_STATUS_IO_ERROR on every process (once). The
-// memory versions are intact, the failed version is not in the cache, and
-// with the directory back the next version is cached whole.
-TEST_F(Levels, AFailedBackgroundCacheWriteReachesTheHandlerAndEveryWait) {
-  const std::string base = scratch_dir("levels_async");
+// A cached version whose write fails on one process (its cache directory
+// lost), in both modes. Synchronous (the default): GDS_version_inc fails
+// on every process (GDS_STATUS_IO_ERROR where it failed), raised to that
+// process's handler with the version, and no version is made. Asynchronous:
+// GDS_version_inc still returns (the memory version is frozen); the
+// failure is raised to that process's handler when the write completes,
+// and GDS_cache_wait returns GDS_STATUS_IO_ERROR on every process (once).
+// Either way the memory versions are intact, the failed version is not in
+// the cache, and with the directory back the next version is cached whole.
+class CacheFailure : public MpiTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(CacheFailure, AFailedCacheWriteReachesTheHandlerAndTheCall) {
+  const bool sync = GetParam();
+  const std::string base = scratch_dir(sync ? "levels_sync" : "levels_async");
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, GDS_COPY_TYPE_KEY, "SINGLE");
   MPI_Info_set(info, GDS_CACHE_BASE_KEY, base.c_str());
   MPI_Info_set(info, GDS_NAME_KEY, "background");
+  MPI_Info_set(info, GDS_CACHE_SYNC_KEY, sync ? "1" : "0");
   const GDS_size_t count = 1000 * static_cast<GDS_size_t>(nprocs) + 3;
   GDS_gds_t g = GDS_NULL;
   ASSERT_ALL_GDS_OK(GDS_alloc(1, &count, nullptr, MPI_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &g));
@@ -210,7 +216,7 @@ TEST_F(Levels, AFailedBackgroundCacheWriteReachesTheHandlerAndEveryWait) {
   gds::core::Cursor *cursor = nullptr;
   ASSERT_EQ(gds::core::resolve("test", g, &cursor), GDS_STATUS_OK);
   gds::core::Array &a = *cursor->array;
-  const std::string dir = gds::persist::state(a).dir;
+  const std::string dir = gds::persist::cacher(a).dir;
   const int victim = nprocs - 1;
   GDS_size_t lo = 0, hi = 0;
   int owns = 0;
@@ -218,11 +224,14 @@ TEST_F(Levels, AFailedBackgroundCacheWriteReachesTheHandlerAndEveryWait) {
   ASSERT_TRUE(owns);
   const GDS_size_t n = hi - lo + 1;
   const auto value = [](int v, GDS_size_t i) { return static_cast<long>(v) * 1000003L + static_cast<long>(i); };
-  const auto make = [&](int v) {  // every process writes its own part with version v's values
+  const auto write = [&](int v) {  // every process writes its own part with version v's values
     std::vector<long> mine(n);
     for (GDS_size_t i = 0; i < n; ++i) mine[i] = value(v, lo + i);
     EXPECT_GDS_OK(GDS_put(mine.data(), nullptr, &lo, &hi, g));
     ASSERT_ALL_GDS_OK(GDS_fence(g));
+  };
+  const auto make = [&](int v) {
+    write(v);
     ASSERT_ALL_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
   };
   make(0);
@@ -230,18 +239,25 @@ TEST_F(Levels, AFailedBackgroundCacheWriteReachesTheHandlerAndEveryWait) {
   ASSERT_ALL_GDS_OK(GDS_cache_wait(g));
   if (rank == victim) std::filesystem::remove_all(dir);
   MPI_Barrier(MPI_COMM_WORLD);
-  make(2);  // returns: the write fails in the background
-  EXPECT_EQ(GDS_cache_wait(g), GDS_STATUS_IO_ERROR);
+  if (sync) {
+    write(2);
+    EXPECT_EQ(GDS_version_inc(g, 1, nullptr, 0), rank == victim ? GDS_STATUS_IO_ERROR : GDS_STATUS_REMOTE_ERROR);
+    ASSERT_ALL_GDS_OK(GDS_cache_wait(g));  // nothing left to report
+  } else {
+    make(2);  // returns: the write fails in the background
+    EXPECT_EQ(GDS_cache_wait(g), GDS_STATUS_IO_ERROR);
+    ASSERT_ALL_GDS_OK(GDS_cache_wait(g));  // reported once
+  }
   if (rank == victim) {
     EXPECT_GE(g_raised.calls, 1);
     EXPECT_EQ(g_raised.status, GDS_STATUS_IO_ERROR);
     EXPECT_EQ(g_raised.version, 2);
   }
-  ASSERT_ALL_GDS_OK(GDS_cache_wait(g));  // reported once
-  // Every memory version holds what it held.
+  // Every memory version holds what it held (synchronous: version 2 was not made).
+  const int newest = sync ? 1 : 2;
   GDS_gds_t old = GDS_NULL;
   ASSERT_GDS_OK(GDS_descriptor_clone(g, &old));
-  for (int v = 2; v >= 0; --v) {
+  for (int v = newest; v >= 0; --v) {
     ASSERT_GDS_OK(GDS_version_dec(old, 1));
     std::vector<long> got(n);
     ASSERT_GDS_OK(GDS_get(got.data(), nullptr, &lo, &hi, old));
@@ -253,11 +269,15 @@ TEST_F(Levels, AFailedBackgroundCacheWriteReachesTheHandlerAndEveryWait) {
   EXPECT_TRUE(gds::persist::cache_level().locate(a, 1, 0).has_value());
   if (rank == victim) std::filesystem::create_directories(dir);
   MPI_Barrier(MPI_COMM_WORLD);
-  make(3);
+  const int next = newest + 1;
+  make(next);
   ASSERT_ALL_GDS_OK(GDS_cache_wait(g));
-  EXPECT_TRUE(gds::persist::cache_level().locate(a, 3, 0).has_value());
-  EXPECT_TRUE(std::filesystem::exists(gds::persist::record_path(dir, 3)));
+  EXPECT_TRUE(gds::persist::cache_level().locate(a, next, 0).has_value());
+  EXPECT_TRUE(std::filesystem::exists(gds::persist::record_path(dir, next)));
   ASSERT_ALL_GDS_OK(GDS_free(&g));
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) std::filesystem::remove_all(base);
 }
+
+INSTANTIATE_TEST_SUITE_P(Modes, CacheFailure, ::testing::Values(true, false),
+                         [](const auto &info) { return info.param ? "Synchronous" : "Asynchronous"; });

@@ -125,7 +125,7 @@ std::map<std::uint64_t, CacheVersion> cache_versions(const std::string &job_dir,
         if (c.kind == CacheName::record) {
           std::vector<std::byte> bytes;
           Record r;
-          if (read_file(path, &bytes) && parse_record(bytes, &r).empty()) {
+          if (read_file(path, &bytes).ok() && parse_record(bytes, &r).ok()) {
             v.recorded = true;
             v.nprocs = r.nprocs;
             v.record = path;
@@ -134,7 +134,7 @@ std::map<std::uint64_t, CacheVersion> cache_versions(const std::string &job_dir,
           v.files[*rank] = path;
           std::vector<std::byte> bytes;
           VersionFile f;
-          if (read_file(path, &bytes) && parse_version(bytes, &f, false).empty()) {
+          if (read_file(path, &bytes).ok() && parse_version(bytes, &f, false).ok()) {
             v.label = f.label;
             v.holds = f.next_label;
             std::uint64_t held = 0;
@@ -159,7 +159,7 @@ std::map<std::uint64_t, CacheVersion> cache_versions(const std::string &job_dir,
           const std::string path = gdir + "/" + rdir + "/" + name;
           std::vector<std::byte> bytes;
           GroupRecord g;
-          if (!read_file(path, &bytes) || !parse_group_record(bytes, &g).empty()) continue;
+          if (!read_file(path, &bytes).ok() || !parse_group_record(bytes, &g).ok()) continue;
           for (const auto &[member, r] : g.members)
             if (member == array) {
               CacheVersion &v = out[c.number];
@@ -224,10 +224,10 @@ int list(const std::string &dir, const std::string &only, const std::string &job
         const std::uint64_t n = flushed_number(tmp ? name.substr(0, name.size() - 4) : name);
         if (n == kNone) continue;
         h5::Meta m;
-        const std::string why = tmp ? "" : h5::read_meta(ad + "/" + name, &m);
+        const Result why = tmp ? Result() : h5::read_meta(ad + "/" + name, &m);
         const std::string state = tmp ? "incomplete (being written, or cut short)"
-                                      : why.empty() ? "complete (flushed by " + std::to_string(m.nprocs) + " processes)"
-                                                    : "damaged: " + why;
+                                      : why.ok() ? "complete (flushed by " + std::to_string(m.nprocs) + " processes)"
+                                                 : "damaged: " + why.what();
         std::printf("%-12s %-6s %-16s %8llu %12llu %-20s %-12s %-12s %s\n", jname.c_str(), "prefix", a.c_str(),
                     static_cast<unsigned long long>(n), static_cast<unsigned long long>(m.data_bytes),
                     m.time != 0 ? when(m.time).c_str() : "-", quoted(m.label).c_str(), quoted(m.next_label).c_str(),
@@ -240,13 +240,13 @@ int list(const std::string &dir, const std::string &only, const std::string &job
 
 int verify(const std::string &dir, const std::string &only, std::uint64_t version, const std::string &job) {
   int bad = 0, checked = 0;
-  const auto report = [&](const std::string &path, const std::string &why) {
+  const auto report = [&](const std::string &path, const Result &why) {
     ++checked;
-    if (why.empty()) {
+    if (why.ok()) {
       std::printf("ok   %s\n", path.c_str());
     } else {
       ++bad;
-      std::printf("BAD  %s: %s\n", path.c_str(), why.c_str());
+      std::printf("BAD  %s: %s\n", path.c_str(), why.what().c_str());
     }
   };
   for (const std::string &jd : jobs(dir, job)) {
@@ -256,13 +256,12 @@ int verify(const std::string &dir, const std::string &only, std::uint64_t versio
         if (version != kNone && n != version) continue;
         for (const std::string &path : v.all) {
           std::vector<std::byte> bytes;
-          bool missing = false;
-          if (!read_file(path, &bytes, &missing)) {
-            report(path, "cannot be read");
+          if (Result read = read_file(path, &bytes); !read.ok()) {
+            report(path, read);
             continue;
           }
           const CacheName::Kind kind = parse_cache_name(base_name(path)).kind;
-          std::string why;
+          Result why;
           if (kind == CacheName::record) {
             Record r;
             why = parse_record(bytes, &r);
@@ -285,8 +284,8 @@ int verify(const std::string &dir, const std::string &only, std::uint64_t versio
         if (version != kNone && n != version) continue;
         const std::string path = flushed_path(ad, n);
         h5::Meta m;
-        std::string why = h5::read_meta(path, &m);
-        if (why.empty()) why = verify_flushed_data(path, m);
+        Result why = h5::read_meta(path, &m);
+        if (why.ok()) why = verify_flushed_data(path, m);
         report(path, why);
       }
     }
@@ -301,10 +300,10 @@ int export_version(const std::string &dir, const std::string &array, std::uint64
     const std::string path = flushed_path(jd + "/" + array, version);
     if (::access(path.c_str(), F_OK) != 0) continue;
     h5::Meta m;
-    std::string why = h5::read_meta(path, &m);
-    if (why.empty()) why = verify_flushed_data(path, m);
-    if (!why.empty()) {
-      std::fprintf(stderr, "gds-index: %s %s; not exported\n", path.c_str(), why.c_str());
+    Result why = h5::read_meta(path, &m);
+    if (why.ok()) why = verify_flushed_data(path, m);
+    if (!why.ok()) {
+      std::fprintf(stderr, "gds-index: %s; not exported\n", why.what().c_str());
       return 1;
     }
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -351,7 +350,8 @@ int remove_version(const std::string &dir, const std::string &array, std::uint64
     const std::string path = flushed_path(jd + "/" + array, version);
     if (std::remove(path.c_str()) == 0) {
       ++removed;
-      update_index("gds-index", jd, array, {}, true);
+      if (Result indexed = update_index("gds-index", jd, array, {}, true); !indexed.ok())
+        std::fprintf(stderr, "gds-index: the index is not updated: %s\n", indexed.what().c_str());
     }
   }
   if (removed == 0) {

@@ -7,8 +7,8 @@
  * types. These are thin calls over GDS's own CD calls (GDS_cd_*), so a
  * program may use both: a cd_handle is a GDS_cd_t.
  *
- * Where the document contradicts itself, this header chooses (README,
- * "Containment domains: what differs from the document"):
+ * Where the document contradicts itself, this header chooses
+ * (docs/containment-domains.md, "What differs from the CD document, and why"):
  * - create_cd() takes 5 arguments (parent, storage_info, logging, name, &error);
  *   the 3- and 4-argument calls of some examples do not compile.
  * - add_to_cd_via_copy() and add_to_cd_via_parent() take 3 arguments;

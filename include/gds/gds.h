@@ -14,6 +14,7 @@
 #include "gds_array.h"
 #include "gds_access.h"
 #include "gds_version.h"
+#include "gds_persist.h"
 #include "gds_error.h"
 #include "gds_group.h"
 #include "gds_cd.h"

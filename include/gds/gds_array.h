@@ -60,7 +60,7 @@ GDS_API GDS_status_t GDS_alloc(GDS_size_t ndims, const GDS_size_t count[],
  * answers everywhere. A process may pass a NULL buffer with count 0.
  *
  * Both mapping functions NULL (GDS extension): the array is laid out as
- * GDS_alloc() lays it out (min_chunks NULL; README "Distribution"), and each
+ * GDS_alloc() lays it out (min_chunks NULL; docs/api.md), and each
  * process's buffer holds its block in the array's order (row-major, or
  * GDS_ORDER_KEY's). For a 1-D array of N elements per process that is
  * buffer element k = global index rank * N + k. \p local_buffer_count must be

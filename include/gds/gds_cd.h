@@ -123,8 +123,8 @@ typedef GDS_status_t (*GDS_cd_handler_func_t)(GDS_cd_t cd, GDS_gds_t gds, GDS_er
  * root itself was given via copy, in the order they were added, and the
  * positions of its files) to the persistent levels, as an internal array
  * named "cd.<name>.g<k>" persisted with the job's settings (GDS_JOB_ID,
- * GDS_COPY_TYPE, GDS_CACHE_BASE, GDS_PREFIX, GDS_CACHE_SYNC; README
- * "Persistence"). In a restarted job (same GDS_JOB_ID) the root created with
+ * GDS_COPY_TYPE, GDS_CACHE_BASE, GDS_PREFIX, GDS_CACHE_SYNC;
+ * docs/persistence.md). In a restarted job (same GDS_JOB_ID) the root created with
  * the same name finds its newest persisted point: GDS_cd_restored() says 1,
  * and each add call via copy, in the same order with the same lengths, first
  * writes the persisted bytes into the program's ranges (another length:

@@ -1,6 +1,6 @@
 /**
  * \file gds_group.h
- * \brief Version groups and the restart query (GDS extensions).
+ * \brief Version groups (GDS extensions).
  *
  * A program's state is usually several arrays (a solver's x, r and p; a
  * simulation's positions and velocities). A version group versions,
@@ -12,16 +12,14 @@
  * before (GVR 1.0 programs are unchanged); an array in a group is versioned
  * through its group.
  *
- * GDS_restart_query() tells a program, right after GDS_init() and before it
- * creates any array, whether it is restarting: whether this job has
- * persisted state, and for a named array or group which version, holding
- * what. The program then skips its initialisation, creates its arrays (they
- * restart inside GDS_alloc()/GDS_create()) and makes its group.
+ * GDS_restart_query() (gds_persist.h) tells a program, before it creates
+ * its arrays, whether its group is restarting.
  */
 #ifndef GDS_GROUP_H
 #define GDS_GROUP_H
 
 #include "gds_types.h"
+#include "gds_persist.h"
 #include "gds_version.h"
 
 #ifdef __cplusplus
@@ -195,53 +193,6 @@ GDS_API GDS_status_t GDS_group_version_dec(GDS_group_t group, GDS_size_t dec);
  * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_INVALID
  */
 GDS_API GDS_status_t GDS_group_get_restart_info(GDS_group_t group, GDS_restart_info_t *info);
-
-/** Bytes of a label GDS_restart_query() returns (longer labels are cut; holds_size says how long). */
-#define GDS_PERSISTED_LABEL_MAX 255
-
-/** What GDS_restart_query() found (GDS extension). */
-typedef struct GDS_persisted {
-  int found;              /**< 1 if this job has persisted state (for the name asked about, if any) */
-  int level;              /**< GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX: where the newest version is; GDS_LEVEL_NONE */
-  GDS_size_t version;     /**< the newest version recorded: what a restart brings back unless it cannot be read,
-                               when the restart falls back to an older one (see GDS_group_get_restart_info()) */
-  GDS_size_t current;     /**< the current version number after the restart (the version's successor) */
-  char holds[GDS_PERSISTED_LABEL_MAX + 1]; /**< what the version holds: its successor's label (the label
-                                                given to the GDS_version_inc() that made it), NUL-terminated */
-  size_t holds_size;      /**< the full length of that label */
-} GDS_persisted_t;
-
-/**
- * \brief Whether this job is restarting: its persisted state, before any array exists (GDS extension).
- *
- * Looks at what GDS_alloc()/GDS_create() would restart from with the
- * settings of the environment (GDS_JOB_ID, GDS_RESTART, GDS_CACHE_BASE,
- * GDS_PREFIX; see the README): the commit records in the node-local cache,
- * then the prefix's index. With restart not asked for (no job id, or
- * GDS_RESTART=0) nothing is found: the arrays will start afresh. A \p name
- * asks about one array (its GDS_NAME_KEY) or group; NULL about any: then
- * version is the newest over all of them.
- *
- * It reports the newest version recorded; the restart itself checks and
- * rebuilds the files and may fall back to an older version (the members of
- * a group come back together); GDS_get_restart_info() and
- * GDS_group_get_restart_info() then say what was taken: take the step to
- * resume from there (and from the current label, GDS_get_version_label()),
- * not from \p state's holds, which names the newest recorded version only.
- * Use found to skip the initialisation; if found was 1 and the restart info
- * says nothing was restarted (no recorded version could be read), the
- * arrays started afresh and must be initialised then. An array created
- * with info keys that change its cache base, prefix or restart is not seen
- * as it will be.
- *
- * Completion: collective over GDS_COMM_WORLD; every process returns the same.
- *
- * \param[in] name an array's or group's name, or NULL
- * \param[out] state what was found
- * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_INVALID (a bad name),
- *         GDS_STATUS_NOT_INITIALIZED, GDS_STATUS_MPI_ERROR
- */
-GDS_API GDS_status_t GDS_restart_query(const char *name, GDS_persisted_t *state);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,7 @@ extern "C" {
  * not allow fail with GDS_STATUS_WRONG_THREAD.
  *
  * Reads the environment: GDS_DEBUG_LEVEL (0-2), GDS_SHOW_INFO,
- * GDS_SANITY_CHECK, GDS_OUTSTANDING_RMA_OPS_MAX (see the README).
+ * GDS_SANITY_CHECK, GDS_OUTSTANDING_RMA_OPS_MAX (docs/configuration.md).
  *
  * Completion: on return, GDS_COMM_WORLD is a duplicate of MPI_COMM_WORLD and
  * arrays may be created. Collective over MPI_COMM_WORLD.

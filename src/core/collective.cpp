@@ -35,16 +35,23 @@ GDS_status_t arguments_differ(const char *func, const char *what) {
 
 GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::span<std::uint64_t> values,
                    std::uint64_t signature, const char *what) {
-  if (values.size() > kAgreedValues)
-    return fail_critical(GDS_STATUS_INTERNAL, func, "%zu values to agree on", values.size());
   local = guarded(func, comm, local);
   // max(~s) = ~min(s): one MPI_MAX reduction yields both bounds of the signatures.
-  constexpr std::size_t kHead = 3;
-  std::uint64_t mine[kHead + kAgreedValues] = {local != GDS_STATUS_OK ? 1u : 0u, signature, ~signature};
-  std::uint64_t all[kHead + kAgreedValues];
+  constexpr std::size_t kHead = 3, kInline = 16;
+  const std::size_t n = kHead + values.size();
+  std::uint64_t inline_buffer[2 * kInline];
+  std::vector<std::uint64_t> heap;
+  std::uint64_t *mine = inline_buffer, *all = inline_buffer + kInline;
+  if (n > kInline) {
+    heap.resize(2 * n);  // may throw: the callers are inside an entry point's guard
+    mine = heap.data();
+    all = heap.data() + n;
+  }
+  mine[0] = local != GDS_STATUS_OK ? 1u : 0u;
+  mine[1] = signature;
+  mine[2] = ~signature;
   std::copy(values.begin(), values.end(), mine + kHead);
-  const int n = static_cast<int>(kHead + values.size());
-  const int rc = MPI_Allreduce(mine, all, n, MPI_UINT64_T, MPI_MAX, comm);
+  const int rc = MPI_Allreduce(mine, all, static_cast<int>(n), MPI_UINT64_T, MPI_MAX, comm);
   if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
   std::copy(all + kHead, all + n, values.begin());
   if (local != GDS_STATUS_OK) return local;

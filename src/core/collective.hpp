@@ -22,11 +22,11 @@ namespace gds::core {
 GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uint64_t signature = 0);
 
 // The agreement of a collective step that also learns something from every
-// process: as agree(), in the same one allreduce, and each of `values` (at
-// most kAgreedValues) becomes its maximum over the processes, whatever the
-// status. A flag (0 or 1) becomes "set on some process"; a minimum is the
-// complement of the maximum of the complements.
-inline constexpr std::size_t kAgreedValues = 8;
+// process: as agree(), in the same one allreduce, and each of `values` (as
+// many as the step needs, the same number on every process) becomes its
+// maximum over the processes, whatever the status. A flag (0 or 1) becomes
+// "set on some process"; a minimum is the complement of the maximum of the
+// complements.
 GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::span<std::uint64_t> values,
                    std::uint64_t signature = 0, const char *what = "arguments");
 

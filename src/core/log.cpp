@@ -105,8 +105,12 @@ int g_last_mpi_error_class = MPI_SUCCESS;
 
 int last_mpi_error_class() { return g_last_mpi_error_class; }
 
-GDS_status_t mpi_fail(const char *func, const char *mpi_call, int rc) {
+void note_mpi_error(int rc) {
   if (MPI_Error_class(rc, &g_last_mpi_error_class) != MPI_SUCCESS) g_last_mpi_error_class = MPI_ERR_OTHER;
+}
+
+GDS_status_t mpi_fail(const char *func, const char *mpi_call, int rc) {
+  note_mpi_error(rc);
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) std::snprintf(text, sizeof text, "code %d", rc);

@@ -44,6 +44,8 @@ GDS_status_t exception_status(const char *func) noexcept;
 GDS_status_t mpi_fail(const char *func, const char *mpi_call, int rc);
 // The MPI error class of the last mpi_fail (for the errors GDS raises itself).
 int last_mpi_error_class();
+// Keeps rc's class as the last one (a failure reported in words of its own).
+void note_mpi_error(int rc);
 
 }  // namespace gds::core
 

@@ -24,6 +24,7 @@
 #include "core/collective.hpp"
 #include "core/datatypes.hpp"
 #include "core/layout.hpp"
+#include "core/phase.hpp"
 #include "gds_types.h"
 
 namespace gds::core {
@@ -57,6 +58,9 @@ class Module {
   [[nodiscard]] virtual const char *name() const = 0;
   // The gds_* info keys the module reads; others are refused.
   [[nodiscard]] virtual std::span<const char *const> info_keys() const { return {}; }
+  // The phases and kill points of the module's protocols (core/phase.hpp),
+  // in protocol order.
+  [[nodiscard]] virtual std::span<const Step *const> steps() const { return {}; }
   // GDS_init, MPI ready: reads the module's environment variables (bad
   // values are reported and replaced by defaults) and probes the MPI library.
   virtual void configure() {}

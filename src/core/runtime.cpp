@@ -1,6 +1,5 @@
 // GDS_init, GDS_finalize and the communicator queries.
 #include "core/runtime.hpp"
-#include "core/killpoint.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,6 +14,7 @@
 #include "core/log.hpp"
 #include "core/module.hpp"
 #include "core/mpi_args.hpp"
+#include "core/phase.hpp"
 #include "gds_runtime.h"
 
 namespace gds::core {
@@ -126,7 +126,7 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requ
               GDS_STATUS_INVALID, "requested_thread_support=%d is not a GDS_THREAD_* level",
               static_cast<int>(requested));
   g_rt.config = read_config();
-  configure_kill_point();
+  configure_steps();
 
   // GDS serializes nothing itself, so it never asks MPI for more than SERIALIZED.
   GDS_thread_support_t wanted = std::min(requested, GDS_THREAD_SERIALIZED);

@@ -545,11 +545,12 @@ GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) try {
     gds::versions::inject_corruption(fault == GDS_FAULT_NONE ? 0 : after);
   if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_VERSION_MEMORY)
     gds::versions::inject_memory_failure(fault == GDS_FAULT_NONE ? 0 : after);
-  GDS_REQUIRE(fault != GDS_FAULT_VERSION_PHASE || after <= gds::versions::kFailablePhases, GDS_STATUS_INVALID,
-              "after=%llu: GDS_version_inc has phases 1 to %d that can fail", static_cast<unsigned long long>(after),
-              gds::versions::kFailablePhases);
-  if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_VERSION_PHASE)
-    gds::versions::inject_phase_failure(fault == GDS_FAULT_NONE ? 0 : static_cast<int>(after));
+  constexpr std::size_t phases = std::size(gds::versions::kFailablePhases);
+  GDS_REQUIRE(fault != GDS_FAULT_VERSION_PHASE || after <= phases, GDS_STATUS_INVALID,
+              "after=%llu: GDS_version_inc has phases 1 to %zu that can fail", static_cast<unsigned long long>(after),
+              phases);
+  if (fault == GDS_FAULT_NONE) gds::core::inject_failure(nullptr);
+  if (fault == GDS_FAULT_VERSION_PHASE) gds::core::inject_failure(gds::versions::kFailablePhases[after - 1]->name());
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 

@@ -49,15 +49,11 @@ std::string trim(const std::string &s) {
 
 // The KEY=VALUE lines of $SCR_CONF_FILE ('#' starts a comment; other forms,
 // such as SCR's multi-key descriptor lines, are skipped).
-std::map<std::string, std::string> conf_file(std::string *error) {
-  std::map<std::string, std::string> kv;
+Result conf_file(std::map<std::string, std::string> *kv) {
   const char *path = std::getenv("SCR_CONF_FILE");
-  if (path == nullptr || *path == '\0') return kv;
+  if (path == nullptr || *path == '\0') return {};
   std::ifstream in(path);
-  if (!in) {
-    *error = std::string("SCR_CONF_FILE=") + path + " cannot be read";
-    return kv;
-  }
+  if (!in) return Result::failure(GDS_STATUS_INVALID, std::string("SCR_CONF_FILE=") + path + " cannot be read");
   std::string line;
   while (std::getline(in, line)) {
     line = trim(line.substr(0, line.find('#')));
@@ -65,9 +61,9 @@ std::map<std::string, std::string> conf_file(std::string *error) {
     if (eq == std::string::npos) continue;
     const std::string key = upper(trim(line.substr(0, eq))), value = trim(line.substr(eq + 1));
     if (key.empty() || value.empty() || value.find_first_of(" \t") != std::string::npos) continue;
-    kv[key] = value;
+    (*kv)[key] = value;
   }
-  return kv;
+  return {};
 }
 
 // The value of a setting: GDS_<name>, else SCR_<name> (if SCR has one), from
@@ -117,95 +113,125 @@ std::optional<Copy> parse_copy(const std::string &text) {
   return std::nullopt;
 }
 
-// (A flat list of the settings, one block each, in the order of Settings.)
-void read_settings() {
-  Settings s;
-  std::string error;
-  const std::map<std::string, std::string> conf = conf_file(&error);
-  std::string from;
-  const auto bad = [&](const std::string &what) {
-    if (error.empty()) error = what;
-  };
-  if (auto v = setting(conf, "COPY_TYPE", true, &from)) {
+namespace {
+
+// Reads the settings from the environment and the configuration file; the
+// first bad one is kept (refused at GDS_alloc/GDS_create).
+class Reader {
+ public:
+  explicit Reader(Settings *s) : s_(*s) { error_ = conf_file(&conf_); }
+  Result error() const { return error_; }
+
+  std::optional<std::string> get(const char *name, bool scr_too) { return setting(conf_, name, scr_too, &from_); }
+  bool given(const char *variable) const { return std::getenv(variable) != nullptr || conf_.count(variable) != 0; }
+  void bad(const std::string &what) {
+    if (error_.ok()) error_ = Result::failure(GDS_STATUS_INVALID, what);
+  }
+  void number(const char *name, bool scr_too, std::uint64_t min, std::uint64_t *out, bool *given = nullptr) {
+    if (auto v = get(name, scr_too)) {
+      if (const std::optional<std::uint64_t> n = whole(*v, min)) {
+        *out = *n;
+        if (given != nullptr) *given = true;
+      } else {
+        bad(from_ + "=" + *v + " is not a whole number from " + std::to_string(min) + " to 2^30");
+      }
+    }
+  }
+  void flag(const char *name, bool *out) {
+    if (auto v = get(name, false)) {
+      if (*v == "0" || *v == "1") *out = *v == "1";
+      else bad(from_ + "=" + *v + " is not 0 or 1");
+    }
+  }
+  static std::optional<std::uint64_t> whole(const std::string &v, std::uint64_t min) {
+    const std::optional<std::uint64_t> n = core::parse_unsigned(v.c_str(), 1u << 30);
+    return n && *n >= min ? n : std::nullopt;
+  }
+  const std::string &from() const { return from_; }
+  Settings &s_;
+
+ private:
+  std::map<std::string, std::string> conf_;
+  std::string from_;
+  Result error_;
+};
+
+// The cache's settings: copy type, base, set and cache sizes, every, writes.
+void read_cache(Reader &r) {
+  Settings &s = r.s_;
+  if (auto v = r.get("COPY_TYPE", true)) {
     if (auto c = parse_copy(*v)) {
       s.copy = *c;
       s.copy_given = true;
     } else {
-      bad(from + "=" + *v + " is not SINGLE (or LOCAL), PARTNER, XOR or NONE");
+      r.bad(r.from() + "=" + *v + " is not SINGLE (or LOCAL), PARTNER, XOR or NONE");
     }
   }
-  if (auto v = setting(conf, "CACHE_BASE", true, &from)) {
+  if (auto v = r.get("CACHE_BASE", true)) {
     s.base = *v;
     if (!s.copy_given) s.copy = Copy::xor_;  // SCR's default copy type; a single group gets SINGLE (open_cache)
   } else {
     const char *tmp = std::getenv("TMPDIR");
     s.base = directory("/dev/shm") ? "/dev/shm" : tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
   }
-  const auto number = [&](const char *name, bool scr_too, std::uint64_t min, std::uint64_t *out, bool *given) {
-    if (auto v = setting(conf, name, scr_too, &from)) {
-      const std::optional<std::uint64_t> n = core::parse_unsigned(v->c_str(), 1u << 30);
-      if (n && *n >= min) {
-        *out = *n;
-        if (given != nullptr) *given = true;
-      } else {
-        bad(from + "=" + *v + " is not a whole number from " + std::to_string(min) + " to 2^30");
-      }
-    }
-  };
-  number("SET_SIZE", true, 2, &s.set_size, &s.set_size_given);
-  number("CACHE_SIZE", true, 1, &s.cache_size, nullptr);
-  number("CACHE_EVERY", false, 1, &s.every, nullptr);
-  if (std::getenv("GDS_CACHE_EVERY") == nullptr && conf.count("GDS_CACHE_EVERY") == 0) {
+  r.number("SET_SIZE", true, 2, &s.set_size, &s.set_size_given);
+  r.number("CACHE_SIZE", true, 1, &s.cache_size);
+  r.number("CACHE_EVERY", false, 1, &s.every);
+  if (!r.given("GDS_CACHE_EVERY")) {
     if (const char *v = std::getenv("FLUSH_to_SCR"); v != nullptr && *v != '\0') {
-      const std::optional<std::uint64_t> n = core::parse_unsigned(v, 1u << 30);
-      if (n && *n >= 1)
-        s.every = *n;
-      else
-        bad(std::string("FLUSH_to_SCR=") + v + " is not a whole number from 1 to 2^30");
+      if (const std::optional<std::uint64_t> n = Reader::whole(v, 1)) s.every = *n;
+      else r.bad(std::string("FLUSH_to_SCR=") + v + " is not a whole number from 1 to 2^30");
     }
   }
-  if (auto v = setting(conf, "PREFIX", true, &from)) {
+  r.flag("CACHE_SYNC", &s.sync);
+}
+
+// The prefix's settings: the directory, every, how many kept and in flight.
+void read_prefix(Reader &r) {
+  Settings &s = r.s_;
+  if (auto v = r.get("PREFIX", true)) {
     s.prefix = *v;
-    if (s.prefix[0] != '/') bad(from + "=" + *v + " is not an absolute path");
+    if (s.prefix[0] != '/') r.bad(r.from() + "=" + *v + " is not an absolute path");
   }
-  {
-    std::uint64_t scr_flush = 0;
-    number("FLUSH", false, 1, &s.flush, nullptr);
-    if (std::getenv("GDS_FLUSH") == nullptr && conf.count("GDS_FLUSH") == 0) {
-      std::string ignored;
-      if (auto v = setting(conf, "FLUSH", true, &ignored)) {  // SCR_FLUSH (GDS_FLUSH is absent)
-        const std::optional<std::uint64_t> n = core::parse_unsigned(v->c_str(), 1u << 30);
-        if (n && *n >= 1) scr_flush = *n;
-        else bad(ignored + "=" + *v + " is not a whole number from 1 to 2^30");
-      }
-      if (scr_flush > 0) s.flush = scr_flush * s.every;
+  r.number("FLUSH", false, 1, &s.flush);
+  if (!r.given("GDS_FLUSH")) {
+    if (auto v = r.get("FLUSH", true)) {  // SCR_FLUSH (GDS_FLUSH is absent): in cached versions
+      if (const std::optional<std::uint64_t> n = Reader::whole(*v, 1)) s.flush = *n * s.every;
+      else r.bad(r.from() + "=" + *v + " is not a whole number from 1 to 2^30");
     }
   }
-  number("PREFIX_SIZE", true, 1, &s.prefix_size, nullptr);
-  number("FLUSH_INFLIGHT", false, 1, &s.inflight, nullptr);
-  if (auto v = setting(conf, "JOB_ID", true, &from)) {
+  r.number("PREFIX_SIZE", true, 1, &s.prefix_size);
+  r.number("FLUSH_INFLIGHT", false, 1, &s.inflight);
+}
+
+// The job: its id and whether it restarts.
+void read_job(Reader &r) {
+  Settings &s = r.s_;
+  if (auto v = r.get("JOB_ID", true)) {
     s.job = *v;
     s.job_given = true;
   }
-  if (auto v = setting(conf, "CACHE_SYNC", false, &from)) {
-    if (*v == "0" || *v == "1")
-      s.sync = *v == "1";
-    else
-      bad(from + "=" + *v + " is not 0 or 1");
-  }
-  if (auto v = setting(conf, "RESTART", false, &from)) {
-    if (*v == "0" || *v == "1")
-      s.restart = *v == "1";
-    else
-      bad(from + "=" + *v + " is not 0 or 1");
+  if (auto v = r.get("RESTART", false)) {
+    if (*v == "0" || *v == "1") s.restart = *v == "1";
+    else r.bad(r.from() + "=" + *v + " is not 0 or 1");
   }
   for (const char c : s.job)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') || s.job[0] == '.') {
-      bad("job id \"" + s.job + "\" may hold only letters, digits, '-', '_' and '.' (not first)");
+      r.bad("job id \"" + s.job + "\" may hold only letters, digits, '-', '_' and '.' (not first)");
       break;
     }
-  if (s.job.empty() || s.job.size() > 128) bad("the job id must have 1 to 128 characters");
-  s.error = error;
+  if (s.job.empty() || s.job.size() > 128) r.bad("the job id must have 1 to 128 characters");
+}
+
+}  // namespace
+
+void read_settings() {
+  Settings s;
+  Reader r(&s);
+  read_cache(r);
+  read_prefix(r);
+  read_job(r);
+  s.error = r.error();
   g_settings = std::move(s);
 }
 

@@ -16,39 +16,6 @@
 
 namespace gds::persist {
 
-namespace {
-
-GDS_status_t io_fail(const char *func, const char *what, const std::string &path, int err) {
-  return core::fail_critical(GDS_STATUS_IO_ERROR, func, "%s: %s: %s", path.c_str(), what, std::strerror(err));
-}
-
-// Up to IOV_MAX pieces per call, and whatever a short write left.
-bool write_all(int fd, std::vector<iovec> pieces, int *err) {
-  std::size_t i = 0;
-  while (i < pieces.size()) {
-    if (pieces[i].iov_len == 0) {
-      ++i;
-      continue;
-    }
-    const int n = static_cast<int>(std::min<std::size_t>(pieces.size() - i, 1024));
-    const ssize_t w = ::writev(fd, &pieces[i], n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      *err = errno;
-      return false;
-    }
-    auto left = static_cast<std::size_t>(w);
-    while (i < pieces.size() && left >= pieces[i].iov_len) left -= pieces[i++].iov_len;
-    if (left > 0) {
-      pieces[i].iov_base = static_cast<char *>(pieces[i].iov_base) + left;
-      pieces[i].iov_len -= left;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 File::~File() {
   if (fd_ >= 0) ::close(fd_);
 }
@@ -62,76 +29,57 @@ File &File::operator=(File &&o) noexcept {
   return *this;
 }
 
-GDS_status_t make_dirs(const char *func, const std::string &path) {
+Result make_dirs(const std::string &path) {
   std::string partial;
   std::size_t pos = 0;
   while (pos != std::string::npos) {
     pos = path.find('/', pos + 1);
     partial = path.substr(0, pos);
     if (partial.empty()) continue;
-    if (::mkdir(partial.c_str(), 0700) != 0 && errno != EEXIST) return io_fail(func, "cannot create", partial, errno);
+    if (::mkdir(partial.c_str(), 0700) != 0 && errno != EEXIST) return Result::io(partial, "cannot create", errno);
   }
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return io_fail(func, "cannot create", path, errno);
-  if (!S_ISDIR(st.st_mode)) return io_fail(func, "is not a directory", path, ENOTDIR);
-  return GDS_STATUS_OK;
+  if (::stat(path.c_str(), &st) != 0) return Result::io(path, "cannot create", errno);
+  if (!S_ISDIR(st.st_mode)) return Result::io(path, "is not a directory", ENOTDIR);
+  return {};
 }
 
-namespace {
-
-// Writes the pieces from offset 0 of the open file and cuts it after
-// them; false with the errno in *err.
-bool write_cut(int fd, const std::vector<iovec> &pieces, int *err) {
+Result write_file(const std::string &path, const std::vector<iovec> &pieces) {
+  File f(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+  if (!f.is_open()) return Result::io(path, "cannot create", errno);
   std::uint64_t total = 0;
   for (const iovec &p : pieces) total += p.iov_len;
-  if (!write_all(fd, pieces, err)) return false;
-  if (::ftruncate(fd, static_cast<off_t>(total)) == 0) return true;
-  *err = errno;
-  return false;
+  std::vector<iovec> iov = pieces;
+  Result r = pwritev_all(f.get(), path, iov, 0);
+  if (r.ok() && ::ftruncate(f.get(), static_cast<off_t>(total)) != 0) r = Result::io(path, "cannot cut", errno);
+  if (r.ok() && ::fsync(f.get()) != 0) r = Result::io(path, "cannot fsync", errno);
+  if (!r.ok()) remove_file(path);  // what a full disk left half-written
+  return r;
 }
 
-// Writes the pieces from offset 0 of the open file and cuts it after them.
-GDS_status_t fill(const char *func, File f, const std::string &path, const std::vector<iovec> &pieces) {
-  int err = 0;
-  if (!write_cut(f.get(), pieces, &err)) {
-    remove_file(path);  // what a full disk left half-written
-    return io_fail(func, "cannot write", path, err);
-  }
-  if (::fsync(f.get()) != 0) return io_fail(func, "cannot fsync", path, errno);
-  return GDS_STATUS_OK;
-}
-
-}  // namespace
-
-GDS_status_t write_file(const char *func, const std::string &path, const std::vector<iovec> &pieces) {
-  File f(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (!f.is_open()) return io_fail(func, "cannot create", path, errno);
-  return fill(func, std::move(f), path, pieces);
-}
-
-GDS_status_t Writer::open(const char *func, const std::string &path) {
+Result Writer::open(const std::string &path) {
   path_ = path;
   f_ = File(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (!f_.is_open()) return io_fail(func, "cannot create", path, errno);
-  return GDS_STATUS_OK;
+  if (!f_.is_open()) return Result::io(path, "cannot create", errno);
+  return {};
 }
 
-GDS_status_t Writer::write_at(const char *func, std::uint64_t offset, const std::byte *data, std::uint64_t n) {
+Result Writer::write_at(std::uint64_t offset, const std::byte *data, std::uint64_t n) {
   while (n > 0) {
     const ssize_t w = ::pwrite(f_.get(), data, std::min<std::uint64_t>(n, 1u << 30), static_cast<off_t>(offset));
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return io_fail(func, "cannot write", path_, w < 0 ? errno : ENOSPC);
+    if (w <= 0) return Result::io(path_, "cannot write", w < 0 ? errno : ENOSPC);
     data += w;
     offset += static_cast<std::uint64_t>(w);
     n -= static_cast<std::uint64_t>(w);
   }
-  return GDS_STATUS_OK;
+  return {};
 }
 
-GDS_status_t Writer::finish(const char *func) {
-  if (::fsync(f_.get()) != 0) return io_fail(func, "cannot fsync", path_, errno);
+Result Writer::finish() {
+  if (::fsync(f_.get()) != 0) return Result::io(path_, "cannot fsync", errno);
   f_ = File();
-  return GDS_STATUS_OK;
+  return {};
 }
 
 void Spares::keep(const std::string &path) {
@@ -144,22 +92,6 @@ void Spares::keep(const std::string &path) {
     }
   }
   remove_file(path);
-}
-
-GDS_status_t Spares::write(const char *func, const std::string &path, const std::vector<iovec> &pieces) {
-  std::uint64_t total = 0;
-  for (const iovec &p : pieces) total += p.iov_len;
-  const std::size_t best = best_fit(total);
-  if (best == pool_.size()) return write_file(func, path, pieces);
-  const std::string spare = pool_[best].path;
-  pool_.erase(pool_.begin() + static_cast<std::ptrdiff_t>(best));
-  if (::rename(spare.c_str(), path.c_str()) != 0) {
-    remove_file(spare);
-    return write_file(func, path, pieces);
-  }
-  File f(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-  if (!f.is_open()) return io_fail(func, "cannot open", path, errno);
-  return fill(func, std::move(f), path, pieces);
 }
 
 void Spares::claim(const std::string &path, std::uint64_t bytes) {
@@ -185,89 +117,49 @@ std::size_t Spares::best_fit(std::uint64_t total) const {
   return best;
 }
 
-std::string store_file(const std::string &path, const std::vector<iovec> &pieces) {
-  File f(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
-  if (!f.is_open()) return path + ": cannot create: " + std::strerror(errno);
-  int err = 0;
-  bool ok = write_cut(f.get(), pieces, &err);
-  if (ok && ::fsync(f.get()) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (ok) return "";
-  remove_file(path);
-  return path + ": cannot write: " + std::strerror(err);
-}
-
-std::string store_file_atomically(const std::string &dir, const std::string &path, const std::vector<iovec> &pieces) {
-  const std::string tmp = path + ".tmp";
-  if (std::string why = store_file(tmp, pieces); !why.empty()) return why;
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    remove_file(tmp);
-    return path + ": cannot rename to it: " + std::strerror(err);
-  }
-  if (!fsync_dir(dir)) return dir + ": cannot fsync: " + std::strerror(errno);
-  return "";
-}
-
 void Spares::clear() {
   for (const Spare &s : pool_) remove_file(s.path);
   pool_.clear();
 }
 
-GDS_status_t write_file_atomically(const char *func, const std::string &path, const std::vector<iovec> &pieces) {
+Result write_file_atomically(const std::string &path, const std::vector<iovec> &pieces) {
   const std::string tmp = path + ".tmp";
-  GDS_TRY(write_file(func, tmp, pieces));
+  PERSIST_TRY(write_file(tmp, pieces));
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     remove_file(tmp);
-    return io_fail(func, "cannot rename to", path, err);
+    return Result::io(path, "cannot rename to it", err);
   }
-  return GDS_STATUS_OK;
+  return {};
 }
 
-bool fsync_dir(const std::string &path) {
+Result sync_dir(const std::string &path) {
   File d(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  return d.is_open() && ::fsync(d.get()) == 0;
-}
-
-GDS_status_t sync_dir(const char *func, const std::string &path) {
-  return fsync_dir(path) ? GDS_STATUS_OK : io_fail(func, "cannot fsync", path, errno);
+  if (!d.is_open() || ::fsync(d.get()) != 0) return Result::io(path, "cannot fsync", errno);
+  return {};
 }
 
 namespace {
 
-// Opens a regular file for reading and gives its size; false (and *missing
-// if it does not exist) when it cannot.
-bool open_regular(const std::string &path, File *f, std::size_t *size, bool *missing) {
-  if (missing != nullptr) *missing = false;
+// Opens a regular file for reading and gives its size.
+Result open_regular(const std::string &path, File *f, std::size_t *size) {
   *f = File(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!f->is_open()) {
-    if (missing != nullptr) *missing = errno == ENOENT;
-    return false;
-  }
+  if (!f->is_open()) return errno == ENOENT ? Result::absent(path) : Result::io(path, "cannot open", errno);
   struct stat st {};
-  if (::fstat(f->get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (::fstat(f->get(), &st) != 0) return Result::io(path, "cannot stat", errno);
+  if (!S_ISREG(st.st_mode)) return Result::io(path, "is not a regular file", EINVAL);
   *size = static_cast<std::size_t>(st.st_size);
-  return true;
+  return {};
 }
 
 }  // namespace
 
-bool read_file(const std::string &path, std::vector<std::byte> *out, bool *missing) {
+Result read_file(const std::string &path, std::vector<std::byte> *out) {
   File f;
   std::size_t size = 0;
-  if (!open_regular(path, &f, &size, missing)) return false;
+  PERSIST_TRY(open_regular(path, &f, &size));
   out->resize(size);
-  std::size_t done = 0;
-  while (done < out->size()) {
-    const ssize_t r = ::read(f.get(), out->data() + done, std::min<std::size_t>(out->size() - done, 1u << 30));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    done += static_cast<std::size_t>(r);
-  }
-  return true;
+  return pread_all(f.get(), path, out->data(), size, 0);
 }
 
 Mapped::~Mapped() {
@@ -285,18 +177,18 @@ Mapped &Mapped::operator=(Mapped &&o) noexcept {
   return *this;
 }
 
-bool Mapped::open(const std::string &path, bool *missing) {
+Result Mapped::open(const std::string &path) {
   *this = Mapped();
   File f;
   std::size_t size = 0;
-  if (!open_regular(path, &f, &size, missing)) return false;
-  if (size == 0) return true;  // empty: nothing to map
+  PERSIST_TRY(open_regular(path, &f, &size));
+  if (size == 0) return {};  // empty: nothing to map
   // Populated at once: one call maps every page (rather than a fault per page).
   void *p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.get(), 0);
-  if (p == MAP_FAILED) return false;
+  if (p == MAP_FAILED) return Result::io(path, "cannot map", errno);
   data_ = static_cast<const std::byte *>(p);
   size_ = size;
-  return true;
+  return {};
 }
 
 void remove_file(const std::string &path) { (void)::unlink(path.c_str()); }
@@ -313,25 +205,28 @@ std::vector<std::string> list_dir(const std::string &path) {
 
 bool writable_dir(const std::string &path) { return ::access(path.c_str(), W_OK | X_OK) == 0; }
 
-bool pread_all(int fd, std::byte *p, std::uint64_t n, std::uint64_t at) {
+Result pread_all(int fd, const std::string &path, std::byte *p, std::uint64_t n, std::uint64_t at) {
   while (n > 0) {
     const ssize_t r = ::pread(fd, p, std::min<std::uint64_t>(n, core::kMaxPiece), static_cast<off_t>(at));
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
+    if (r < 0) return Result::io(path, "cannot read", errno);
+    if (r == 0) return Result::corrupt(path + ": shorter than it should be (" + std::to_string(at) + " bytes)");
     p += r;
     n -= static_cast<std::uint64_t>(r);
     at += static_cast<std::uint64_t>(r);
   }
-  return true;
+  return {};
 }
 
-bool pwritev_all(int fd, std::vector<iovec> &iov, std::uint64_t at) {
+Result pwritev_all(int fd, const std::string &path, std::vector<iovec> &iov, std::uint64_t at) {
   std::size_t i = 0;
-  while (i < iov.size()) {
+  for (;;) {
+    while (i < iov.size() && iov[i].iov_len == 0) ++i;  // pwritev would return 0 for them
+    if (i == iov.size()) break;
     const int count = static_cast<int>(std::min<std::size_t>(iov.size() - i, IOV_MAX));
     const ssize_t w = ::pwritev(fd, iov.data() + i, count, static_cast<off_t>(at));
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
+    if (w <= 0) return Result::io(path, "cannot write", w < 0 ? errno : ENOSPC);
     at += static_cast<std::uint64_t>(w);
     std::uint64_t left = static_cast<std::uint64_t>(w);
     while (i < iov.size() && left >= iov[i].iov_len) left -= iov[i++].iov_len;
@@ -340,7 +235,7 @@ bool pwritev_all(int fd, std::vector<iovec> &iov, std::uint64_t at) {
       iov[i].iov_len -= left;
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace gds::persist

@@ -1,6 +1,7 @@
 // Files of the persistent levels: an owner for a file descriptor, and the
-// few operations the levels need, each returning GDS_STATUS_IO_ERROR with
-// the path and errno's text (and a message) when the system refuses.
+// few operations the levels need, each returning a Result (the path and
+// errno's text when the system refuses). None records anything, so every
+// one of them runs on the background threads too.
 #pragma once
 
 #include <sys/uio.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "gds_types.h"
+#include "persist/result.hpp"
 
 namespace gds::persist {
 
@@ -33,21 +35,23 @@ class File {
 };
 
 // Creates `path` and its parents (mode 0700) if they do not exist.
-GDS_status_t make_dirs(const char *func, const std::string &path);
-// Writes the pieces to `path` (created or truncated) and fsyncs it.
-GDS_status_t write_file(const char *func, const std::string &path, const std::vector<iovec> &pieces);
-// As write_file, under `path`.tmp renamed to `path` once durable (readers see the old file or the whole new one).
-GDS_status_t write_file_atomically(const char *func, const std::string &path, const std::vector<iovec> &pieces);
-// fsyncs a directory, recording nothing (for the flush thread): false on failure, errno set.
-bool fsync_dir(const std::string &path);
+Result make_dirs(const std::string &path);
+// Writes the pieces to `path` from its start (created if need be; an
+// existing file, such as a claimed spare, is written over, which on tmpfs
+// needs no new pages) and cuts it after them, then fsyncs it. A file a
+// failed write left is removed.
+Result write_file(const std::string &path, const std::vector<iovec> &pieces);
+// As write_file, under `path`.tmp renamed to `path` once durable (readers
+// see the old file or the whole new one); the caller syncs the directory.
+Result write_file_atomically(const std::string &path, const std::vector<iovec> &pieces);
 // fsyncs a directory (its entries: files created, renamed or removed in it).
-GDS_status_t sync_dir(const char *func, const std::string &path);
-// Writes the pieces at `at` (retrying short writes; the iovecs are used up); false on an error.
-bool pwritev_all(int fd, std::vector<iovec> &iov, std::uint64_t at);
-// Reads n bytes at `at` (retrying short reads); false on an error or end of file.
-bool pread_all(int fd, std::byte *p, std::uint64_t n, std::uint64_t at);
-// Reads a whole file; false (and *missing if it does not exist) when it cannot be read.
-bool read_file(const std::string &path, std::vector<std::byte> *out, bool *missing = nullptr);
+Result sync_dir(const std::string &path);
+// Writes the pieces at `at` of the open file `path` (retrying short writes; the iovecs are used up).
+Result pwritev_all(int fd, const std::string &path, std::vector<iovec> &iov, std::uint64_t at);
+// Reads n bytes at `at` of the open file `path` (retrying short reads; its end is a failure).
+Result pread_all(int fd, const std::string &path, std::byte *p, std::uint64_t n, std::uint64_t at);
+// Reads a whole file (missing() if it does not exist).
+Result read_file(const std::string &path, std::vector<std::byte> *out);
 // A whole file mapped read-only (private): on a page-cache file system such
 // as tmpfs its bytes are read where they are, with no copy and no new
 // memory. (A file truncated by someone else while mapped would fault: the
@@ -60,8 +64,8 @@ class Mapped {
   Mapped &operator=(Mapped &&o) noexcept;
   Mapped(const Mapped &) = delete;
   Mapped &operator=(const Mapped &) = delete;
-  // Maps the file; false (and *missing if it does not exist) when it cannot be.
-  bool open(const std::string &path, bool *missing = nullptr);
+  // Maps the file (missing() if it does not exist).
+  Result open(const std::string &path);
   [[nodiscard]] std::span<const std::byte> bytes() const { return {data_, size_}; }
 
  private:
@@ -80,9 +84,9 @@ bool writable_dir(const std::string &path);
 // or truncated by open), then fsynced by finish.
 class Writer {
  public:
-  GDS_status_t open(const char *func, const std::string &path);
-  GDS_status_t write_at(const char *func, std::uint64_t offset, const std::byte *data, std::uint64_t n);
-  GDS_status_t finish(const char *func);
+  Result open(const std::string &path);
+  Result write_at(std::uint64_t offset, const std::byte *data, std::uint64_t n);
+  Result finish();
 
  private:
   File f_;
@@ -94,14 +98,6 @@ class Writer {
 // file written over its own pages needs no page or block allocation, which
 // on tmpfs is most of the cost of writing a new file (3x on the test
 // machine). At most `limit` spares; restart and GDS_free remove them.
-// write_file for threads other than the application's (it reports through
-// its result, never core::fail): writes the pieces over whatever is at
-// `path` (a claimed spare, or a new file), cuts it after them and fsyncs.
-// "" or what failed (the file is removed then).
-std::string store_file(const std::string &path, const std::vector<iovec> &pieces);
-// The same, to path.tmp renamed to `path`; then the directory is fsynced.
-std::string store_file_atomically(const std::string &dir, const std::string &path, const std::vector<iovec> &pieces);
-
 class Spares {
  public:
   Spares(std::string dir, std::size_t limit) : dir_(std::move(dir)), limit_(limit) {}
@@ -110,10 +106,8 @@ class Spares {
   Spares &operator=(const Spares &) = delete;
   // Moves the file at `path` into the pool, or removes it when the pool is full.
   void keep(const std::string &path);
-  // As write_file, over a spare when there is one (the best fit).
-  GDS_status_t write(const char *func, const std::string &path, const std::vector<iovec> &pieces);
   // Renames the spare that best fits a file of `bytes` to `path` (nothing
-  // if there is none), for store_file to write over from another thread.
+  // if there is none), for write_file to write over, on any thread.
   void claim(const std::string &path, std::uint64_t bytes);
   // Removes every spare.
   void clear();

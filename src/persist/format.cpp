@@ -72,13 +72,13 @@ std::vector<std::byte> encode_version_head(const VersionHeader &h, const std::st
   return out;
 }
 
-std::string parse_version(std::span<const std::byte> file, VersionFile *out, bool check_data) {
-  if (file.size() < kVersionHeaderBytes) return "shorter than a version header";
+Result parse_version(std::span<const std::byte> file, VersionFile *out, bool check_data) {
+  if (file.size() < kVersionHeaderBytes) return Result::corrupt("shorter than a version header");
   const std::byte *p = file.data();
-  if (std::memcmp(p, kVersionMagic, 8) != 0) return "not a GDS version file (bad magic number)";
-  if (get32(p + 124) != crc(p, 124)) return "header checksum mismatch";
-  if (get32(p + 8) != kFormatVersion) return "format version " + std::to_string(get32(p + 8)) + " is not 1";
-  if (get32(p + 12) != kVersionHeaderBytes) return "bad header length";
+  if (std::memcmp(p, kVersionMagic, 8) != 0) return Result::corrupt("not a GDS version file (bad magic number)");
+  if (get32(p + 124) != crc(p, 124)) return Result::corrupt("header checksum mismatch");
+  if (get32(p + 8) != kFormatVersion) return Result::corrupt("format version " + std::to_string(get32(p + 8)) + " is not 1");
+  if (get32(p + 12) != kVersionHeaderBytes) return Result::corrupt("bad header length");
   VersionHeader &h = out->h;
   h.rank = get32(p + 16);
   h.nprocs = get32(p + 20);
@@ -97,28 +97,28 @@ std::string parse_version(std::span<const std::byte> file, VersionFile *out, boo
   if (h.rank >= h.nprocs || (flags & ~kFull) != 0 || h.shift < 6 || h.shift > 26 || h.next <= h.number ||
       h.base > h.number || (h.prev != kNone && h.prev >= h.number) || (h.full != (h.base == h.number)) ||
       label > kMaxLabel || next_label > kMaxLabel)
-    return "header fields out of range";
+    return Result::corrupt("header fields out of range");
   const std::uint64_t nblocks = (h.part_bytes + (std::uint64_t{1} << h.shift) - 1) >> h.shift;
-  if (nblocks >= (std::uint64_t{1} << 32) || h.held > nblocks) return "block count out of range";
+  if (nblocks >= (std::uint64_t{1} << 32) || h.held > nblocks) return Result::corrupt("block count out of range");
   const std::uint64_t list_end = kVersionHeaderBytes + 8 * h.held;
   const std::uint64_t labels_end = list_end + label + next_label;
-  if (labels_end > file.size()) return "truncated before its block list and labels end";
-  if (get32(p + 96) != crc(p + kVersionHeaderBytes, 8 * h.held)) return "block list checksum mismatch";
-  if (get32(p + 100) != crc(p + list_end, label + next_label)) return "labels checksum mismatch";
+  if (labels_end > file.size()) return Result::corrupt("truncated before its block list and labels end");
+  if (get32(p + 96) != crc(p + kVersionHeaderBytes, 8 * h.held)) return Result::corrupt("block list checksum mismatch");
+  if (get32(p + 100) != crc(p + list_end, label + next_label)) return Result::corrupt("labels checksum mismatch");
   out->blocks.resize(h.held);
   out->crcs.resize(h.held);
   std::uint64_t data = 0;
   for (std::uint64_t i = 0; i < h.held; ++i) {
     const std::uint32_t b = get32(p + kVersionHeaderBytes + 8 * i);
-    if (b >= nblocks || (i > 0 && b <= out->blocks[i - 1])) return "block list not ascending or out of range";
+    if (b >= nblocks || (i > 0 && b <= out->blocks[i - 1])) return Result::corrupt("block list not ascending or out of range");
     out->blocks[i] = b;
     out->crcs[i] = get32(p + kVersionHeaderBytes + 8 * i + 4);
     data += block_length(h.part_bytes, h.shift, b);
   }
-  if (h.full && h.held != nblocks) return "a full version without every block";
+  if (h.full && h.held != nblocks) return Result::corrupt("a full version without every block");
   if (get64(p + 104) != labels_end + data || file.size() != labels_end + data)
-    return "length " + std::to_string(file.size()) + " is not the " + std::to_string(labels_end + data) +
-           " bytes its header and block list make";
+    return Result::corrupt("length " + std::to_string(file.size()) + " is not the " +
+                           std::to_string(labels_end + data) + " bytes its header and block list make");
   out->label.assign(reinterpret_cast<const char *>(p + list_end), label);
   out->next_label.assign(reinterpret_cast<const char *>(p + list_end + label), next_label);
   out->data_offset = labels_end;
@@ -128,7 +128,7 @@ std::string parse_version(std::span<const std::byte> file, VersionFile *out, boo
     std::vector<std::uint32_t> sums(h.held);
     core::crc32c_blocks(p + labels_end, data, std::size_t{1} << h.shift, sums.data());
     for (std::uint64_t i = 0; i < h.held; ++i)
-      if (sums[i] != out->crcs[i]) return "checksum mismatch in block " + std::to_string(out->blocks[i]);
+      if (sums[i] != out->crcs[i]) return Result::corrupt("checksum mismatch in block " + std::to_string(out->blocks[i]));
   }
   return {};
 }
@@ -149,12 +149,12 @@ std::vector<std::byte> encode_record(const Record &r) {
   return out;
 }
 
-std::string parse_record(std::span<const std::byte> bytes, Record *out) {
-  if (bytes.size() != kRecordBytes) return "a commit record is 64 bytes";
+Result parse_record(std::span<const std::byte> bytes, Record *out) {
+  if (bytes.size() != kRecordBytes) return Result::corrupt("a commit record is 64 bytes");
   const std::byte *p = bytes.data();
-  if (std::memcmp(p, kRecordMagic, 8) != 0) return "not a GDS commit record (bad magic number)";
-  if (get32(p + 60) != crc(p, 60)) return "commit record checksum mismatch";
-  if (get32(p + 8) != kFormatVersion) return "format version " + std::to_string(get32(p + 8)) + " is not 1";
+  if (std::memcmp(p, kRecordMagic, 8) != 0) return Result::corrupt("not a GDS commit record (bad magic number)");
+  if (get32(p + 60) != crc(p, 60)) return Result::corrupt("commit record checksum mismatch");
+  if (get32(p + 8) != kFormatVersion) return Result::corrupt("format version " + std::to_string(get32(p + 8)) + " is not 1");
   out->rank = get32(p + 12);
   out->nprocs = get32(p + 16);
   out->version_crc = get32(p + 20);
@@ -164,7 +164,7 @@ std::string parse_record(std::span<const std::byte> bytes, Record *out) {
   out->oldest = get64(p + 48);
   if (out->rank >= out->nprocs || out->base > out->number || out->oldest > out->number ||
       (out->prev != kNone && out->prev >= out->number) || get32(p + 56) != 0)
-    return "commit record fields out of range";
+    return Result::corrupt("commit record fields out of range");
   return {};
 }
 
@@ -192,31 +192,31 @@ std::vector<std::byte> encode_group_record(const GroupRecord &g) {
   return out;
 }
 
-std::string parse_group_record(std::span<const std::byte> bytes, GroupRecord *out) {
-  if (bytes.size() < 28) return "a group commit record is at least 28 bytes";
+Result parse_group_record(std::span<const std::byte> bytes, GroupRecord *out) {
+  if (bytes.size() < 28) return Result::corrupt("a group commit record is at least 28 bytes");
   const std::byte *p = bytes.data();
-  if (std::memcmp(p, kGroupMagic, 8) != 0) return "not a GDS group commit record (bad magic number)";
-  if (get32(p + bytes.size() - 4) != crc(p, bytes.size() - 4)) return "group commit record checksum mismatch";
-  if (get32(p + 8) != kFormatVersion) return "format version " + std::to_string(get32(p + 8)) + " is not 1";
+  if (std::memcmp(p, kGroupMagic, 8) != 0) return Result::corrupt("not a GDS group commit record (bad magic number)");
+  if (get32(p + bytes.size() - 4) != crc(p, bytes.size() - 4)) return Result::corrupt("group commit record checksum mismatch");
+  if (get32(p + 8) != kFormatVersion) return Result::corrupt("format version " + std::to_string(get32(p + 8)) + " is not 1");
   const std::uint32_t count = get32(p + 12);
-  if (count == 0 || count > kMaxGroupMembers) return "group commit record member count out of range";
+  if (count == 0 || count > kMaxGroupMembers) return Result::corrupt("group commit record member count out of range");
   out->number = get64(p + 16);
   out->members.clear();
   std::size_t at = 24;
   const std::size_t end = bytes.size() - 4;
   for (std::uint32_t i = 0; i < count; ++i) {
-    if (end - at < 4) return "group commit record shorter than its members";
+    if (end - at < 4) return Result::corrupt("group commit record shorter than its members");
     const std::uint32_t len = get32(p + at);
-    if (len == 0 || len > 64 || end - at - 4 < len + kRecordBytes) return "group commit record member out of range";
+    if (len == 0 || len > 64 || end - at - 4 < len + kRecordBytes) return Result::corrupt("group commit record member out of range");
     std::string name(reinterpret_cast<const char *>(p + at + 4), len);
     Record r;
-    if (std::string why = parse_record(bytes.subspan(at + 4 + len, kRecordBytes), &r); !why.empty())
-      return "member " + std::to_string(i) + ": " + why;
-    if (r.number != out->number) return "group commit record member of another version";
+    if (Result why = parse_record(bytes.subspan(at + 4 + len, kRecordBytes), &r); !why.ok())
+      return why.within("member " + std::to_string(i));
+    if (r.number != out->number) return Result::corrupt("group commit record member of another version");
     out->members.emplace_back(std::move(name), r);
     at += 4 + len + kRecordBytes;
   }
-  if (at != end) return "group commit record longer than its members";
+  if (at != end) return Result::corrupt("group commit record longer than its members");
   return {};
 }
 
@@ -239,33 +239,33 @@ std::vector<std::byte> encode_parity_head(const ParityHeader &h) {
   return out;
 }
 
-std::string parse_parity(std::span<const std::byte> file, ParityHeader *out, std::uint64_t *parity_offset) {
-  if (file.size() < kParityHeaderBytes + 8) return "shorter than a parity header";
+Result parse_parity(std::span<const std::byte> file, ParityHeader *out, std::uint64_t *parity_offset) {
+  if (file.size() < kParityHeaderBytes + 8) return Result::corrupt("shorter than a parity header");
   const std::byte *p = file.data();
-  if (std::memcmp(p, kParityMagic, 8) != 0) return "not a GDS parity file (bad magic number)";
-  if (get32(p + 8) != kFormatVersion) return "format version " + std::to_string(get32(p + 8)) + " is not 1";
+  if (std::memcmp(p, kParityMagic, 8) != 0) return Result::corrupt("not a GDS parity file (bad magic number)");
+  if (get32(p + 8) != kFormatVersion) return Result::corrupt("format version " + std::to_string(get32(p + 8)) + " is not 1");
   out->set_size = get32(p + 16);
-  if (out->set_size < 2 || out->set_size > 1024) return "set size out of range";
+  if (out->set_size < 2 || out->set_size > 1024) return Result::corrupt("set size out of range");
   const std::uint64_t n = kParityHeaderBytes + 8 * std::uint64_t{out->set_size} + 8;
-  if (get32(p + 12) != n || file.size() < n) return "bad or truncated parity header";
-  if (get32(p + n - 8) != crc(p, n - 8)) return "parity header checksum mismatch";
+  if (get32(p + 12) != n || file.size() < n) return Result::corrupt("bad or truncated parity header");
+  if (get32(p + n - 8) != crc(p, n - 8)) return Result::corrupt("parity header checksum mismatch");
   out->member = get32(p + 20);
   out->number = get64(p + 24);
   out->chunk = get64(p + 32);
   out->parity_crc = get32(p + 40);
   out->rank = get32(p + 44);
   out->set_id = get64(p + 48);
-  if (out->member >= out->set_size) return "member out of range";
+  if (out->member >= out->set_size) return Result::corrupt("member out of range");
   out->lengths.resize(out->set_size);
   std::uint64_t longest = 0;
   for (std::uint32_t i = 0; i < out->set_size; ++i) {
     out->lengths[i] = get64(p + kParityHeaderBytes + 8 * i);
-    if (out->lengths[i] > kMaxFileBytes) return "member file length out of range";
+    if (out->lengths[i] > kMaxFileBytes) return Result::corrupt("member file length out of range");
     longest = std::max(longest, out->lengths[i]);
   }
-  if (out->chunk != parity_chunk(longest, out->set_size)) return "chunk size does not fit the lengths";
-  if (file.size() - n != out->chunk) return "parity length is not its chunk size";
-  if (crc(p + n, out->chunk) != out->parity_crc) return "parity checksum mismatch";
+  if (out->chunk != parity_chunk(longest, out->set_size)) return Result::corrupt("chunk size does not fit the lengths");
+  if (file.size() - n != out->chunk) return Result::corrupt("parity length is not its chunk size");
+  if (crc(p + n, out->chunk) != out->parity_crc) return Result::corrupt("parity checksum mismatch");
   *parity_offset = n;
   return {};
 }

@@ -15,7 +15,7 @@
 //   v<n>.done  in a group's directory (<group>@group/r<rank>/): the group
 //              commit record, one per process for every member of a
 //              version group: each member's name and commit record.
-// README "Persistence" shows an annotated example of each.
+// docs/file-formats.md shows an annotated example of each.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +25,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "persist/result.hpp"
 
 namespace gds::persist {
 
@@ -68,8 +70,8 @@ std::vector<std::byte> encode_version_head(const VersionHeader &h, const std::st
                                            const std::string &next_label, const std::vector<std::uint32_t> &blocks,
                                            const std::vector<std::uint32_t> &crcs);
 // Parses a whole version file. With check_data every block's CRC is
-// checked too. Returns "" or what is wrong with it.
-std::string parse_version(std::span<const std::byte> file, VersionFile *out, bool check_data);
+// checked too. GDS_STATUS_CORRUPT says what is wrong with it.
+Result parse_version(std::span<const std::byte> file, VersionFile *out, bool check_data);
 
 struct Record {
   std::uint32_t rank = 0, nprocs = 0;
@@ -78,7 +80,7 @@ struct Record {
   std::uint64_t oldest = 0;       // the oldest version the cache kept after this one
 };
 std::vector<std::byte> encode_record(const Record &r);
-std::string parse_record(std::span<const std::byte> bytes, Record *out);
+Result parse_record(std::span<const std::byte> bytes, Record *out);
 
 // A version group's commit record: version `number` of every member.
 struct GroupRecord {
@@ -87,7 +89,7 @@ struct GroupRecord {
 };
 inline constexpr std::size_t kMaxGroupMembers = 1024;
 std::vector<std::byte> encode_group_record(const GroupRecord &g);
-std::string parse_group_record(std::span<const std::byte> bytes, GroupRecord *out);
+Result parse_group_record(std::span<const std::byte> bytes, GroupRecord *out);
 
 struct ParityHeader {
   std::uint32_t set_size = 0, member = 0, rank = 0;
@@ -104,6 +106,6 @@ inline std::uint64_t parity_chunk(std::uint64_t longest, std::uint32_t set_size)
 }
 std::vector<std::byte> encode_parity_head(const ParityHeader &h);
 // Parses a whole parity file; *parity_offset tells where the chunk starts.
-std::string parse_parity(std::span<const std::byte> file, ParityHeader *out, std::uint64_t *parity_offset);
+Result parse_parity(std::span<const std::byte> file, ParityHeader *out, std::uint64_t *parity_offset);
 
 }  // namespace gds::persist

@@ -263,11 +263,10 @@ std::uint64_t data_bytes(const Meta &m) {
   return n;
 }
 
-GDS_status_t create(const char *func, const std::string &path, const Meta &m, const core::ElementType &type,
-                    std::uint64_t *offset) {
+Result create(const std::string &path, const Meta &m, const core::ElementType &type, std::uint64_t *offset) {
   const Quiet quiet;
   const auto failed = [&](const char *what) {
-    return core::fail(GDS_STATUS_IO_ERROR, func, "%s: HDF5 cannot %s", path.c_str(), what);
+    return Result::failure(GDS_STATUS_IO_ERROR, path + ": HDF5 cannot " + what);
   };
   const Id fapl = file_access();
   Id file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
@@ -298,14 +297,13 @@ GDS_status_t create(const char *func, const std::string &path, const Meta &m, co
   data.reset();
   if (!file.reset()) return failed("close the file");
   *offset = at == HADDR_UNDEF ? 0 : static_cast<std::uint64_t>(at);
-  return GDS_STATUS_OK;
+  return {};
 }
 
-GDS_status_t finish(const char *func, const std::string &path, std::uint64_t stripe_bytes,
-                    const std::vector<std::uint32_t> &crcs) {
+Result finish(const std::string &path, std::uint64_t stripe_bytes, const std::vector<std::uint32_t> &crcs) {
   const Quiet quiet;
   const auto failed = [&](const char *what) {
-    return core::fail(GDS_STATUS_IO_ERROR, func, "%s: HDF5 cannot %s", path.c_str(), what);
+    return Result::failure(GDS_STATUS_IO_ERROR, path + ": HDF5 cannot " + what);
   };
   const Id fapl = file_access();
   Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose);
@@ -319,33 +317,33 @@ GDS_status_t finish(const char *func, const std::string &path, std::uint64_t str
     return failed("write the checksums");
   data.reset();
   if (!file.reset()) return failed("close the file");
-  return GDS_STATUS_OK;
+  return {};
 }
 
 // (Longer than most functions: one flat sequence of attribute reads, each
 // checked where it is read; split, the checks would be further from them.)
-std::string read_meta(const std::string &path, Meta *out) {
+Result read_meta(const std::string &path, Meta *out) {
   const Quiet quiet;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::string("cannot be read: ") + std::strerror(errno);
-  if (!S_ISREG(st.st_mode)) return "is not a regular file";
-  if (H5Fis_hdf5(path.c_str()) <= 0) return "is not an HDF5 file";
+  if (::stat(path.c_str(), &st) != 0) return Result::io(path, "cannot be read", errno);
+  if (!S_ISREG(st.st_mode)) return Result::corrupt(path + " is not a regular file");
+  if (H5Fis_hdf5(path.c_str()) <= 0) return Result::corrupt(path + " is not an HDF5 file");
   const Id fapl = file_access();
   Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
-  if (!file.ok()) return "HDF5 cannot open it (damaged metadata)";
-  if (H5Lexists(file.get(), "data", H5P_DEFAULT) <= 0) return "has no dataset /data";
+  if (!file.ok()) return Result::corrupt(path + " HDF5 cannot open it (damaged metadata)");
+  if (H5Lexists(file.get(), "data", H5P_DEFAULT) <= 0) return Result::corrupt(path + " has no dataset /data");
   H5L_info_t link{};
   if (H5Lget_info(file.get(), "data", &link, H5P_DEFAULT) < 0 || link.type != H5L_TYPE_HARD)
-    return "has /data as a link to elsewhere, not a dataset of its own";
+    return Result::corrupt(path + " has /data as a link to elsewhere, not a dataset of its own");
   Id data(H5Dopen2(file.get(), "data", H5P_DEFAULT), H5Dclose);
-  if (!data.ok()) return "HDF5 cannot open /data (damaged metadata)";
+  if (!data.ok()) return Result::corrupt(path + " HDF5 cannot open /data (damaged metadata)");
   Meta m;
   const hid_t d = data.get();
   std::string order;
   std::uint64_t format = 0;
   std::vector<std::uint64_t> crcs;
-  if (!read_u64(d, "gds_format", &format)) return "is not a GDS flush (no gds_format attribute)";
-  if (format != kFormat) return "has GDS format " + std::to_string(format) + "; this GDS reads format 1";
+  if (!read_u64(d, "gds_format", &format)) return Result::corrupt(path + " is not a GDS flush (no gds_format attribute)");
+  if (format != kFormat) return Result::corrupt(path + " has GDS format " + std::to_string(format) + "; this GDS reads format 1");
   if (!read_str(d, "gds_array", &m.array) || !read_u64(d, "gds_version", &m.version) ||
       !read_bytes(d, "gds_label", &m.label) || !read_u64(d, "gds_next", &m.next) ||
       !read_bytes(d, "gds_next_label", &m.next_label) || !read_str(d, "gds_element_type", &m.element_type) ||
@@ -353,53 +351,53 @@ std::string read_meta(const std::string &path, Meta *out) {
       !read_u64s(d, "gds_dims", &m.dims, 64) || !read_str(d, "gds_flavor", &m.flavor) ||
       !read_u64(d, "gds_block_bytes", &m.block_bytes) || !read_str(d, "gds_library", &m.library) ||
       !read_u64(d, "gds_nprocs", &m.nprocs) || !read_u64(d, "gds_time", &m.time))
-    return "misses GDS attributes or has them damaged";
+    return Result::corrupt(path + " misses GDS attributes or has them damaged");
   if (!read_u64(d, "gds_stripe_bytes", &m.stripe_bytes) || !read_u64s(d, "gds_crc32c", &crcs, 1u << 20))
-    return "has no checksums (an unfinished flush)";
+    return Result::corrupt(path + " has no checksums (an unfinished flush)");
   m.format = static_cast<std::uint32_t>(format);
   m.array.resize(std::strlen(m.array.c_str()));
   m.element_type.resize(std::strlen(m.element_type.c_str()));
   m.flavor.resize(std::strlen(m.flavor.c_str()));
   m.library.resize(std::strlen(m.library.c_str()));
   order.resize(std::strlen(order.c_str()));
-  if (order != "row-major" && order != "column-major") return "has an unknown order \"" + order + "\"";
+  if (order != "row-major" && order != "column-major") return Result::corrupt(path + " has an unknown order \"" + order + "\"");
   m.column_major = order == "column-major";
-  if (m.dims.empty()) return "has no dimensions";
+  if (m.dims.empty()) return Result::corrupt(path + " has no dimensions");
   m.data_bytes = data_bytes(m);
   bool empty = false;
   for (const std::uint64_t x : m.dims) empty = empty || x == 0;
-  if (m.element_bytes == 0 || (m.data_bytes == 0 && !empty)) return "has an impossible size";
+  if (m.element_bytes == 0 || (m.data_bytes == 0 && !empty)) return Result::corrupt(path + " has an impossible size");
   // The dataset itself must be what the attributes say.
   Id space(H5Dget_space(d), H5Sclose);
   Id type(H5Dget_type(d), H5Tclose);
   Id dcpl(H5Dget_create_plist(d), H5Pclose);
-  if (!space.ok() || !type.ok() || !dcpl.ok()) return "HDF5 cannot describe /data";
+  if (!space.ok() || !type.ok() || !dcpl.ok()) return Result::corrupt(path + " HDF5 cannot describe /data");
   const int rank = H5Sget_simple_extent_ndims(space.get());
-  if (rank != static_cast<int>(m.dims.size())) return "has a dataset of another rank than gds_dims";
+  if (rank != static_cast<int>(m.dims.size())) return Result::corrupt(path + " has a dataset of another rank than gds_dims");
   std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
   H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
   const std::vector<std::uint64_t> sd = storage_dims(m);
   for (std::size_t k = 0; k < dims.size(); ++k)
-    if (dims[k] != sd[k]) return "has a dataset of another shape than gds_dims";
-  if (H5Tget_size(type.get()) != m.element_bytes) return "has elements of another size than gds_element_bytes";
-  if (H5Pget_layout(dcpl.get()) != H5D_CONTIGUOUS) return "has a dataset that is not contiguous";
+    if (dims[k] != sd[k]) return Result::corrupt(path + " has a dataset of another shape than gds_dims");
+  if (H5Tget_size(type.get()) != m.element_bytes) return Result::corrupt(path + " has elements of another size than gds_element_bytes");
+  if (H5Pget_layout(dcpl.get()) != H5D_CONTIGUOUS) return Result::corrupt(path + " has a dataset that is not contiguous");
   const haddr_t at = H5Dget_offset(d);
   if (m.data_bytes > 0) {
-    if (at == HADDR_UNDEF) return "has no space allocated for its data";
+    if (at == HADDR_UNDEF) return Result::corrupt(path + " has no space allocated for its data");
     m.data_offset = static_cast<std::uint64_t>(at);
   }
   m.file_bytes = static_cast<std::uint64_t>(st.st_size);
   if (m.data_offset > m.file_bytes || m.data_bytes > m.file_bytes - m.data_offset)
-    return "is shorter than its data (truncated)";
+    return Result::corrupt(path + " is shorter than its data (truncated)");
   if (m.stripe_bytes < 4096 || m.stripe_bytes > (std::uint64_t{1} << 40) || (m.stripe_bytes & (m.stripe_bytes - 1)) != 0)
-    return "has an impossible stripe size";
+    return Result::corrupt(path + " has an impossible stripe size");
   if (crcs.size() != std::max<std::uint64_t>(1, stripes(m.data_bytes, m.stripe_bytes)))
-    return "has not as many checksums as its data has stripes";
+    return Result::corrupt(path + " has not as many checksums as its data has stripes");
   m.crcs.assign(crcs.begin(), crcs.end());
   for (std::size_t i = 0; i < crcs.size(); ++i)
-    if (crcs[i] > 0xffffffffu) return "has a damaged checksum list";
+    if (crcs[i] > 0xffffffffu) return Result::corrupt(path + " has a damaged checksum list");
   *out = std::move(m);
-  return "";
+  return {};
 }
 
 }  // namespace gds::persist::h5

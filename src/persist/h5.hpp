@@ -18,6 +18,7 @@
 
 #include "core/datatypes.hpp"
 #include "gds_types.h"
+#include "persist/result.hpp"
 
 namespace gds::persist::h5 {
 
@@ -53,14 +54,12 @@ inline std::uint64_t stripes(std::uint64_t bytes, std::uint64_t stripe) { return
 
 // Creates `path` (truncating it) with /data and every attribute but the
 // checksums; *offset is where the data's bytes go.
-GDS_status_t create(const char *func, const std::string &path, const Meta &m, const core::ElementType &type,
-                    std::uint64_t *offset);
+Result create(const std::string &path, const Meta &m, const core::ElementType &type, std::uint64_t *offset);
 // Adds gds_stripe_bytes and gds_crc32c to the file create() made.
-GDS_status_t finish(const char *func, const std::string &path, std::uint64_t stripe_bytes,
-                    const std::vector<std::uint32_t> &crcs);
-// Reads and checks a flushed file's metadata: "" or why it cannot be used.
-// Every length and offset is checked against the file.
-std::string read_meta(const std::string &path, Meta *m);
+Result finish(const std::string &path, std::uint64_t stripe_bytes, const std::vector<std::uint32_t> &crcs);
+// Reads and checks a flushed file's metadata (GDS_STATUS_CORRUPT: why it
+// cannot be used). Every length and offset is checked against the file.
+Result read_meta(const std::string &path, Meta *m);
 // The data's size in bytes (0 if it would overflow).
 std::uint64_t data_bytes(const Meta &m);
 

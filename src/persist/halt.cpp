@@ -28,6 +28,7 @@
 #include "core/collective.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
+#include "persist/cache.hpp"
 #include "persist/prefix_level.hpp"
 #include "persist/state.hpp"
 #include "versions/state.hpp"
@@ -39,30 +40,31 @@ namespace {
 constexpr std::uint64_t kDefaultHaltSeconds = 300;
 
 // A variable holding an integer in [lo, hi]; unset or empty: *out untouched.
-GDS_status_t env_integer(const char *func, const char *name, long long lo, long long hi, long long *out) {
+Result env_integer(const char *name, long long lo, long long hi, long long *out) {
   const char *text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return GDS_STATUS_OK;
+  if (text == nullptr || *text == '\0') return {};
   errno = 0;
   char *end = nullptr;
   const bool digit_first = *text >= '0' && *text <= '9';  // strtoll would take blanks and signs
   const long long v = std::strtoll(text, &end, 10);
   if (!digit_first || errno != 0 || *end != '\0' || v < lo || v > hi)
-    return core::fail(GDS_STATUS_INVALID, func, "%s=\"%s\" is not an integer from %lld to %lld", name, text, lo, hi);
+    return Result::failure(GDS_STATUS_INVALID, std::string(name) + "=\"" + text + "\" is not an integer from " +
+                                                   std::to_string(lo) + " to " + std::to_string(hi));
   *out = v;
-  return GDS_STATUS_OK;
+  return {};
 }
 
 // Whether a halt condition holds on this process.
-GDS_status_t halt_condition(const char *func, bool *halt) {
+Result halt_condition(bool *halt) {
   long long end_time = -1, seconds = static_cast<long long>(kDefaultHaltSeconds);
-  GDS_TRY(env_integer(func, "GDS_END_TIME", 0, LLONG_MAX / 2, &end_time));
-  GDS_TRY(env_integer(func, "GDS_HALT_SECONDS", 0, LLONG_MAX / 2, &seconds));
+  PERSIST_TRY(env_integer("GDS_END_TIME", 0, LLONG_MAX / 2, &end_time));
+  PERSIST_TRY(env_integer("GDS_HALT_SECONDS", 0, LLONG_MAX / 2, &seconds));
   *halt = end_time >= 0 && static_cast<long long>(std::time(nullptr)) + seconds >= end_time;
-  if (*halt) return GDS_STATUS_OK;
+  if (*halt) return {};
   const char *file = std::getenv("GDS_HALT_FILE");
   struct stat st;
   *halt = file != nullptr && *file != '\0' && ::stat(file, &st) == 0;
-  return GDS_STATUS_OK;
+  return {};
 }
 
 // Whether the array's newest version went to every level it persists to
@@ -73,7 +75,7 @@ bool newest_scheduled(core::Array &a) {
   if (!s.persistent() && !s.flushing()) return true;
   const versions::ArrayState &v = versions::state(a);
   if (v.current == 0 && !v.restarted) return false;
-  if (s.persistent() && s.since_cached != 0) return false;
+  if (s.persistent() && s.cacher->since_cached != 0) return false;
   // A prefix whose agreements failed makes no more flushes: waiting for one
   // would never end (flush_wait reports the failure instead).
   return !s.flushing() || !s.flusher || s.flusher->broken || s.flusher->since == 0;
@@ -105,7 +107,7 @@ GDS_API GDS_status_t GDS_should_exit(int *flag) try {
   if (flag != nullptr) *flag = 0;
   GDS_status_t local = flag != nullptr ? GDS_STATUS_OK : fail(GDS_STATUS_NULL_ARGUMENT, func, "flag is NULL");
   bool halt = false;
-  if (local == GDS_STATUS_OK) local = gds::persist::halt_condition(func, &halt);
+  if (local == GDS_STATUS_OK) local = gds::persist::halt_condition(&halt).report(func);
   // Every process looks at its arrays, so that the halt seen by one waits for all of them.
   bool scheduled = true;
   for (Array *a : arrays_in_creation_order()) scheduled = scheduled && gds::persist::newest_scheduled(*a);

@@ -7,7 +7,9 @@
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
 #include "core/util.hpp"
+#include "persist/cache.hpp"
 #include "persist/levels.hpp"
+#include "persist/prefix_level.hpp"
 #include "persist/state.hpp"
 
 namespace gds::persist {
@@ -19,6 +21,12 @@ constexpr const char *kInfoKeys[] = {GDS_NAME_KEY,        GDS_COPY_TYPE_KEY,   G
                                      GDS_RESTART_KEY,     GDS_PREFIX_KEY,      GDS_FLUSH_KEY,
                                      GDS_PREFIX_SIZE_KEY, GDS_FLUSH_INFLIGHT_KEY, GDS_CACHE_SYNC_KEY};
 
+// In protocol order: a cached version's, then a flush's.
+constexpr const core::Step *kSteps[] = {&kCachePrepare, &kCacheDurable,  &kCacheRecord,   &kCacheRecorded,
+                                        &kCacheDrop,    &kFlushCreate,   &kFlushWritten,  &kFlushChecksum,
+                                        &kFlushSummed,  &kFlushFinish,   &kFlushRename,   &kFlushIndex,
+                                        &kFlushPublished};
+
 using gds::core::ull;
 
 class Persist final : public core::Module {
@@ -26,6 +34,7 @@ class Persist final : public core::Module {
   [[nodiscard]] core::Layer layer() const override { return ArrayState::kLayer; }
   [[nodiscard]] const char *name() const override { return "persist"; }
   [[nodiscard]] std::span<const char *const> info_keys() const override { return kInfoKeys; }
+  [[nodiscard]] std::span<const core::Step *const> steps() const override { return kSteps; }
 
   void configure() override {
     read_settings();
@@ -42,15 +51,15 @@ class Persist final : public core::Module {
               "GDS_FLUSH_INFLIGHT=%llu GDS_CACHE_SYNC=%d%s%s",
               copy_name(s.copy), s.base.c_str(), ull(s.set_size), ull(s.cache_size), ull(s.every), s.job.c_str(),
               s.restart < 0 ? "auto" : s.restart ? "1" : "0", s.prefix.empty() ? "(none)" : s.prefix.c_str(),
-              ull(s.flush), ull(s.prefix_size), ull(s.inflight), s.sync ? 1 : 0, s.error.empty() ? "" : "; refused: ",
-              s.error.c_str());
+              ull(s.flush), ull(s.prefix_size), ull(s.inflight), s.sync ? 1 : 0, s.error.ok() ? "" : "; refused: ",
+              s.error.what().c_str());
   }
 
   GDS_status_t prepare(const char *func, const core::ArraySpec &spec, MPI_Info info, core::Signature &sig,
                        std::unique_ptr<core::ArrayState> *out) override {
     auto s = std::make_unique<ArrayState>();
     const Settings &g = g_settings;
-    GDS_CHECK(g.error.empty(), GDS_STATUS_INVALID, "persistence configuration: %s", g.error.c_str());
+    GDS_CHECK(g.error.ok(), GDS_STATUS_INVALID, "persistence configuration: %s", g.error.what().c_str());
     s->copy = g.copy;
     s->copy_given = g.copy_given;
     if (auto v = core::info_value(info, GDS_COPY_TYPE_KEY)) {
@@ -131,8 +140,8 @@ class Persist final : public core::Module {
       core::log(core::Level::warning, func, "array %s: a flush to the prefix failed before the array was freed",
                 s.name.c_str());
     prune_wait(a);
-    if (s.scheme) s.scheme->release();
-    if (s.spares) s.spares->clear();
+    if (s.cacher && s.cacher->scheme) s.cacher->scheme->release();
+    if (s.cacher) s.cacher->spares->clear();
     return GDS_STATUS_OK;
   }
 

@@ -15,9 +15,7 @@ namespace gds::persist {
 
 namespace {
 
-constexpr int kTagSize = 0x6d01, kTagData = 0x6d02, kTagRebuild = 0x6d03, kTagAsync = 0x6d04;
-
-using gds::core::ull;
+constexpr int kTagRebuild = 0x6d03;
 
 class Partner final : public Scheme {
  public:
@@ -26,66 +24,41 @@ class Partner final : public Scheme {
     to_ = partner_[static_cast<std::size_t>(p_.rank)];
     for (int q = 0; q < p_.nprocs; ++q)
       if (partner_[static_cast<std::size_t>(q)] == p_.rank) holders_.push_back(q);
-    inbox_.resize(holders_.size());
-    sizes_.resize(holders_.size());
   }
 
-  // The sizes of the files this process will keep, and room for them.
-  GDS_status_t prepare(const char *func, std::uint64_t, std::uint64_t length) override {
+  [[nodiscard]] std::vector<int> tells() const override { return {to_}; }
+  [[nodiscard]] std::vector<int> hears() const override { return holders_; }
+
+  // Room for the copies this process keeps (buffers given back are reused).
+  Result prepare(std::uint64_t, std::uint64_t length, std::span<const std::uint64_t> heard) override {
     length_ = length;
-    std::vector<MPI_Request> reqs;
-    for (std::size_t i = 0; i < holders_.size(); ++i) {
-      reqs.emplace_back();
-      MPI_Irecv(&sizes_[i], 1, MPI_UINT64_T, holders_[i], kTagSize, p_.comm, &reqs.back());
-    }
-    reqs.emplace_back();
-    MPI_Isend(&length, 1, MPI_UINT64_T, to_, kTagSize, p_.comm, &reqs.back());
-    const int rc = wait_all(&reqs);
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", rc);
+    sizes_.assign(heard.begin(), heard.end());
     try {
+      inbox_.resize(holders_.size());
       for (std::size_t i = 0; i < holders_.size(); ++i) inbox_[i].resize(sizes_[i]);
     } catch (const std::bad_alloc &) {
-      return core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for the PARTNER copies of processes' files");
+      return Result::nomem("no memory for the PARTNER copies of processes' files");
     }
-    return GDS_STATUS_OK;
+    return {};
   }
 
-  // The file goes to the partner as its pieces, where they are; each holder's
-  // file arrives whole (its size agreed in prepare) however it was cut.
-  GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) override {
-    std::vector<MPI_Request> reqs;
-    for (const iovec &piece : file.pieces)
-      post_bytes(&reqs, static_cast<const std::byte *>(piece.iov_base), piece.iov_len, to_, kTagData, p_.comm);
-    int rc = MPI_SUCCESS;
-    for (std::size_t i = 0; i < holders_.size() && rc == MPI_SUCCESS; ++i)
-      rc = recv_bytes(inbox_[i].data(), sizes_[i], holders_[i], kTagData, p_.comm);
-    const int sent = wait_all(&reqs);
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
-    if (sent != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", sent);
-    for (std::size_t i = 0; i < holders_.size(); ++i)
-      GDS_TRY(p_.spares->write(func, partner_path(p_.dir, holders_[i], n), {{inbox_[i].data(), inbox_[i].size()}}));
-    return GDS_STATUS_OK;
-  }
-
-  // The file goes to the partner whole; each holder's file arrives into the
-  // buffer prepare() reserved, which x takes (with sizes_, the paths).
-  GDS_status_t start(const char *func, std::uint64_t n, const std::byte *file, Exchange *x) override {
+  // The file goes to the partner from where its pieces are; each holder's
+  // file arrives into the buffer prepare() reserved, which x takes.
+  Result start(std::uint64_t n, int tag, const FileView &file, Exchange *x) override {
     std::vector<std::string> paths;
     x->in = std::move(inbox_);
-    inbox_.assign(holders_.size(), {});
+    inbox_.clear();
     for (std::size_t i = 0; i < holders_.size(); ++i) {
       paths.push_back(partner_path(p_.dir, holders_[i], n));
       p_.spares->claim(paths.back(), sizes_[i]);
-      post_recv_bytes(&x->reqs, x->in[i].data(), sizes_[i], holders_[i], kTagAsync, p_.comm);
+      x->inflows.push_back(Inflow{x->in[i].data(), sizes_[i], 0, holders_[i], tag, p_.comm});
     }
-    post_bytes(&x->reqs, file, length_, to_, kTagAsync, p_.comm);
-    x->store = [paths = std::move(paths), dir = p_.dir](Exchange &e) {
-      for (std::size_t i = 0; i < paths.size(); ++i)
-        if (std::string why = store_file(paths[i], {{e.in[i].data(), e.in[i].size()}}); !why.empty()) return why;
-      return fsync_dir(dir) ? std::string() : dir + ": cannot fsync";
+    post_range(&x->reqs, file, 0, length_, nullptr, to_, tag, p_.comm);
+    x->store = [paths = std::move(paths), dir = p_.dir](Exchange &e) -> Result {
+      for (std::size_t i = 0; i < paths.size(); ++i) PERSIST_TRY(write_file(paths[i], {{e.in[i].data(), e.in[i].size()}}));
+      return sync_dir(dir);
     };
-    (void)func;
-    return GDS_STATUS_OK;
+    return {};
   }
 
   void give_back(std::vector<std::vector<std::byte>> &&in) override {
@@ -95,9 +68,9 @@ class Partner final : public Scheme {
   // Every lost process gets its file from its partner, in rank order: it
   // says whether it has memory for the pieces, the holder answers with the
   // copy's size (kNone: no good copy, or nobody to take it), then the pieces.
-  GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte>,
-                       const std::string &path) override {
-    GDS_status_t status = GDS_STATUS_OK;
+  Result rebuild(std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte>,
+                 const std::string &path) override {
+    Result status;
     for (int r = 0; r < p_.nprocs; ++r) {
       if (!lost[static_cast<std::size_t>(r)]) continue;
       const int holder = partner_[static_cast<std::size_t>(r)];
@@ -107,14 +80,14 @@ class Partner final : public Scheme {
         Mapped copy;
         VersionFile v;
         std::uint64_t size = kNone;
-        if (ready != 0 && copy.open(partner_path(p_.dir, r, n)) && parse_version(copy.bytes(), &v, true).empty() &&
+        if (ready != 0 && copy.open(partner_path(p_.dir, r, n)).ok() && parse_version(copy.bytes(), &v, true).ok() &&
             v.h.number == n && v.h.rank == static_cast<std::uint32_t>(r))
           size = copy.bytes().size();
         if (rc == MPI_SUCCESS) rc = MPI_Send(&size, 1, MPI_UINT64_T, r, kTagRebuild, p_.comm);
         for (std::uint64_t at = 0; rc == MPI_SUCCESS && size != kNone && at < size; at += kRebuildPiece)
           rc = MPI_Send(copy.bytes().data() + at, static_cast<int>(std::min(kRebuildPiece, size - at)), MPI_BYTE, r,
                         kTagRebuild, p_.comm);
-        if (rc != MPI_SUCCESS && status == GDS_STATUS_OK) status = core::mpi_fail(func, "MPI_Send", rc);
+        if (rc != MPI_SUCCESS && status.ok()) status = Result::mpi("MPI_Send", rc);
       } else if (p_.rank == r) {
         // The copy, piece by piece into the file (every piece is received,
         // so the holder never waits, even if writing fails here).
@@ -122,29 +95,29 @@ class Partner final : public Scheme {
         try {
           piece = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
         } catch (const std::bad_alloc &) {
-          status = core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for the pieces of a PARTNER rebuild");
+          status = Result::nomem("no memory for the pieces of a PARTNER rebuild");
         }
         const int ready = piece != nullptr;
         int rc = MPI_Send(&ready, 1, MPI_INT, holder, kTagRebuild, p_.comm);
         std::uint64_t size = kNone;
         if (rc == MPI_SUCCESS) rc = MPI_Recv(&size, 1, MPI_UINT64_T, holder, kTagRebuild, p_.comm, MPI_STATUS_IGNORE);
         Writer out;
-        GDS_status_t io = rc == MPI_SUCCESS && size != kNone ? out.open(func, path) : GDS_STATUS_OK;
+        Result io = rc == MPI_SUCCESS && size != kNone ? out.open(path) : Result();
         for (std::uint64_t at = 0; rc == MPI_SUCCESS && size != kNone && at < size; at += kRebuildPiece) {
           const std::uint64_t len = std::min(kRebuildPiece, size - at);
           rc = MPI_Recv(piece.get(), static_cast<int>(len), MPI_BYTE, holder, kTagRebuild, p_.comm,
                         MPI_STATUS_IGNORE);
-          if (rc == MPI_SUCCESS && io == GDS_STATUS_OK) io = out.write_at(func, at, piece.get(), len);
+          if (rc == MPI_SUCCESS && io.ok()) io = out.write_at(at, piece.get(), len);
         }
-        if (rc == MPI_SUCCESS && size != kNone && io == GDS_STATUS_OK) io = out.finish(func);
+        if (rc == MPI_SUCCESS && size != kNone && io.ok()) io = out.finish();
         if (!ready)
           continue;  // status says why
         if (rc != MPI_SUCCESS)
-          status = core::mpi_fail(func, "MPI_Recv", rc);
+          status = Result::mpi("MPI_Recv", rc);
         else if (size == kNone)
-          status = core::fail(GDS_STATUS_UNRECOVERABLE, func,
-                              "version %llu of process %d is lost, and so is its PARTNER copy on process %d",
-                              ull(n), r, holder);
+          status = Result::failure(GDS_STATUS_UNRECOVERABLE, "version " + std::to_string(n) + " of process " +
+                                                                 std::to_string(r) + " is lost, and so is its " +
+                                                                 "PARTNER copy on process " + std::to_string(holder));
         else
           status = io;
       }
@@ -164,7 +137,7 @@ class Partner final : public Scheme {
   std::uint64_t length_ = 0;                  // of this process's file (prepare)
   std::vector<int> holders_;                  // the processes whose copies this one keeps
   std::vector<std::uint64_t> sizes_;          // their files' sizes (prepare)
-  std::vector<std::vector<std::byte>> inbox_;  // their files of the version being made
+  std::vector<std::vector<std::byte>> inbox_;  // room for their files (prepare), for start
 };
 
 }  // namespace

@@ -48,7 +48,6 @@
 #include "core/background.hpp"
 #include "core/collective.hpp"
 #include "core/crc32c.hpp"
-#include "core/killpoint.hpp"
 #include "core/log.hpp"
 #include "core/module.hpp"
 #include "core/mpi_args.hpp"
@@ -147,23 +146,14 @@ std::size_t remove_flushes(const char *func, const Flusher &f, const std::string
       remove_file(flushed_path(f.dir, n));
       ++removed;
     }
-  if (removed > 0) update_index(func, f.job_dir, array, {}, true);
+  if (removed == 0) return 0;
+  if (Result indexed = update_index(func, f.job_dir, array, {}, true); !indexed.ok())
+    core::log(core::Level::warning, func, "the index is not updated: %s", indexed.what().c_str());
   return removed;
 }
 
 
-// Flushes newer than the restarted version belong to a timeline that is
-// gone (the cache restarted from an older version, or they are damaged):
-// removed, so that no later restart takes them. Rank 0.
-void remove_newer(const char *func, Array &a, std::uint64_t number) {
-  const ArrayState &s = state(a);
-  if (a.rank != 0) return;
-  if (const std::size_t stale = remove_flushes(func, *s.flusher, s.name, number); stale > 0)
-    core::log(core::Level::info, func, "array %s: removed %zu flushed version(s) newer than version %llu, which it "
-              "restarted from", s.name.c_str(), stale, ull(number));
-}
-
-class PrefixLevel final : public versions::Level {
+class PrefixLevel final : public PersistentLevel {
  public:
   [[nodiscard]] int id() const override { return GDS_LEVEL_PREFIX; }
   [[nodiscard]] const char *name() const override { return "prefix"; }
@@ -171,9 +161,9 @@ class PrefixLevel final : public versions::Level {
 
   // Nothing to write yet (the flush starts once the version is committed):
   // the outcome only, unless a level before it agreed on it already.
-  GDS_status_t commit(const char *func, Array &a, const versions::Frozen &, GDS_status_t local,
-                      bool agreed) override {
-    return agreed ? local : core::agree(func, a.communicator(), local);
+  GDS_status_t commit(const char *func, std::span<Array *const> members, std::span<const versions::Frozen>,
+                      GDS_status_t local, bool agreed, const std::string *) override {
+    return agreed ? local : core::agree(func, members.front()->communicator(), local);
   }
   void committed(const char *func, Array &a, std::uint64_t number) override { flush_committed(func, a, number); }
 
@@ -199,8 +189,9 @@ class PrefixLevel final : public versions::Level {
       for (const Array *a : members) names.push_back(a->state<ArrayState>().name);
       const ArrayState &s = state(first);
       const std::string job = job_dir(s.prefix, g_settings.job);
-      status = make_dirs(func, job);
-      if (status == GDS_STATUS_OK) status = write_group_members(func, job + "/" + group_dir_name(name), names);
+      Result written = make_dirs(job);
+      if (written.ok()) written = write_group_members(job + "/" + group_dir_name(name), names);
+      status = written.report(func);
     }
     return core::agree(func, first.communicator(), status);
   }
@@ -214,24 +205,10 @@ class PrefixLevel final : public versions::Level {
     return c.locate(static_cast<std::size_t>(e - c.entries.data()), block, versions::state(a).store->shift());
   }
 
-  GDS_status_t recover(const char *func, Array &a, versions::Catalogue *out) override {
+  GDS_status_t recover(const char *func, Array &a, std::unique_ptr<Recovery> *out) override {
     return prefix_recover(func, a, out);
   }
-  std::string read(Array &a, const versions::Catalogue &, std::size_t i, std::uint64_t at, std::uint64_t bytes,
-                   std::byte *dst, bool check_later) override {
-    return prefix_read(a, i, at, bytes, dst, check_later);
-  }
-  std::string check(Array &a, const versions::Catalogue &, std::size_t i, const versions::Frozen &v) override {
-    return prefix_check(a, i, v);
-  }
-  GDS_status_t recovered(const char *func, Array &a, const versions::Catalogue &c, std::size_t taken,
-                         std::uint64_t navigable) override {
-    prefix_recovered(func, a, c, taken, navigable);
-    remove_newer(func, a, c.entries[taken].number);
-    return GDS_STATUS_OK;
-  }
   void restarted_elsewhere(const char *func, Array &a, int, std::optional<std::uint64_t> number) override {
-    flusher(a).restart.reset();
     if (number) remove_newer(func, a, *number);
   }
 };
@@ -240,7 +217,15 @@ PrefixLevel g_prefix;
 
 }  // namespace
 
-versions::Level &prefix_level() { return g_prefix; }
+PersistentLevel &prefix_level() { return g_prefix; }
+
+void remove_newer(const char *func, Array &a, std::uint64_t number) {
+  const ArrayState &s = state(a);
+  if (a.rank != 0) return;
+  if (const std::size_t stale = remove_flushes(func, *s.flusher, s.name, number); stale > 0)
+    core::log(core::Level::info, func, "array %s: removed %zu flushed version(s) newer than version %llu, which it "
+              "restarted from", s.name.c_str(), stale, ull(number));
+}
 
 GDS_status_t open_prefix(const char *func, Array &a) {
   ArrayState &s = state(a);
@@ -262,10 +247,9 @@ GDS_status_t open_prefix(const char *func, Array &a) {
   }
   s.flusher = f;
   // Every process: the prefix is global, and each should say what is wrong with it.
-  GDS_status_t st = make_dirs(func, f->dir);
-  if (st == GDS_STATUS_OK && ::access(f->dir.c_str(), W_OK | X_OK) != 0)
-    st = core::fail(GDS_STATUS_IO_ERROR, func, "the prefix directory %s is not writable", f->dir.c_str());
-  GDS_TRY(core::agree(func, comm, st));
+  Result made = make_dirs(f->dir);
+  if (made.ok() && !writable_dir(f->dir)) made = Result::io(f->dir, "is not writable", EACCES);
+  GDS_TRY(core::agree(func, comm, made.report(func)));
   auto runs = std::make_shared<std::vector<Run>>();
   GDS_TRY(core::agree(func, comm, compute_runs(func, a, runs.get())));
   f->runs = runs;

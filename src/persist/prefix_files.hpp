@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "persist/h5.hpp"
+#include "persist/result.hpp"
 
 namespace gds::persist {
 
@@ -21,8 +22,10 @@ std::string flushed_path(const std::string &dir, std::uint64_t n);
 std::uint64_t flushed_number(const std::string &name);
 // Complete flushed versions in an array's directory, newest first.
 std::vector<std::uint64_t> flushed_versions(const std::string &dir);
-// Reads every stripe of a flushed file's data and checks it: "" or why not.
-std::string verify_flushed_data(const std::string &path, const h5::Meta &m);
+// Reads every stripe of a flushed file's data and checks it.
+Result verify_flushed_data(const std::string &path, const h5::Meta &m);
+// What a stripe whose bytes [at, at + n) of the data fail their checksum is said to do.
+std::string stripe_mismatch(std::uint64_t stripe, std::uint64_t at, std::uint64_t n);
 // A line of the index.
 struct IndexEntry {
   std::uint64_t version = 0, bytes = 0, time = 0, nprocs = 0;
@@ -37,7 +40,8 @@ struct IndexEntry {
 //   gds-prefix-index 1
 //   <array> <version> <data bytes> <time> <processes> <label, hex or ->
 //   crc32c <8 hex digits>
-void update_index(const char *func, const std::string &job_dir, const std::string &array,
-                  const std::vector<IndexEntry> &add, bool read_files);
+// (`func` names the call in the warning about a damaged index.)
+Result update_index(const char *func, const std::string &job_dir, const std::string &array,
+                    const std::vector<IndexEntry> &add, bool read_files);
 
 }  // namespace gds::persist

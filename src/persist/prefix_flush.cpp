@@ -41,7 +41,7 @@
 #include "core/background.hpp"
 #include "core/collective.hpp"
 #include "core/crc32c.hpp"
-#include "core/killpoint.hpp"
+#include "core/phase.hpp"
 #include "core/log.hpp"
 #include "core/module.hpp"
 #include "core/mpi_args.hpp"
@@ -62,8 +62,6 @@ using gds::core::Array;
 using gds::core::Lane;
 
 namespace gds::persist {
-
-std::string errno_text() { return std::strerror(errno); }
 
 namespace {
 
@@ -88,21 +86,19 @@ struct Part {
   }
 };
 
-// The flush thread's write: every run of elements to its place in the file.
-void write_part(const std::string &path, std::uint64_t offset, std::uint64_t data_bytes, std::uint64_t esize,
-                std::uint64_t stripe, bool checksum, const Part &part, const std::vector<Run> &runs, Result *r) {
-  const auto failed = [&](const std::string &what) {
-    r->status = GDS_STATUS_IO_ERROR;
-    r->what = path + ": " + what;
-  };
+// The flush thread's write: every run of elements to its place in the file
+// (the stripes' pieces' checksums into *pieces, with `checksum`).
+Result write_part(const std::string &path, std::uint64_t offset, std::uint64_t data_bytes, std::uint64_t esize,
+                  std::uint64_t stripe, bool checksum, const Part &part, const std::vector<Run> &runs,
+                  std::vector<Piece> *pieces) {
   File file(::open(path.c_str(), O_RDWR | O_CLOEXEC));
-  if (!file.is_open()) return failed("cannot be opened: " + errno_text());
+  if (!file.is_open()) return Result::io(path, "cannot be opened", errno);
   struct stat st {};
   if (::fstat(file.get(), &st) != 0 || static_cast<std::uint64_t>(st.st_size) < offset + data_bytes)
-    return failed("is shorter than its data (changed by someone else?)");
+    return Result::failure(GDS_STATUS_IO_ERROR, path + ": is shorter than its data (changed by someone else?)");
   const std::uint64_t block = std::uint64_t{1} << part.shift;
   std::unique_ptr<std::byte, decltype(&std::free)> zeros(static_cast<std::byte *>(std::calloc(1, block)), &std::free);
-  if (!zeros) return failed("no memory for a block of zeros");
+  if (!zeros) return Result::nomem(path + ": no memory for a block of zeros");
   for (const Run &run : runs) {
     if (run.stride == 1) {
       std::vector<iovec> iov;
@@ -123,12 +119,12 @@ void write_part(const std::string &path, std::uint64_t offset, std::uint64_t dat
             used += take;
             if (used == iov[i].iov_len) ++i, used = 0;
           }
-          r->pieces.push_back(Piece{s, at - s * stripe, len, crc});
+          pieces->push_back(Piece{s, at - s * stripe, len, crc});
           at += len;
           left -= len;
         }
       }
-      if (!pwritev_all(file.get(), iov, offset + run.global * esize)) return failed("write failed: " + errno_text());
+      PERSIST_TRY(pwritev_all(file.get(), path, iov, offset + run.global * esize));
       continue;
     }
     // Elements interleaved with other processes' (a GDS_create mapping):
@@ -143,11 +139,11 @@ void write_part(const std::string &path, std::uint64_t offset, std::uint64_t dat
         dst += n;
       });
       std::vector<iovec> one{{element.data(), esize}};
-      if (!pwritev_all(file.get(), one, offset + (run.global + j * run.stride) * esize))
-        return failed("write failed: " + errno_text());
+      PERSIST_TRY(pwritev_all(file.get(), path, one, offset + (run.global + j * run.stride) * esize));
     }
   }
-  if (::fsync(file.get()) != 0) return failed("fsync failed: " + errno_text());
+  if (::fsync(file.get()) != 0) return Result::io(path, "cannot fsync", errno);
+  return {};
 }
 
 // Which stripes process `rank` of `nprocs` checksums: [first, last).
@@ -156,46 +152,37 @@ void stripe_share(std::uint64_t nstripes, int rank, int nprocs, std::uint64_t *f
   *last = nstripes * static_cast<std::uint64_t>(rank + 1) / static_cast<std::uint64_t>(nprocs);
 }
 
-void checksum_share(const std::string &path, std::uint64_t offset, std::uint64_t bytes, std::uint64_t stripe,
-                    std::uint64_t first, std::uint64_t last, Result *r) {
+Result checksum_share(const std::string &path, std::uint64_t offset, std::uint64_t bytes, std::uint64_t stripe,
+                      std::uint64_t first, std::uint64_t last, std::vector<std::uint32_t> *crcs) {
   File file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!file.is_open()) {
-    r->status = GDS_STATUS_IO_ERROR;
-    r->what = path + ": cannot be opened: " + errno_text();
-    return;
-  }
+  if (!file.is_open()) return Result::io(path, "cannot be opened", errno);
   std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(stripe, std::max<std::uint64_t>(bytes, 1))));
   for (std::uint64_t s = first; s < last; ++s) {
     const std::uint64_t at = s * stripe, n = std::min(stripe, bytes - std::min(bytes, at));
-    if (!pread_all(file.get(), buffer.data(), n, offset + at)) {
-      r->status = GDS_STATUS_IO_ERROR;
-      r->what = path + ": cannot be read back: " + errno_text();
-      return;
-    }
-    r->crcs.push_back(core::crc32c(buffer.data(), n));
+    PERSIST_TRY(pread_all(file.get(), path, buffer.data(), n, offset + at));
+    crcs->push_back(core::crc32c(buffer.data(), n));
   }
+  return {};
 }
-
 
 // A failed flush, raised through Open Resilience on the process that found
 // it once the collective part of the call is over (a handler may call GDS).
 struct Failure {
   std::uint64_t number = 0;
-  GDS_status_t status = GDS_STATUS_OK;
-  std::string what;
+  Result why;
 };
 
-void raise(const char *func, Array &a, std::uint64_t number, GDS_status_t status, const std::string &what) {
-  core::fail(status, func, "array %s: the flush of version %llu to the prefix failed: %s", state(a).name.c_str(),
-             ull(number), what.c_str());
-  core::detected(func, &a, status, core::Detected{nullptr, nullptr, static_cast<std::int64_t>(number), 0, a.rank,
-                                                  what.c_str()});
+void raise(const char *func, Array &a, const Failure &x) {
+  core::fail(x.why.status(), func, "array %s: the flush of version %llu to the prefix failed: %s",
+             state(a).name.c_str(), ull(x.number), x.why.what().c_str());
+  core::detected(func, &a, x.why.status(), core::Detected{nullptr, nullptr, static_cast<std::int64_t>(x.number), 0,
+                                                          a.rank, x.why.what().c_str()});
 }
 
 // The stripes' checksums from the pieces every process wrote (rank 0):
 // each stripe's pieces, in order, must cover it exactly.
-bool join_pieces(std::vector<Piece> pieces, std::uint64_t bytes, std::uint64_t stripe,
-                 std::vector<std::uint32_t> *crcs, std::string *what) {
+Result join_pieces(std::vector<Piece> pieces, std::uint64_t bytes, std::uint64_t stripe,
+                   std::vector<std::uint32_t> *crcs) {
   std::sort(pieces.begin(), pieces.end(),
             [](const Piece &x, const Piece &y) { return x.stripe != y.stripe ? x.stripe < y.stripe : x.at < y.at; });
   const std::uint64_t nstripes = std::max<std::uint64_t>(1, h5::stripes(bytes, stripe));
@@ -210,37 +197,30 @@ bool join_pieces(std::vector<Piece> pieces, std::uint64_t bytes, std::uint64_t s
       crc = core::crc32c_combine(crc, static_cast<std::uint32_t>(pieces[i].crc), pieces[i].len);
       at += pieces[i].len;
     }
-    if (at != len) {
-      *what = "the processes' elements do not cover stripe " + std::to_string(s) + " of the data exactly";
-      return false;
-    }
+    if (at != len)
+      return Result::failure(GDS_STATUS_INTERNAL, "the processes' elements do not cover stripe " + std::to_string(s) +
+                                                      " of the data exactly");
     (*crcs)[s] = crc;
   }
-  return true;
+  return {};
 }
 
 // Rank 0's publish job: the file made durable under its final name, the
 // index updated (no HDF5, no MPI, no error recording: the flush thread).
-void publish(const std::string &tmp, const std::string &path, const std::string &dir, const std::string &job_dir,
-             const std::string &array, const IndexEntry &entry, Result *r) {
+Result publish(const std::string &tmp, const std::string &path, const std::string &dir, const std::string &job_dir,
+               const std::string &array, const IndexEntry &entry) {
   File file(::open(tmp.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!file.is_open() || ::fsync(file.get()) != 0) {
-    r->status = GDS_STATUS_IO_ERROR;
-    r->what = tmp + ": fsync failed: " + errno_text();
-    return;
-  }
-  core::kill_point("flush.rename");
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    r->status = GDS_STATUS_IO_ERROR;
-    r->what = "cannot rename " + tmp + ": " + errno_text();
-    return;
-  }
+  if (!file.is_open() || ::fsync(file.get()) != 0) return Result::io(tmp, "cannot fsync", errno);
+  kFlushRename.reach();
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return Result::io(tmp, "cannot be renamed", errno);
   // Renamed: the flush is there. A directory that cannot be synced is a
   // warning (the name may not survive a crash of the file server).
-  if (!fsync_dir(dir))
-    core::log(core::Level::warning, "GDS_version_inc", "%s cannot be synced: %s", dir.c_str(), errno_text().c_str());
-  core::kill_point("flush.index");
-  update_index("GDS_version_inc", job_dir, array, {entry}, false);
+  if (Result synced = sync_dir(dir); !synced.ok())
+    core::log(core::Level::warning, "GDS_version_inc", "%s", synced.what().c_str());
+  kFlushIndex.reach();
+  if (Result indexed = update_index("GDS_version_inc", job_dir, array, {entry}, false); !indexed.ok())
+    core::log(core::Level::warning, "GDS_version_inc", "the index is not updated: %s", indexed.what().c_str());
+  return {};
 }
 
 // Rank 0: the flushed versions beyond the newest `keep` removed (a job of
@@ -251,20 +231,20 @@ void prune(const std::string &dir, const std::string &job_dir, const std::string
   if (all.size() <= keep) return;
   for (std::size_t i = static_cast<std::size_t>(keep); i < all.size(); ++i)
     ::unlink(flushed_path(dir, all[i]).c_str());
-  update_index("GDS_version_inc", job_dir, array, {}, false);
+  if (Result indexed = update_index("GDS_version_inc", job_dir, array, {}, false); !indexed.ok())
+    core::log(core::Level::warning, "GDS_version_inc", "the index is not updated: %s", indexed.what().c_str());
 }
 
-// Queues `work` (which fills the result) on the flush lane (or `lane`);
-// memory running out inside it is its failure, reported as `nomem`.
+// Queues `work` (which returns the job's Result, given its Done) on the
+// flush lane (or `lane`); memory running out inside it is its failure.
 template <class F>
-Background::Ticket submit_flush(std::shared_ptr<Result> r, std::string nomem, F work, Lane lane = Lane::flush) {
+Background::Ticket submit_flush(std::shared_ptr<Done> d, std::string path, F work, Lane lane = Lane::flush) {
   return Background::submit(
-      [r = std::move(r), nomem = std::move(nomem), work = std::move(work)](const std::atomic<bool> &) {
+      [d = std::move(d), path = std::move(path), work = std::move(work)](const std::atomic<bool> &) {
         try {
-          work(r.get());
+          d->result = work(d.get());
         } catch (...) {
-          r->status = GDS_STATUS_NOMEM;
-          r->what = nomem;
+          d->result = Result::nomem(path + ": no memory for its flush");
         }
       },
       lane);
@@ -286,24 +266,24 @@ void abandon_all(Array &a) {
 // Stage write -> checksum, for interleaved elements: every process reads
 // back its share of the stripes and checksums them.
 void start_checksum(Array &a, Flight &fl) {
-  core::kill_point("flush.checksum");
+  kFlushChecksum.reach();
   std::uint64_t first = 0, last = 0;
   stripe_share(std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe)), a.rank, a.nprocs, &first, &last);
-  fl.result = std::make_shared<Result>();
-  fl.ticket = submit_flush(fl.result, fl.tmp + ": no memory to checksum it",
+  fl.done = std::make_shared<Done>();
+  fl.ticket = submit_flush(fl.done, fl.tmp,
                            [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, stripe = fl.stripe, first,
-                            last](Result *r) { checksum_share(path, offset, bytes, stripe, first, last, r); });
+                            last](Done *d) { return checksum_share(path, offset, bytes, stripe, first, last, &d->crcs); });
   fl.stage = Stage::checksum;
 }
 
 // The stripes' checksums on rank 0 (*crcs), from the pieces every process
 // wrote (stage write) or from the stripes they read back (stage checksum).
 // The same collective calls on every process whatever fails.
-GDS_status_t gather_checksums(Array &a, const Flight &fl, std::vector<std::uint32_t> *crcs, std::string *what) {
+Result gather_checksums(Array &a, const Flight &fl, std::vector<std::uint32_t> *crcs) {
   int rc = MPI_SUCCESS;
   std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
   if (fl.stage == Stage::write) {
-    const int mine_bytes = static_cast<int>(fl.result->pieces.size() * sizeof(Piece));
+    const int mine_bytes = static_cast<int>(fl.done->pieces.size() * sizeof(Piece));
     rc = MPI_Gather(&mine_bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, a.communicator());
     if (rc != MPI_SUCCESS) std::fill(counts.begin(), counts.end(), 0);  // the Gatherv is made anyway (same calls)
     std::vector<Piece> all;
@@ -315,11 +295,10 @@ GDS_status_t gather_checksums(Array &a, const Flight &fl, std::vector<std::uint3
       }
       all.resize(total / sizeof(Piece));
     }
-    const int rc2 = MPI_Gatherv(fl.result->pieces.data(), mine_bytes, MPI_BYTE, all.data(), counts.data(),
+    const int rc2 = MPI_Gatherv(fl.done->pieces.data(), mine_bytes, MPI_BYTE, all.data(), counts.data(),
                                 displs.data(), MPI_BYTE, 0, a.communicator());
     if (rc == MPI_SUCCESS) rc = rc2;
-    if (rc == MPI_SUCCESS && a.rank == 0 && !join_pieces(std::move(all), fl.bytes, fl.stripe, crcs, what))
-      return GDS_STATUS_INTERNAL;
+    if (rc == MPI_SUCCESS && a.rank == 0) return join_pieces(std::move(all), fl.bytes, fl.stripe, crcs);
   } else {
     const std::uint64_t nstripes = std::max<std::uint64_t>(1, h5::stripes(fl.bytes, fl.stripe));
     for (int r = 0; r < a.nprocs; ++r) {
@@ -329,50 +308,48 @@ GDS_status_t gather_checksums(Array &a, const Flight &fl, std::vector<std::uint3
       displs[static_cast<std::size_t>(r)] = static_cast<int>(first);
     }
     crcs->resize(a.rank == 0 ? nstripes : 0);
-    rc = MPI_Gatherv(fl.result->crcs.data(), static_cast<int>(fl.result->crcs.size()), MPI_UINT32_T, crcs->data(),
+    rc = MPI_Gatherv(fl.done->crcs.data(), static_cast<int>(fl.done->crcs.size()), MPI_UINT32_T, crcs->data(),
                      counts.data(), displs.data(), MPI_UINT32_T, 0, a.communicator());
   }
-  if (rc == MPI_SUCCESS) return GDS_STATUS_OK;
-  *what = "MPI_Gather of the checksums failed";
-  return GDS_STATUS_MPI_ERROR;
+  return rc == MPI_SUCCESS ? Result() : Result::mpi("MPI_Gather of the checksums", rc);
 }
 
 // Stage -> publish: rank 0 adds the checksums to the file and hands it to
 // its publish job, then to the pruning of what the prefix no longer keeps.
 // A failure is agreed at the next step, as a failed job's would be.
-void seal(const char *func, Array &a, Flight &fl) {
+void seal(Array &a, Flight &fl) {
   ArrayState &s = state(a);
   Flusher &f = flusher(a);
-  std::string what;
   std::vector<std::uint32_t> crcs;
-  GDS_status_t st = gather_checksums(a, fl, &crcs, &what);
-  fl.result = std::make_shared<Result>();
+  Result sealed = gather_checksums(a, fl, &crcs);
+  fl.done = std::make_shared<Done>();
   fl.ticket = 0;
-  if (st == GDS_STATUS_OK && a.rank == 0) {
-    core::kill_point("flush.finish");
-    st = h5::finish(func, fl.tmp, fl.stripe, crcs);
-    if (st != GDS_STATUS_OK) {
-      what = GDS_last_error_message();
-    } else {
-      fl.ticket = submit_flush(fl.result, fl.tmp + ": no memory to publish it",
-                               [tmp = fl.tmp, path = fl.path, dir = f.dir, job_dir = f.job_dir, array = s.name,
-                                entry = fl.entry](Result *r) { publish(tmp, path, dir, job_dir, array, entry, r); });
-      // Removing what the prefix no longer keeps (once this flush is
-      // there) delays neither the next flush nor GDS_flush_wait.
-      f.pruning = submit_flush(
-          std::make_shared<Result>(), "",
-          [published = fl.ticket, dir = f.dir, job_dir = f.job_dir, array = s.name, keep = f.prefix_size](Result *) {
-            Background::wait(published, Lane::flush);
-            prune(dir, job_dir, array, keep);
-          },
-          Lane::cleanup);
-    }
+  if (sealed.ok() && a.rank == 0) {
+    kFlushFinish.reach();
+    sealed = h5::finish(fl.tmp, fl.stripe, crcs);
   }
-  if (st != GDS_STATUS_OK) {
-    fl.result->status = st;
-    fl.result->what = what;
+  if (sealed.ok() && a.rank == 0) {
+    fl.ticket = submit_flush(fl.done, fl.tmp,
+                             [tmp = fl.tmp, path = fl.path, dir = f.dir, job_dir = f.job_dir, array = s.name,
+                              entry = fl.entry](Done *) { return publish(tmp, path, dir, job_dir, array, entry); });
+    // Removing what the prefix no longer keeps (once this flush is
+    // there) delays neither the next flush nor GDS_flush_wait.
+    f.pruning = submit_flush(
+        std::make_shared<Done>(), f.dir,
+        [published = fl.ticket, dir = f.dir, job_dir = f.job_dir, array = s.name, keep = f.prefix_size](Done *) {
+          Background::wait(published, Lane::flush);
+          prune(dir, job_dir, array, keep);
+          return Result();
+        },
+        Lane::cleanup);
   }
+  if (!sealed.ok()) fl.done->result = sealed;
   fl.stage = Stage::publish;
+}
+
+// The phase the oldest flight's next agreement ends.
+const core::Phase &phase_of(Stage stage) {
+  return stage == Stage::write ? kFlushWritten : stage == Stage::checksum ? kFlushSummed : kFlushPublished;
 }
 
 // Moves the oldest flush in flight on by one stage if every process is
@@ -384,20 +361,23 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
   Flight &fl = f.flights.front();
   if (blocking) Background::wait(fl.ticket, Lane::flush);
   const bool done = Background::finished(fl.ticket, Lane::flush);
-  const bool failed_here = done && fl.result->status != GDS_STATUS_OK;
+  const GDS_status_t reached = done ? phase_of(fl.stage).reach(func, GDS_STATUS_OK) : GDS_STATUS_OK;
+  if (reached != GDS_STATUS_OK) fl.done->result = Result::recorded(reached);
+  const bool failed_here = done && !fl.done->result.ok();
   std::uint64_t any[2] = {!done, failed_here};
   if (core::agree(func, a.communicator(), GDS_STATUS_OK, any) != GDS_STATUS_OK) {
     // Without agreement the stages cannot go on together.
-    *failure = Failure{fl.number, GDS_STATUS_MPI_ERROR, "MPI_Allreduce failed; no more flushes of this array"};
+    *failure = Failure{fl.number, Result::failure(GDS_STATUS_MPI_ERROR,
+                                                  "MPI_Allreduce failed; no more flushes of this array")};
     abandon_all(a);
     return false;
   }
   if (any[0]) return false;
   if (any[1]) {  // the flush is dropped; the process whose job failed raises it
-    const GDS_status_t status = failed_here ? fl.result->status : GDS_STATUS_REMOTE_ERROR;
-    if (failed_here) *failure = Failure{fl.number, status, fl.result->what};
+    if (failed_here) *failure = Failure{fl.number, fl.done->result};
     if (a.rank == 0) remove_file(fl.tmp);
-    if (f.failed_since_wait == GDS_STATUS_OK) f.failed_since_wait = status;
+    if (f.failed_since_wait == GDS_STATUS_OK)
+      f.failed_since_wait = failed_here ? fl.done->result.status() : GDS_STATUS_REMOTE_ERROR;
     f.flights.pop_front();
     return true;
   }
@@ -419,14 +399,14 @@ bool progress_one(const char *func, Array &a, bool blocking, Failure *failure) {
     if (!blocking) return false;
     const std::uint64_t number = fl.number;  // fl may go: the cache raises failures to handlers
     if (const GDS_status_t settled = cache_settle(func, a, number); settled != GDS_STATUS_OK) {
-      *failure = Failure{number, settled, "the cache's versions before it could not be completed; no more flushes "
-                                          "of this array"};
+      *failure = Failure{number, Result::failure(settled, "the cache's versions before it could not be completed; "
+                                                          "no more flushes of this array")};
       abandon_all(a);
       return false;
     }
     return true;
   }
-  seal(func, a, fl);
+  seal(a, fl);
   return true;
 }
 
@@ -438,32 +418,21 @@ void progress(const char *func, Array &a, bool blocking, std::vector<Failure> *f
   while (!f.broken && !f.flights.empty()) {
     Failure failure;
     const bool moved = progress_one(func, a, blocking, &failure);
-    if (failure.status != GDS_STATUS_OK) failures->push_back(std::move(failure));
+    if (!failure.why.ok()) failures->push_back(std::move(failure));
     if (!moved) break;
   }
 }
 
-// Starts the flush of committed version `number` (collective).
-void start(const char *func, Array &a, std::uint64_t number, std::vector<Failure> *failures) {
+// Rank 0 lays out the file of version `number`'s flush (*created); the
+// others learn where its data goes (made[0]: the status, made[1]: the
+// offset). Returns the broadcast's outcome.
+Result create(Array &a, Flight &fl, const versions::Version *v, std::uint64_t made[2], Result *created) {
   ArrayState &s = state(a);
-  Flusher &f = flusher(a);
   const versions::ArrayState &vs = versions::state(a);
-  const versions::Version *v = vs.store->find(number);
-  Flight fl;
-  fl.number = number;
-  fl.path = flushed_path(f.dir, number);
-  fl.tmp = fl.path + ".tmp";
-  fl.bytes = f.data_bytes;
-  fl.stripe = h5::stripe_bytes_for(fl.bytes);
-  fl.version = versions::Catalogue::Entry{number, vs.current, v != nullptr ? v->label : std::string(), vs.label, true,
-                                          true, {}};
-  if (vs.store->nblocks() > 0) fl.version.own.push_back(versions::Stored{0, vs.store->nblocks(), 0});
-  core::kill_point("flush.create");
-  std::uint64_t made[2] = {GDS_STATUS_OK, 0};
   if (a.rank == 0) {
     h5::Meta m;
     m.array = s.name;
-    m.version = number;
+    m.version = fl.number;
     m.label = v != nullptr ? v->label : std::string();
     m.next = vs.current;
     m.next_label = vs.label;
@@ -476,20 +445,41 @@ void start(const char *func, Array &a, std::uint64_t number, std::vector<Failure
     m.library = std::string("GDS ") + GDS_VERSION_STRING;
     m.nprocs = static_cast<std::uint64_t>(a.nprocs);
     m.time = static_cast<std::uint64_t>(std::time(nullptr));
-    fl.entry = IndexEntry{number, fl.bytes, m.time, m.nprocs, m.label};
-    made[0] = static_cast<std::uint64_t>(h5::create(func, fl.tmp, m, *a.type, &made[1]));
-    if (made[0] != GDS_STATUS_OK) remove_file(fl.tmp);
+    fl.entry = IndexEntry{fl.number, fl.bytes, m.time, m.nprocs, m.label};
+    *created = h5::create(fl.tmp, m, *a.type, &made[1]);
+    if (!created->ok()) remove_file(fl.tmp);
+    made[0] = static_cast<std::uint64_t>(created->status());
   }
-  const std::string why = a.rank == 0 && made[0] != GDS_STATUS_OK ? GDS_last_error_message() : "";
-  if (MPI_Bcast(made, 2, MPI_UINT64_T, 0, a.communicator()) != MPI_SUCCESS) {
+  const int rc = MPI_Bcast(made, 2, MPI_UINT64_T, 0, a.communicator());
+  return rc == MPI_SUCCESS ? Result() : Result::mpi("MPI_Bcast", rc);
+}
+
+// Starts the flush of committed version `number` (collective).
+void start(Array &a, std::uint64_t number, std::vector<Failure> *failures) {
+  Flusher &f = flusher(a);
+  const versions::ArrayState &vs = versions::state(a);
+  const versions::Version *v = vs.store->find(number);
+  Flight fl;
+  fl.number = number;
+  fl.path = flushed_path(f.dir, number);
+  fl.tmp = fl.path + ".tmp";
+  fl.bytes = f.data_bytes;
+  fl.stripe = h5::stripe_bytes_for(fl.bytes);
+  fl.version = versions::Catalogue::Entry{number, vs.current, v != nullptr ? v->label : std::string(), vs.label, true,
+                                          true, {}};
+  if (vs.store->nblocks() > 0) fl.version.own.push_back(versions::Stored{0, vs.store->nblocks(), 0});
+  kFlushCreate.reach();
+  std::uint64_t made[2] = {GDS_STATUS_OK, 0};
+  Result created;
+  if (const Result told = create(a, fl, v, made, &created); !told.ok()) {
     if (a.rank == 0) remove_file(fl.tmp);
     abandon_all(a);
-    failures->push_back(Failure{number, GDS_STATUS_MPI_ERROR, "MPI_Bcast failed; no more flushes of this array"});
+    failures->push_back(Failure{number, told.within("no more flushes of this array")});
     return;
   }
   if (made[0] != GDS_STATUS_OK) {
     if (f.failed_since_wait == GDS_STATUS_OK) f.failed_since_wait = static_cast<GDS_status_t>(made[0]);
-    if (a.rank == 0) failures->push_back(Failure{number, static_cast<GDS_status_t>(made[0]), why});
+    if (a.rank == 0) failures->push_back(Failure{number, created});
     return;
   }
   fl.offset = made[1];
@@ -497,10 +487,10 @@ void start(const char *func, Array &a, std::uint64_t number, std::vector<Failure
   part.blocks = versions::version_blocks(a, number);
   part.shift = vs.store->shift();
   part.bytes = vs.store->local_bytes();
-  fl.ticket = submit_flush(fl.result, fl.tmp + ": no memory to write it",
+  fl.ticket = submit_flush(fl.done, fl.tmp,
                            [path = fl.tmp, offset = fl.offset, bytes = fl.bytes, esize = f.esize, stripe = fl.stripe,
-                            checksum = f.contiguous, part = std::move(part), runs = f.runs](Result *r) {
-                             write_part(path, offset, bytes, esize, stripe, checksum, part, *runs, r);
+                            checksum = f.contiguous, part = std::move(part), runs = f.runs](Done *d) {
+                             return write_part(path, offset, bytes, esize, stripe, checksum, part, *runs, &d->pieces);
                            });
   f.flights.push_back(std::move(fl));
 }
@@ -513,7 +503,7 @@ void flush_committed(const char *func, Array &a, std::uint64_t number) {
   Flusher &f = flusher(a);
   std::vector<Failure> failures;
   const auto raise_all = [&] {
-    for (const Failure &x : failures) raise(func, a, x.number, x.status, x.what);
+    for (const Failure &x : failures) raise(func, a, x);
   };
   progress(func, a, false, &failures);
   if (++f.since < s.flush) return raise_all();
@@ -528,9 +518,9 @@ void flush_committed(const char *func, Array &a, std::uint64_t number) {
   while (!f.broken && !f.flights.empty() && (writing() >= s.inflight || f.flights.size() > 2 * s.inflight)) {
     Failure failure;
     progress_one(func, a, true, &failure);
-    if (failure.status != GDS_STATUS_OK) failures.push_back(std::move(failure));
+    if (!failure.why.ok()) failures.push_back(std::move(failure));
   }
-  if (!f.broken) start(func, a, number, &failures);
+  if (!f.broken) start(a, number, &failures);
   raise_all();  // once the collective part is over (a handler may call GDS)
 }
 
@@ -551,7 +541,7 @@ GDS_status_t flush_wait(const char *func, Array &a) {
   Flusher &f = *s.flusher;
   std::vector<Failure> failures;
   progress(func, a, true, &failures);
-  for (const Failure &x : failures) raise(func, a, x.number, x.status, x.what);
+  for (const Failure &x : failures) raise(func, a, x);
   const GDS_status_t failed = f.failed_since_wait;
   f.failed_since_wait = GDS_STATUS_OK;
   return failed != GDS_STATUS_OK

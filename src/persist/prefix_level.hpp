@@ -11,7 +11,9 @@
 
 #include "core/array.hpp"
 #include "core/background.hpp"
+#include "core/phase.hpp"
 #include "persist/h5.hpp"
+#include "persist/levels.hpp"
 #include "persist/prefix_files.hpp"
 #include "persist/state.hpp"
 #include "versions/level.hpp"
@@ -19,6 +21,20 @@
 namespace gds::persist {
 
 using gds::core::Background;
+
+// The phases of a flush (prefix_flush.cpp), each ending agreed at a later
+// collective call of the array, and the kill points between them.
+inline constexpr core::Point kFlushCreate{"flush.create", "the flush's version is committed in memory; no file yet"};
+inline constexpr core::Phase kFlushWritten{
+    "flush.written", "every process wrote its elements into the flush's file (still under its temporary name)"};
+inline constexpr core::Point kFlushChecksum{"flush.checksum",
+                                            "written everywhere; the stripes are to be read back and checksummed"};
+inline constexpr core::Phase kFlushSummed{"flush.summed", "every process checksummed its share of the stripes"};
+inline constexpr core::Point kFlushFinish{"flush.finish", "rank 0 has the stripes' checksums, not yet in the file"};
+inline constexpr core::Point kFlushRename{"flush.rename", "the file is complete and fsynced under its temporary name"};
+inline constexpr core::Point kFlushIndex{"flush.index", "the flush is there under its final name; not yet indexed"};
+inline constexpr core::Phase kFlushPublished{
+    "flush.published", "rank 0 renamed the file to its final name and rewrote the index: restart may take it"};
 
 // `count` of this process's elements from local element `local` are global
 // elements `global`, `global + stride`, ... (in the data's storage order).
@@ -35,9 +51,8 @@ struct Piece {
 
 // What a flush thread's job found; read by the application's thread once
 // the job has finished.
-struct Result {
-  GDS_status_t status = GDS_STATUS_OK;
-  std::string what;
+struct Done {
+  Result result;
   std::vector<std::uint32_t> crcs;  // the checksum stage's: its share of the stripes
   std::vector<Piece> pieces;        // the write's (when every run is contiguous)
 };
@@ -53,13 +68,11 @@ struct Flight {
   std::uint64_t offset = 0, bytes = 0, stripe = 0;
   Stage stage = Stage::write;
   Background::Ticket ticket = 0;  // this stage's job on this process (0: none here)
-  std::shared_ptr<Result> result = std::make_shared<Result>();
+  std::shared_ptr<Done> done = std::make_shared<Done>();
   IndexEntry entry;  // for the index, once published (rank 0)
   versions::Catalogue::Entry version;  // for the catalogue, once published
 };
 
-
-struct PrefixRestart;  // prefix_restart.cpp
 
 class Flusher {
  public:
@@ -80,13 +93,10 @@ class Flusher {
   // The flushed versions this run published or restarted from, oldest
   // first (at most prefix_size): each one's blocks from local byte 0.
   versions::Catalogue catalogue;
-  std::shared_ptr<PrefixRestart> restart;  // from recover to recovered
 };
 
 
 inline Flusher &flusher(core::Array &a) { return *state(a).flusher; }
-
-std::string errno_text();
 
 // The flush pipeline (prefix_flush.cpp).
 // After GDS_version_inc committed version `number`: moves the flushes in
@@ -95,16 +105,11 @@ void flush_committed(const char *func, core::Array &a, std::uint64_t number);
 // Before retention drops version `number` here (local).
 void flush_dropping(core::Array &a, std::uint64_t number);
 
-// Restart from flushed versions (prefix_restart.cpp): the level's recover,
-// read, check and recovered (versions::Level). Collective where the
-// interface says so.
-GDS_status_t prefix_recover(const char *func, core::Array &a, versions::Catalogue *out);
-std::string prefix_read(core::Array &a, std::size_t i, std::uint64_t at, std::uint64_t bytes, std::byte *dst,
-                        bool check_later);
-std::string prefix_check(core::Array &a, std::size_t i, const versions::Frozen &v);
-// Restart took entry `taken` of c (navigable: memory versions made): the
-// restart info, reported; the restart's state forgotten.
-void prefix_recovered(const char *func, core::Array &a, const versions::Catalogue &c, std::size_t taken,
-                      std::uint64_t navigable);
+// Restart from flushed versions (prefix_restart.cpp): the level's recover
+// (collective), with the Recovery that reads them.
+GDS_status_t prefix_recover(const char *func, core::Array &a, std::unique_ptr<Recovery> *out);
+// Removes the array's flushed versions newer than `number` (they belong to
+// a timeline that is gone). Rank 0.
+void remove_newer(const char *func, core::Array &a, std::uint64_t number);
 
 }  // namespace gds::persist

@@ -24,7 +24,6 @@
 #include "core/background.hpp"
 #include "core/collective.hpp"
 #include "core/crc32c.hpp"
-#include "core/killpoint.hpp"
 #include "core/log.hpp"
 #include "core/module.hpp"
 #include "core/mpi_args.hpp"
@@ -67,26 +66,23 @@ struct Blocks {
 // Reads bytes [lo, hi) of this process's part of a flushed version (its
 // elements in local order) to `out`, every stripe checked against its
 // checksum before use (or, with `blocks`, its check deferred where the
-// version's blocks will tile it): "" or why not. Never throws (it runs
-// between collectives, and inside the version store's fill).
-std::string read_part(const std::string &path, const h5::Meta &m, const std::vector<Run> &runs, std::uint64_t esize,
-                      std::byte *out, std::uint64_t lo, std::uint64_t hi, const Blocks *blocks = nullptr) try {
+// version's blocks will tile it). Never throws (it runs between
+// collectives, and inside the version store's fill).
+Result read_part(const std::string &path, const h5::Meta &m, const std::vector<Run> &runs, std::uint64_t esize,
+                 std::byte *out, std::uint64_t lo, std::uint64_t hi, const Blocks *blocks = nullptr) try {
   File file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!file.is_open()) return "cannot be opened: " + errno_text();
+  if (!file.is_open()) return Result::io(path, "cannot be opened", errno);
   std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(m.stripe_bytes, std::max<std::uint64_t>(m.data_bytes, 1))));
   std::uint64_t loaded = kNone, loaded_bytes = 0;
-  std::string why;
+  Result why;
   const auto load = [&](std::uint64_t s) {
     if (s == loaded) return true;
     const std::uint64_t at = s * m.stripe_bytes;
     loaded_bytes = std::min(m.stripe_bytes, m.data_bytes - at);
-    if (!pread_all(file.get(), buffer.data(), loaded_bytes, m.data_offset + at)) {
-      why = "cannot be read: " + errno_text();
-      return false;
-    }
+    why = pread_all(file.get(), path, buffer.data(), loaded_bytes, m.data_offset + at);
+    if (!why.ok()) return false;
     if (core::crc32c(buffer.data(), loaded_bytes) != m.crcs[s]) {
-      why = "stripe " + std::to_string(s) + " (data bytes " + std::to_string(at) + "-" +
-            std::to_string(at + loaded_bytes - 1) + ") does not match its checksum";
+      why = Result::corrupt(path + ": " + stripe_mismatch(s, at, loaded_bytes));
       loaded = kNone;
       return false;
     }
@@ -100,17 +96,14 @@ std::string read_part(const std::string &path, const h5::Meta &m, const std::vec
       const std::uint64_t s = at / m.stripe_bytes;
       const std::uint64_t whole = std::min(m.stripe_bytes, m.data_bytes - s * m.stripe_bytes);
       if (at == s * m.stripe_bytes && n >= whole && s != loaded) {
-        if (!pread_all(file.get(), dst, whole, m.data_offset + at)) {
-          why = "cannot be read: " + errno_text();
-          return false;
-        }
+        why = pread_all(file.get(), path, dst, whole, m.data_offset + at);
+        if (!why.ok()) return false;
         const std::uint64_t local = lo + static_cast<std::uint64_t>(dst - out);
         const std::uint64_t block = blocks == nullptr ? 0 : std::uint64_t{1} << blocks->shift;
         if (blocks != nullptr && local % block == 0 && (whole % block == 0 || local + whole == blocks->part_bytes))
           blocks->deferred->push_back(Deferred{s, local, whole});
         else if (core::crc32c(dst, whole) != m.crcs[s]) {
-          why = "stripe " + std::to_string(s) + " (data bytes " + std::to_string(at) + "-" +
-                std::to_string(at + whole - 1) + ") does not match its checksum";
+          why = Result::corrupt(path + ": " + stripe_mismatch(s, at, whole));
           return false;
         }
         at += whole;
@@ -143,15 +136,15 @@ std::string read_part(const std::string &path, const h5::Meta &m, const std::vec
     for (std::uint64_t j = lo > l0 ? (lo - l0) / esize : 0; j < j1; ++j)
       if (!clipped(l0 + j * esize, l0 + (j + 1) * esize, (run.global + j * run.stride) * esize)) return why;
   }
-  return "";
+  return {};
 } catch (const std::bad_alloc &) {
-  return "no memory to read it";
+  return Result::nomem(path + ": no memory to read it");
 }
 
 // The deferred stripes' checks, from the CRC32Cs of the blocks of the
-// frozen version `v` (`join` joins whole blocks): "" or why not.
-std::string check_deferred(const std::vector<Deferred> &deferred, const h5::Meta &m, const versions::Frozen &v,
-                           const core::Crc32cJoin &join) {
+// frozen version `v` (`join` joins whole blocks).
+Result check_deferred(const std::vector<Deferred> &deferred, const h5::Meta &m, const versions::Frozen &v,
+                      const core::Crc32cJoin &join) {
   const std::uint64_t block = std::uint64_t{1} << v.shift;
   for (const Deferred &d : deferred) {
     std::size_t b = static_cast<std::size_t>(d.local >> v.shift);
@@ -161,26 +154,25 @@ std::string check_deferred(const std::vector<Deferred> &deferred, const h5::Meta
       ++b;
       crc = len == block ? join.join(crc, v.crcs[b]) : core::crc32c_combine(crc, v.crcs[b], len);
     }
-    if (crc != m.crcs[d.stripe])
-      return "stripe " + std::to_string(d.stripe) + " (data bytes " + std::to_string(d.stripe * m.stripe_bytes) +
-             "-" + std::to_string(d.stripe * m.stripe_bytes + d.bytes - 1) + ") does not match its checksum";
+    if (crc != m.crcs[d.stripe]) return Result::corrupt(stripe_mismatch(d.stripe, d.stripe * m.stripe_bytes, d.bytes));
   }
-  return "";
+  return {};
 }
 
 
-// Whether a flushed file's metadata is this array's: "" or why not.
-std::string matches(Array &a, const h5::Meta &m) {
+// Whether a flushed file's metadata is this array's (GDS_STATUS_INVALID: why not).
+Result matches(Array &a, const h5::Meta &m) {
   const ArrayState &s = state(a);
-  if (m.array != s.name) return "holds array \"" + m.array + "\", not \"" + s.name + "\"";
+  const auto differs = [](std::string why) { return Result::failure(GDS_STATUS_INVALID, std::move(why)); };
+  if (m.array != s.name) return differs("holds array \"" + m.array + "\", not \"" + s.name + "\"");
   const core::Dims &count = a.layout->count();
   bool same = m.dims.size() == count.size();
   for (std::size_t k = 0; same && k < count.size(); ++k) same = m.dims[k] == count[k];
-  if (!same) return "has another shape than the array";
-  if (m.column_major != (a.layout->order() == core::Order::col_major)) return "has another storage order";
+  if (!same) return differs("has another shape than the array");
+  if (m.column_major != (a.layout->order() == core::Order::col_major)) return differs("has another storage order");
   if (m.element_type != a.type->name || m.element_bytes != a.type->extent)
-    return "holds " + m.element_type + " elements, not " + a.type->name;
-  return "";
+    return differs("holds " + m.element_type + " elements, not " + a.type->name);
+  return {};
 }
 
 
@@ -209,43 +201,88 @@ GDS_status_t usable_flushes(const char *func, Array &a, const std::vector<std::u
     if (usable->size() >= s.prefix_size) break;
     const std::string path = flushed_path(f.dir, n);
     h5::Meta m;
-    std::string why = h5::read_meta(path, &m);
-    const std::string other = why.empty() ? matches(a, m) : std::string();
-    std::uint64_t any_foreign[1] = {!other.empty()};
+    Result why = h5::read_meta(path, &m);
+    const Result other = why.ok() ? matches(a, m) : Result();
+    std::uint64_t any_foreign[1] = {!other.ok()};
     GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, any_foreign));
     if (any_foreign[0] != 0)
       return core::fail(GDS_STATUS_INVALID, func,
                         "the flushed array %s (%s) %s; give this array another %s or start a new job",
-                        s.name.c_str(), path.c_str(), other.empty() ? "differs on another process" : other.c_str(),
+                        s.name.c_str(), path.c_str(), other.ok() ? "differs on another process" : other.what().c_str(),
                         GDS_NAME_KEY);
-    if (why.empty() && m.version != n) why = "says it is version " + std::to_string(m.version);
-    const GDS_status_t mine = why.empty() ? GDS_STATUS_OK : GDS_STATUS_CORRUPT;
-    if (!why.empty()) {
-      const std::string what = path + " " + why;
+    if (why.ok() && m.version != n) why = Result::corrupt(path + ": says it is version " + std::to_string(m.version));
+    const GDS_status_t mine = why.ok() ? GDS_STATUS_OK : GDS_STATUS_CORRUPT;
+    if (!why.ok()) {
       core::log(core::Level::warning, func, "array %s: %s; trying an older flushed version", s.name.c_str(),
-                what.c_str());
-      core::fail(GDS_STATUS_CORRUPT, func, "%s", what.c_str());
-      core::detected(func, &a, GDS_STATUS_CORRUPT,
-                     core::Detected{nullptr, nullptr, static_cast<std::int64_t>(n), 0, a.rank, what.c_str()});
+                why.what().c_str());
+      (void)why.report(func);
+      core::detected(func, &a, why.status(),
+                     core::Detected{nullptr, nullptr, static_cast<std::int64_t>(n), 0, a.rank, why.what().c_str()});
     }
     if (core::agree(func, comm, mine) == GDS_STATUS_OK) usable->emplace_back(n, std::move(m));
   }
   return GDS_STATUS_OK;
 }
 
-}  // namespace
-
-// A restart's state from recover to recovered: each entry's metadata, and
-// the stripes whose checks wait for the frozen version.
-struct PrefixRestart {
+// What the prefix found: each entry's metadata, and the stripes whose
+// checks wait for the frozen version.
+class PrefixRecovery final : public Recovery {
+ public:
+  PrefixRecovery(Array &a, std::uint64_t block_bytes) : a_(a), join_(block_bytes) {}
   std::vector<h5::Meta> metas;  // per catalogue entry
-  std::vector<Deferred> deferred;
-  std::size_t entry = ~std::size_t{0};  // whose checks are deferred
-  core::Crc32cJoin join;
-  explicit PrefixRestart(std::uint64_t block_bytes) : join(block_bytes) {}
+
+  Result read(std::size_t i, std::uint64_t at, std::uint64_t bytes, std::byte *dst, bool check_later) override {
+    const Flusher &f = flusher(a_);
+    if (check_later && entry_ != i) {
+      deferred_.clear();
+      entry_ = i;
+    }
+    const versions::Store &store = *versions::state(a_).store;
+    const Blocks blocks{store.shift(), store.local_bytes(), &deferred_};
+    return read_part(flushed_path(f.dir, metas[i].version), metas[i], *f.runs, f.esize, dst, at, at + bytes,
+                     check_later ? &blocks : nullptr);
+  }
+
+  Result check(std::size_t i, const versions::Frozen &v) override {
+    Result why;
+    if (entry_ == i) why = check_deferred(deferred_, metas[i], v, join_);
+    deferred_.clear();
+    entry_ = kNoEntry;
+    return why.ok() ? why : why.within(flushed_path(flusher(a_).dir, metas[i].version));
+  }
+
+  GDS_status_t recovered(const char *func, Array &a, std::size_t taken, std::uint64_t navigable) override {
+    ArrayState &s = state(a);
+    Flusher &f = flusher(a);
+    f.catalogue.entries.assign(catalogue.entries.begin(),
+                               catalogue.entries.begin() + static_cast<std::ptrdiff_t>(taken) + 1);
+    s.info.restarted = 1;
+    s.info.level = GDS_LEVEL_PREFIX;
+    s.info.version = catalogue.entries[taken].number;
+    s.info.versions = navigable;
+    s.info.rebuilt_processes = 0;
+    s.info.rebuilt_files = 0;
+    if (a.rank == 0)
+      core::log(core::Level::info, func,
+                "array %s restarted from version %llu of the prefix %s (%llu version(s) navigable, written by %llu "
+                "process(es), read by %d)",
+                s.name.c_str(), ull(s.info.version), f.dir.c_str(), ull(navigable), ull(metas[taken].nprocs),
+                a.nprocs);
+    remove_newer(func, a, s.info.version);
+    return GDS_STATUS_OK;
+  }
+
+ private:
+  static constexpr std::size_t kNoEntry = ~std::size_t{0};
+  Array &a_;
+  std::vector<Deferred> deferred_;
+  std::size_t entry_ = kNoEntry;  // whose checks are deferred
+  core::Crc32cJoin join_;
 };
 
-GDS_status_t prefix_recover(const char *func, Array &a, versions::Catalogue *out) {
+}  // namespace
+
+GDS_status_t prefix_recover(const char *func, Array &a, std::unique_ptr<Recovery> *out) {
   std::vector<std::uint64_t> found;
   GDS_TRY(list_flushes(func, a, &found));
   if (found.empty()) return GDS_STATUS_OK;  // nothing flushed: a fresh start
@@ -256,62 +293,15 @@ GDS_status_t prefix_recover(const char *func, Array &a, versions::Catalogue *out
                       "array %s: none of the %zu flushed version(s) in %s can be read (see the warnings)",
                       state(a).name.c_str(), found.size(), flusher(a).dir.c_str());
   const versions::Store &store = *versions::state(a).store;
-  auto r = std::make_shared<PrefixRestart>(store.block_bytes());
-  out->entries.clear();
+  auto r = std::make_unique<PrefixRecovery>(a, store.block_bytes());
   for (auto u = usable.rbegin(); u != usable.rend(); ++u) {  // oldest first
     versions::Catalogue::Entry e{u->first, u->second.next, u->second.label, u->second.next_label, true, true, {}};
     if (store.nblocks() > 0) e.own.push_back(versions::Stored{0, store.nblocks(), 0});
-    out->entries.push_back(std::move(e));
+    r->catalogue.entries.push_back(std::move(e));
     r->metas.push_back(std::move(u->second));
   }
-  flusher(a).restart = std::move(r);
+  *out = std::move(r);
   return GDS_STATUS_OK;
-}
-
-std::string prefix_read(Array &a, std::size_t i, std::uint64_t at, std::uint64_t bytes, std::byte *dst,
-                        bool check_later) {
-  const Flusher &f = flusher(a);
-  PrefixRestart &r = *f.restart;
-  if (check_later && r.entry != i) {
-    r.deferred.clear();
-    r.entry = i;
-  }
-  const versions::Store &store = *versions::state(a).store;
-  const Blocks blocks{store.shift(), store.local_bytes(), &r.deferred};
-  const std::string path = flushed_path(f.dir, r.metas[i].version);
-  const std::string why =
-      read_part(path, r.metas[i], *f.runs, f.esize, dst, at, at + bytes, check_later ? &blocks : nullptr);
-  return why.empty() ? why : path + ": " + why;
-}
-
-std::string prefix_check(Array &a, std::size_t i, const versions::Frozen &v) {
-  const Flusher &f = flusher(a);
-  PrefixRestart &r = *f.restart;
-  std::string why;
-  if (r.entry == i) why = check_deferred(r.deferred, r.metas[i], v, r.join);
-  r.deferred.clear();
-  r.entry = ~std::size_t{0};
-  return why.empty() ? why : flushed_path(f.dir, r.metas[i].version) + ": " + why;
-}
-
-void prefix_recovered(const char *func, Array &a, const versions::Catalogue &c, std::size_t taken,
-                      std::uint64_t navigable) {
-  ArrayState &s = state(a);
-  Flusher &f = flusher(a);
-  const std::uint64_t writers = f.restart->metas[taken].nprocs;
-  f.restart.reset();
-  f.catalogue.entries.assign(c.entries.begin(), c.entries.begin() + static_cast<std::ptrdiff_t>(taken) + 1);
-  s.info.restarted = 1;
-  s.info.level = GDS_LEVEL_PREFIX;
-  s.info.version = c.entries[taken].number;
-  s.info.versions = navigable;
-  s.info.rebuilt_processes = 0;
-  s.info.rebuilt_files = 0;
-  if (a.rank == 0)
-    core::log(core::Level::info, func,
-              "array %s restarted from version %llu of the prefix %s (%llu version(s) navigable, written by %llu "
-              "process(es), read by %d)",
-              s.name.c_str(), ull(s.info.version), f.dir.c_str(), ull(navigable), ull(writers), a.nprocs);
 }
 
 }  // namespace gds::persist

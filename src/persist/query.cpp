@@ -45,14 +45,15 @@ void keep(Findings *all, const std::string &name, const Found &f) {
     it->second = f;
 }
 
-// Version n's successor and its label, from process dir's version file; false if unreadable.
-bool read_successor(const std::string &dir, std::uint64_t n, Found *f) {
+// Version n's successor and its label, from process dir's version file.
+Result read_successor(const std::string &dir, std::uint64_t n, Found *f) {
   Mapped file;
   VersionFile v;
-  if (!file.open(version_path(dir, n)) || !parse_version(file.bytes(), &v, false).empty()) return false;
+  PERSIST_TRY(file.open(version_path(dir, n)));
+  PERSIST_TRY(parse_version(file.bytes(), &v, false));
   f->current = v.h.next;
   f->holds = v.next_label;
-  return true;
+  return {};
 }
 
 // The cache: this process's records in its failure group's directory.
@@ -65,18 +66,18 @@ void scan_cache(const Settings &g, int rank, Findings *out) {
       const CacheName c = parse_cache_name(name);
       if (c.kind != CacheName::record || c.tmp) continue;
       std::vector<std::byte> bytes;
-      if (!read_file(dir + "/" + name, &bytes)) continue;
+      if (!read_file(dir + "/" + name, &bytes).ok()) continue;
       Found f{GDS_LEVEL_CACHE, c.number, 0, ""};
       if (group) {
         GroupRecord r;
-        if (!parse_group_record(bytes, &r).empty() || r.number != c.number) continue;
-        if (!read_successor(rank_dir(node + "/" + r.members.front().first, rank), r.number, &f)) continue;
+        if (!parse_group_record(bytes, &r).ok() || r.number != c.number) continue;
+        if (!read_successor(rank_dir(node + "/" + r.members.front().first, rank), r.number, &f).ok()) continue;
         keep(out, *group, f);
         for (const auto &[member, rec] : r.members) keep(out, member, f);
       } else {
         Record r;
-        if (!parse_record(bytes, &r).empty() || r.number != c.number) continue;
-        if (!read_successor(dir, r.number, &f)) continue;
+        if (!parse_record(bytes, &r).ok() || r.number != c.number) continue;
+        if (!read_successor(dir, r.number, &f).ok()) continue;
         keep(out, entry, f);
       }
     }
@@ -94,7 +95,7 @@ void scan_prefix(const Settings &g, Findings *out) {
   }
   const auto found = [&](const std::string &array, std::uint64_t n, Found *f) {
     h5::Meta m;
-    if (!h5::read_meta(flushed_path(job + "/" + array, n), &m).empty()) return false;
+    if (!h5::read_meta(flushed_path(job + "/" + array, n), &m).ok()) return false;
     *f = Found{GDS_LEVEL_PREFIX, n, m.next, m.next_label};
     return true;
   };
@@ -154,7 +155,7 @@ std::string get_string(const std::vector<std::byte> &in, std::size_t *at) {
 
 std::vector<std::string> read_group_members(const std::string &path) {
   std::vector<std::byte> bytes;
-  if (!read_file(path, &bytes)) return {};
+  if (!read_file(path, &bytes).ok()) return {};
   std::string text(reinterpret_cast<const char *>(bytes.data()), bytes.size());
   if (text.rfind("gds-group 1\n", 0) != 0) return {};
   std::vector<std::string> members;
@@ -170,10 +171,10 @@ std::vector<std::string> read_group_members(const std::string &path) {
   return members;
 }
 
-GDS_status_t write_group_members(const char *func, const std::string &path, const std::vector<std::string> &members) {
+Result write_group_members(const std::string &path, const std::vector<std::string> &members) {
   std::string text = "gds-group 1\n";
   for (const std::string &m : members) text += m + "\n";
-  return write_file_atomically(func, path, {{text.data(), text.size()}});
+  return write_file_atomically(path, {{text.data(), text.size()}});
 }
 
 }  // namespace gds::persist

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "gds_types.h"
+#include "persist/result.hpp"
 
 namespace gds::persist {
 
 // The members the file names, or none if it is missing or malformed.
 std::vector<std::string> read_group_members(const std::string &path);
 // Writes it (tmp, fsync, rename).
-GDS_status_t write_group_members(const char *func, const std::string &path, const std::vector<std::string> &members);
+Result write_group_members(const std::string &path, const std::vector<std::string> &members);
 
 }  // namespace gds::persist

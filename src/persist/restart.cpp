@@ -28,7 +28,6 @@
 
 using gds::core::Array;
 using gds::versions::Catalogue;
-using gds::versions::Level;
 using gds::versions::Stored;
 
 namespace gds::persist {
@@ -55,8 +54,8 @@ Geometry geometry(Array &a) {
 }
 
 // A level's entry refused on this process: said, raised, failed.
-GDS_status_t refuse(const char *func, Array &a, const Level &l, std::uint64_t number, const std::string &why) {
-  const std::string what = std::string("the ") + l.name() + "'s version " + std::to_string(number) + ": " + why;
+GDS_status_t refuse(const char *func, Array &a, const PersistentLevel &l, std::uint64_t number, const Result &why) {
+  const std::string what = std::string("the ") + l.name() + "'s version " + std::to_string(number) + ": " + why.what();
   core::log(core::Level::warning, func, "array %s: %s", state(a).name.c_str(), what.c_str());
   core::fail(GDS_STATUS_CORRUPT, func, "%s", what.c_str());
   core::detected(func, &a, GDS_STATUS_CORRUPT,
@@ -64,14 +63,15 @@ GDS_status_t refuse(const char *func, Array &a, const Level &l, std::uint64_t nu
   return GDS_STATUS_CORRUPT;
 }
 
-// Entry i's own blocks into the array's memory (*written: marked); "" or why not.
-std::string write_own(const char *func, Array &a, Level &l, const Catalogue &c, std::size_t i, const Geometry &g,
-                      std::vector<std::uint64_t> *written, GDS_status_t *synced) {
-  std::string why;
+// Entry i's own blocks into the array's memory (*written: marked).
+Result write_own(const char *func, Array &a, Recovery &r, std::size_t i, const Geometry &g,
+                 std::vector<std::uint64_t> *written, GDS_status_t *synced) {
+  const Catalogue &c = r.catalogue;
+  Result why;
   *synced = rma::write_local_part(func, a, [&](std::byte *memory) {
     for (const Stored &s : c.entries[i].own) {
-      why = l.read(a, c, i, s.at, g.run_bytes(s.first, s.count), memory + g.start(s.first), c.entries[i].navigable);
-      if (!why.empty()) break;
+      why = r.read(i, s.at, g.run_bytes(s.first, s.count), memory + g.start(s.first), c.entries[i].navigable);
+      if (!why.ok()) break;
       for (std::uint32_t b = s.first; b < s.first + s.count; ++b) core::set_bit(*written, b);
     }
     return GDS_STATUS_OK;
@@ -80,33 +80,32 @@ std::string write_own(const char *func, Array &a, Level &l, const Catalogue &c, 
 }
 
 // Bytes [offset, offset + bytes) of entry i's content (a full entry) to
-// dst, through its own runs; "" or why not.
-std::string read_full(Array &a, Level &l, const Catalogue &c, std::size_t i, const Geometry &g, std::uint64_t offset,
-                      std::uint64_t bytes, std::byte *dst) {
-  for (const Stored &s : c.entries[i].own) {
+// dst, through its own runs.
+Result read_full(Recovery &r, std::size_t i, const Geometry &g, std::uint64_t offset, std::uint64_t bytes,
+                 std::byte *dst) {
+  for (const Stored &s : r.catalogue.entries[i].own) {
     const std::uint64_t lo = g.start(s.first), hi = lo + g.run_bytes(s.first, s.count);
     const std::uint64_t from = std::max(lo, offset), to = std::min(hi, offset + bytes);
     if (from >= to) continue;
-    if (std::string why = l.read(a, c, i, s.at + (from - lo), to - from, dst + (from - offset), true); !why.empty())
-      return why;
+    PERSIST_TRY(r.read(i, s.at + (from - lo), to - from, dst + (from - offset), true));
   }
-  return "";
+  return {};
 }
 
 // Phase settle: the array's memory made entry `good`'s content again, each
 // block read from the entry the catalogue locates it in (newest first).
-GDS_status_t settle_memory(const char *func, Array &a, Level &l, const Catalogue &c, std::size_t good,
-                           const Geometry &g) {
+GDS_status_t settle_memory(const char *func, Array &a, Recovery &r, std::size_t good, const Geometry &g) {
+  const Catalogue &c = r.catalogue;
   std::vector<std::uint64_t> filled(core::words_for(g.nblocks));
-  std::string why;
+  Result why;
   const GDS_status_t synced = rma::write_local_part(func, a, [&](std::byte *memory) {
-    for (std::size_t j = good + 1; j-- > 0 && why.empty();) {
+    for (std::size_t j = good + 1; j-- > 0 && why.ok();) {
       for (const Stored &s : c.entries[j].own)
-        for (std::uint32_t b = s.first; b < s.first + s.count && why.empty(); ++b) {
+        for (std::uint32_t b = s.first; b < s.first + s.count && why.ok(); ++b) {
           if (core::test_bit(filled, b)) continue;
           const std::optional<versions::Location> at = c.locate(good, b, g.shift);
           if (!at || at->holder != c.entries[j].number) continue;
-          why = l.read(a, c, j, at->at, g.run_bytes(b, 1), memory + g.start(b), false);
+          why = r.read(j, at->at, g.run_bytes(b, 1), memory + g.start(b), false);
           core::set_bit(filled, b);
         }
       if (c.entries[j].full) break;
@@ -114,9 +113,10 @@ GDS_status_t settle_memory(const char *func, Array &a, Level &l, const Catalogue
     return GDS_STATUS_OK;
   });
   return core::agree(func, a.communicator(),
-                     !why.empty() ? core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: version %llu: %s",
-                                               state(a).name.c_str(), core::ull(c.entries[good].number), why.c_str())
-                                  : synced);
+                     !why.ok() ? core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: version %llu: %s",
+                                            state(a).name.c_str(), core::ull(c.entries[good].number),
+                                            why.what().c_str())
+                               : synced);
 }
 
 // Phase replay: the catalogue's entries, oldest first. An entry is written
@@ -124,8 +124,9 @@ GDS_status_t settle_memory(const char *func, Array &a, Level &l, const Catalogue
 // a memory version from it if navigable; a full entry followed by another
 // full one is read straight into its version's memory instead. *good: the
 // newest entry made; *navigable: how many were.
-GDS_status_t replay_entries(const char *func, Array &a, Level &l, const Catalogue &c, std::size_t *good,
+GDS_status_t replay_entries(const char *func, Array &a, const PersistentLevel &l, Recovery &r, std::size_t *good,
                             std::uint64_t *navigable) {
+  const Catalogue &c = r.catalogue;
   const Geometry g = geometry(a);
   MPI_Comm comm = a.communicator();
   std::vector<std::uint64_t> written(core::words_for(g.nblocks));  // since the last version made from memory
@@ -135,17 +136,17 @@ GDS_status_t replay_entries(const char *func, Array &a, Level &l, const Catalogu
     const Catalogue::Entry &e = c.entries[i];
     if (!e.full && (i == 0 || memory_at != i - 1)) continue;  // its base is not in memory
     const bool fill = e.full && e.navigable && i + 1 < c.entries.size() && c.entries[i + 1].full;
-    std::string why;
+    Result why;
     versions::ReplayOptions how;
     if (fill) {
       how.fill = [&](std::uint64_t offset, std::uint64_t bytes, std::byte *dst) {
-        if (why.empty()) why = read_full(a, l, c, i, g, offset, bytes, dst);
+        if (why.ok()) why = read_full(r, i, g, offset, bytes, dst);
       };
     } else {
       GDS_status_t synced = GDS_STATUS_OK;
-      why = write_own(func, a, l, c, i, g, &written, &synced);
-      std::uint64_t unreadable[1] = {!why.empty()};
-      if (!why.empty()) refuse(func, a, l, e.number, why);
+      why = write_own(func, a, r, i, g, &written, &synced);
+      std::uint64_t unreadable[1] = {!why.ok()};
+      if (!why.ok()) refuse(func, a, l, e.number, why);
       GDS_TRY(core::agree(func, comm, synced, unreadable));
       if (unreadable[0] != 0) {
         memory_at = kNoEntry;
@@ -163,8 +164,8 @@ GDS_status_t replay_entries(const char *func, Array &a, Level &l, const Catalogu
       std::fill(written.begin(), written.end(), 0);
     }
     how.check = [&](const versions::Frozen &v) {
-      if (why.empty()) why = l.check(a, c, i, v);
-      return why.empty() ? GDS_STATUS_OK : refuse(func, a, l, e.number, why);
+      if (why.ok()) why = r.check(i, v);
+      return why.ok() ? GDS_STATUS_OK : refuse(func, a, l, e.number, why);
     };
     bool refused = false;
     GDS_TRY(versions::replay(func, a, e.number, e.label, e.next, e.next_label, runs, how, &refused));
@@ -175,7 +176,7 @@ GDS_status_t replay_entries(const char *func, Array &a, Level &l, const Catalogu
     ++*navigable;
     *good = i;
   }
-  if (*good != kNoEntry && memory_at != *good) GDS_TRY(settle_memory(func, a, l, c, *good, g));
+  if (*good != kNoEntry && memory_at != *good) GDS_TRY(settle_memory(func, a, r, *good, g));
   return GDS_STATUS_OK;
 }
 
@@ -183,44 +184,46 @@ GDS_status_t replay_entries(const char *func, Array &a, Level &l, const Catalogu
 
 GDS_status_t restart(const char *func, Array &a) {
   ArrayState &s = state(a);
-  const std::span<Level *const> above = versions::levels();
+  PersistentLevel *const above[] = {&cache_level(), &prefix_level()};
   GDS_status_t unrecoverable = GDS_STATUS_OK;  // a level had versions, none restored
-  for (Level *l : above) {
+  for (PersistentLevel *l : above) {
     if (!l->holds(a)) continue;
-    Catalogue c;
-    const GDS_status_t found = l->recover(func, a, &c);
+    std::unique_ptr<Recovery> r;
+    const GDS_status_t found = l->recover(func, a, &r);
     if (found == GDS_STATUS_UNRECOVERABLE) {
       unrecoverable = found;
       continue;
     }
     GDS_TRY(found);
-    if (c.empty()) continue;
+    if (!r || r->catalogue.empty()) continue;
     std::size_t good = kNoEntry;
     std::uint64_t navigable = 0;
-    GDS_TRY(replay_entries(func, a, *l, c, &good, &navigable));
+    GDS_TRY(replay_entries(func, a, *l, *r, &good, &navigable));
     if (good == kNoEntry) {
       core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: none of the %s's %zu version(s) can be read",
-                 s.name.c_str(), l->name(), c.entries.size());
+                 s.name.c_str(), l->name(), r->catalogue.entries.size());
       unrecoverable = GDS_STATUS_UNRECOVERABLE;
       continue;
     }
-    GDS_TRY(l->recovered(func, a, c, good, navigable));
-    for (Level *other : above)
-      if (other != l && other->holds(a)) other->restarted_elsewhere(func, a, l->id(), c.entries[good].number);
+    GDS_TRY(r->recovered(func, a, good, navigable));
+    const std::uint64_t taken = r->catalogue.entries[good].number;
+    r.reset();  // what it mapped goes before the other levels look
+    for (PersistentLevel *other : above)
+      if (other != l && other->holds(a)) other->restarted_elsewhere(func, a, l->id(), taken);
     if (unrecoverable != GDS_STATUS_OK && a.rank == 0)
       core::log(core::Level::info, func, "array %s: the levels before the %s could not restore it; the %s did",
                 s.name.c_str(), l->name(), l->name());
     return GDS_STATUS_OK;
   }
   if (unrecoverable == GDS_STATUS_OK) {  // a fresh start (what cannot be restored stays to be looked at)
-    for (Level *l : above)
+    for (PersistentLevel *l : above)
       if (l->holds(a)) l->restarted_elsewhere(func, a, GDS_LEVEL_NONE, std::nullopt);
     return GDS_STATUS_OK;
   }
   return core::fail(GDS_STATUS_UNRECOVERABLE, func,
-                      "array %s: no persisted version can be restored (files lost beyond what copy type %s rebuilds, "
-                      "and no flushed version readable)",
-                      s.name.c_str(), copy_name(s.copy));
+                    "array %s: no persisted version can be restored (files lost beyond what copy type %s rebuilds, "
+                    "and no flushed version readable)",
+                    s.name.c_str(), copy_name(s.copy));
 }
 
 }  // namespace gds::persist

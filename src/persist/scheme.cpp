@@ -1,10 +1,13 @@
 // What the redundancy schemes share: reading this process's own version
-// file, the PARTNER placement, and messages of any size.
+// file, the PARTNER placement, and messages of any size cut anyhow.
 #include <algorithm>
 #include <climits>
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <new>
+
+#include <sys/mman.h>
 
 #include "core/util.hpp"
 #include "persist/files.hpp"
@@ -12,32 +15,15 @@
 
 namespace gds::persist {
 
-std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file) {
-  bool missing = false;
-  if (!file->open(version_path(p.dir, n), &missing)) return missing ? "missing" : "unreadable";
+Result read_own_version(const Places &p, std::uint64_t n, Mapped *file) {
+  const std::string path = version_path(p.dir, n);
+  PERSIST_TRY(file->open(path));
   VersionFile v;
-  std::string why = parse_version(file->bytes(), &v, true);
-  if (why.empty() && (v.h.number != n || v.h.rank != static_cast<std::uint32_t>(p.rank) ||
-                      v.h.nprocs != static_cast<std::uint32_t>(p.nprocs)))
-    why = "written for another version or process";
-  return why;
-}
-
-void FileView::copy(std::uint64_t at, std::uint64_t n, std::byte *out) const {
-  std::uint64_t start = 0;  // of the piece
-  for (const iovec &p : pieces) {
-    if (n == 0) break;
-    const std::uint64_t end = start + p.iov_len;
-    if (at < end) {
-      const std::uint64_t k = std::min(n, end - at);
-      std::memcpy(out, static_cast<const std::byte *>(p.iov_base) + (at - start), k);
-      out += k;
-      at += k;
-      n -= k;
-    }
-    start = end;
-  }
-  std::memset(out, 0, n);
+  if (Result why = parse_version(file->bytes(), &v, true); !why.ok()) return why.within(path);
+  if (v.h.number != n || v.h.rank != static_cast<std::uint32_t>(p.rank) ||
+      v.h.nprocs != static_cast<std::uint32_t>(p.nprocs))
+    return Result::corrupt(path + ": written for another version or process");
+  return {};
 }
 
 void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint64_t n, int peer, int tag,
@@ -49,33 +35,87 @@ void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint
   }
 }
 
-void post_recv_bytes(std::vector<MPI_Request> *reqs, std::byte *dst, std::uint64_t n, int peer, int tag,
-                     MPI_Comm comm) {
-  for (std::uint64_t off = 0; off < n; off += core::kMaxPiece) {
-    reqs->push_back(MPI_REQUEST_NULL);
-    MPI_Irecv(dst + off, static_cast<int>(std::min(core::kMaxPiece, n - off)), MPI_BYTE, peer, tag, comm,
-              &reqs->back());
+void post_range(std::vector<MPI_Request> *reqs, const FileView &file, std::uint64_t at, std::uint64_t n,
+                const std::byte *padding, int peer, int tag, MPI_Comm comm) {
+  std::uint64_t start = 0, want = at, left = n;
+  for (const iovec &p : file.pieces) {
+    const std::uint64_t end = start + p.iov_len;
+    if (left > 0 && want < end) {
+      const std::uint64_t k = std::min(left, end - want);
+      post_bytes(reqs, static_cast<const std::byte *>(p.iov_base) + (want - start), k, peer, tag, comm);
+      want += k;
+      left -= k;
+    }
+    start = end;
   }
+  post_bytes(reqs, padding, left, peer, tag, comm);
 }
 
-int recv_bytes(std::byte *dst, std::uint64_t n, int peer, int tag, MPI_Comm comm) {
-  for (std::uint64_t got = 0; got < n;) {
+const std::byte *zeros(std::uint64_t n) {
+  // Grown by doubling, never freed or written: readers of an older, smaller
+  // mapping may still be sending from it.
+  static std::vector<void *> maps;
+  static std::uint64_t size = 0;
+  if (n > size) {
+    const std::uint64_t want = std::max<std::uint64_t>(n, 2 * size);
+    void *p = ::mmap(nullptr, want, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    maps.push_back(p);
+    size = want;
+  }
+  return static_cast<const std::byte *>(maps.back());
+}
+
+namespace {
+
+// Matches the messages of an inflow that arrived (all of them, blocking).
+int match(Inflow &f, bool block, std::vector<MPI_Request> *reqs) {
+  while (f.matched < f.expected) {
+    int found = 0, count = 0;
+    MPI_Message msg = MPI_MESSAGE_NULL;
     MPI_Status st;
-    int rc =
-        MPI_Recv(dst + got, static_cast<int>(std::min(core::kMaxPiece, n - got)), MPI_BYTE, peer, tag, comm, &st);
-    int count = 0;
-    if (rc == MPI_SUCCESS) rc = MPI_Get_count(&st, MPI_BYTE, &count);
+    int rc = block ? MPI_Mprobe(f.peer, f.tag, f.comm, &msg, &st) : MPI_Improbe(f.peer, f.tag, f.comm, &found, &msg, &st);
     if (rc != MPI_SUCCESS) return rc;
-    if (count <= 0) return MPI_ERR_TRUNCATE;  // never sent: a protocol error, not a loop
-    got += static_cast<std::uint64_t>(count);
+    if (!block && found == 0) return MPI_SUCCESS;
+    rc = MPI_Get_count(&st, MPI_BYTE, &count);
+    if (rc != MPI_SUCCESS) return rc;
+    // More than expected, or nothing: not a message of this protocol.
+    if (count <= 0 || static_cast<std::uint64_t>(count) > f.expected - f.matched) return MPI_ERR_TRUNCATE;
+    reqs->push_back(MPI_REQUEST_NULL);
+    rc = MPI_Imrecv(f.dst + f.matched, count, MPI_BYTE, &msg, &reqs->back());
+    if (rc != MPI_SUCCESS) return rc;
+    f.matched += static_cast<std::uint64_t>(count);
   }
   return MPI_SUCCESS;
 }
 
-int wait_all(std::vector<MPI_Request> *reqs) {
-  const int rc = MPI_Waitall(static_cast<int>(reqs->size()), reqs->data(), MPI_STATUSES_IGNORE);
-  reqs->clear();
-  return rc;
+}  // namespace
+
+Result progress(Exchange &x, bool block, bool *done) {
+  *done = false;
+  int rc = MPI_SUCCESS;
+  bool matched = true;
+  for (Inflow &f : x.inflows) {
+    if (rc == MPI_SUCCESS) rc = match(f, block, &x.reqs);
+    matched = matched && f.matched == f.expected;
+  }
+  int complete = 1;
+  if (rc == MPI_SUCCESS && !x.reqs.empty())
+    rc = block ? MPI_Waitall(static_cast<int>(x.reqs.size()), x.reqs.data(), MPI_STATUSES_IGNORE)
+               : MPI_Testall(static_cast<int>(x.reqs.size()), x.reqs.data(), &complete, MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    // What is still active may read or write the buffers: ended before they go.
+    for (MPI_Request &r : x.reqs) {
+      if (r == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(&r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    x.reqs.clear();
+    x.inflows.clear();
+    return Result::mpi(block ? "MPI_Waitall" : "MPI_Testall", rc);
+  }
+  *done = matched && complete != 0;
+  return {};
 }
 
 std::vector<int> positions_in_groups(const std::vector<int> &group_of) {

@@ -19,6 +19,7 @@
 #include "persist/files.hpp"
 #include "persist/format.hpp"
 #include "persist/names.hpp"
+#include "persist/result.hpp"
 
 namespace gds::persist {
 
@@ -29,60 +30,74 @@ struct Places {
   std::vector<int> group_of;      // per rank
   std::string dir;                // this process's
   std::shared_ptr<Spares> spares;  // files of dropped versions in `dir`, to write over
-  bool async = false;  // start() rather than encode() (GDS_CACHE_SYNC unset)
 };
 
-// Maps and checks this process's own version file of version n (every block's CRC); "" or what is wrong.
-std::string read_own_version(const Places &p, std::uint64_t n, Mapped *file);
+// Maps and checks this process's own version file of version n (every block's CRC).
+Result read_own_version(const Places &p, std::uint64_t n, Mapped *file);
 
-// A version file as the pieces it was written from (its header, then runs
-// of blocks in the memory version), so that schemes read it where it is.
+// A version file as the pieces it is written from (its header, then runs
+// of blocks in the memory version, or one copy of it all), so that schemes
+// send it from where it is.
 struct FileView {
   std::vector<iovec> pieces;
   std::uint64_t size = 0;
-  // Bytes [at, at + n) of the file into out, zeros past its end.
-  void copy(std::uint64_t at, std::uint64_t n, std::byte *out) const;
 };
 
-// An asynchronous encode (the cache's default; GDS_CACHE_SYNC=1 keeps
-// encode()): start() posts every message of the protection of a version's
-// file and returns; the caller completes the requests at later calls
-// (MPI_Testall or MPI_Waitall), then `store` runs on a background thread
-// (no MPI): it writes what arrived (PARTNER copies, the XOR parity),
-// fsynced, and returns "" or what failed.
+// Bytes coming from one process into one buffer, in however many messages
+// it cut them into: messages between two processes on one communicator and
+// tag do not overtake, so each is received (MPI_Improbe, MPI_Imrecv) where
+// the bytes before it end. A sender therefore sends from wherever its bytes
+// are, cut as it likes.
+struct Inflow {
+  std::byte *dst = nullptr;
+  std::uint64_t expected = 0, matched = 0;
+  int peer = 0, tag = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+// A scheme's protection of one version file in progress: the sends and
+// receives start() posted (each receive an Inflow into one of the buffers
+// `in`), and what to write once they completed (`store`, on a background
+// thread: no MPI, nothing recorded; empty: nothing to write).
 struct Exchange {
   std::vector<MPI_Request> reqs;
-  std::vector<std::vector<std::byte>> in;  // what arrives
-  std::function<std::string(Exchange &)> store;  // empty: nothing to store
+  std::vector<Inflow> inflows;
+  std::vector<std::vector<std::byte>> in;
+  std::function<Result(Exchange &)> store;
 };
 
-// A scheme's collective steps send messages whose number and sizes are
-// decided by agreed values only: prepare() tells every process the lengths
-// it will receive and reserves the memory encode() needs, and the caller
-// agrees on every process's outcome before encode() sends a byte. So no
-// process can wait for a message another has decided not to send (files of
-// different lengths, a process out of memory, a failed write).
+// Moves an exchange on: receives what arrived and tests every request
+// (`block`: waits until all is done). *done once every byte arrived and
+// every request completed. A failure of MPI ends it (what is still active
+// is cancelled first, so that no buffer is used after it).
+Result progress(Exchange &x, bool block, bool *done);
+
+// A scheme protects a version in two steps, with an agreement between
+// them, so that no process can wait for a message another has decided not
+// to send (files of different lengths, a process out of memory, a failed
+// write):
+//   prepare  every process learns the lengths of the files it will receive
+//            (the cache pipeline sends each process's lengths to tells()
+//            and receives them from hears(), one message per peer for all
+//            arrays of a version group) and reserves its buffers; the
+//            caller agrees on every process's outcome
+//   start    the messages are posted; the caller completes them, then runs
+//            `store` and agrees again.
 class Scheme {
  public:
   virtual ~Scheme() = default;
-  // Collective: this process's file of version n will have `length` bytes.
-  // Exchanges lengths with the processes it sends to or receives from and
-  // reserves what encode() needs. Returns this process's status; the caller
-  // agrees on it (with the write's) before calling encode().
-  virtual GDS_status_t prepare(const char *func, std::uint64_t n, std::uint64_t length) = 0;
-  // Collective, after an agreed prepare(): protects version n's file of this
-  // process (written and durable already; `file.size` is the length given
-  // to prepare). Returns this process's status; the caller agrees.
-  virtual GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) = 0;
-  // The bytes start() sends from: the file, then zeros up to this length.
-  [[nodiscard]] virtual std::uint64_t room(std::uint64_t length) const { return length; }
-  // Collective, after an agreed prepare() (in place of encode()): posts the
-  // protection of version n's file, whole in `file` (room() bytes: the file
-  // then zeros), which stays unchanged until the requests complete; `x`
-  // takes the buffers reserved by prepare(). No failure is possible after
-  // the agreement but MPI's (returned, and agreed on when the caller
-  // completes x).
-  virtual GDS_status_t start(const char *func, std::uint64_t n, const std::byte *file, Exchange *x) = 0;
+  // The processes (ranks of the array's communicator) this one sends its
+  // file's length to, and those it receives lengths from, in order.
+  [[nodiscard]] virtual std::vector<int> tells() const { return {}; }
+  [[nodiscard]] virtual std::vector<int> hears() const { return {}; }
+  // Local: this process's file of version n has `length` bytes; heard[i]
+  // is the length of process hears()[i]'s. Reserves what start() receives into.
+  virtual Result prepare(std::uint64_t n, std::uint64_t length, std::span<const std::uint64_t> heard) = 0;
+  // Collective over the scheme's processes, after an agreed prepare():
+  // posts the protection of version n's file, which stays unchanged until
+  // the requests complete, in messages of tag `tag` (one of its own for
+  // every version in flight); `x` takes the buffers prepare() reserved.
+  virtual Result start(std::uint64_t n, int tag, const FileView &file, Exchange *x) = 0;
   // The buffers of an exchange completed and stored, for the next prepare().
   virtual void give_back(std::vector<std::vector<std::byte>> && /*in*/) {}
   // Collective: lost[r] says whether process r lacks a good file of version
@@ -91,8 +106,8 @@ class Scheme {
   // into the file at `path` (written as the bytes arrive, fsynced; the
   // caller checks it). GDS_STATUS_UNRECOVERABLE where the scheme cannot (the
   // caller agrees).
-  virtual GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
-                               std::span<const std::byte> own, const std::string &path) = 0;
+  virtual Result rebuild(std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte> own,
+                         const std::string &path) = 0;
   // Removes what this process holds for version n.
   virtual void remove(std::uint64_t n) = 0;
   // Collective: frees the scheme's communicators.
@@ -109,8 +124,7 @@ std::unique_ptr<Scheme> make_partner(const Places &p);
 // are none such (one group holds more than half of the processes).
 std::vector<std::vector<int>> xor_sets(const std::vector<int> &group_of, int set_size);
 // Collective (splits the array's communicator into the sets from xor_sets, not empty).
-GDS_status_t make_xor(const char *func, const Places &p, const std::vector<std::vector<int>> &sets,
-                      std::unique_ptr<Scheme> *out);
+Result make_xor(const Places &p, const std::vector<std::vector<int>> &sets, std::unique_ptr<Scheme> *out);
 
 // Each rank's position among the ranks of its failure group (0 for the lowest).
 std::vector<int> positions_in_groups(const std::vector<int> &group_of);
@@ -130,13 +144,14 @@ constexpr std::uint64_t kRebuildPiece = std::uint64_t{8} << 20;
 // do not overtake). So the sender's cut is its own business.
 void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint64_t n, int peer, int tag,
                 MPI_Comm comm);
-// Posts the receives of exactly n bytes from `peer` into dst, sent by
-// post_bytes() from one buffer (so cut alike).
-void post_recv_bytes(std::vector<MPI_Request> *reqs, std::byte *dst, std::uint64_t n, int peer, int tag,
-                     MPI_Comm comm);
-// Receives exactly n bytes from `peer` into dst. MPI_SUCCESS or MPI's error code.
-int recv_bytes(std::byte *dst, std::uint64_t n, int peer, int tag, MPI_Comm comm);
-// Waits for posted sends (the vector is emptied). MPI_SUCCESS or MPI's error code.
-int wait_all(std::vector<MPI_Request> *reqs);
+// Posts sends of bytes [at, at + n) of a file view to `peer`, zeros past
+// its end (from `padding`, which holds that many): one message per
+// contiguous segment, where the pieces are (derived datatypes would be
+// packed, not sent in place).
+void post_range(std::vector<MPI_Request> *reqs, const FileView &file, std::uint64_t at, std::uint64_t n,
+                const std::byte *padding, int peer, int tag, MPI_Comm comm);
+// Zeros to send padding from: a mapping of at least n bytes nobody writes
+// (untouched, so it takes no memory), kept for the process's life.
+const std::byte *zeros(std::uint64_t n);
 
 }  // namespace gds::persist

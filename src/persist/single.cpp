@@ -1,6 +1,7 @@
 // SINGLE (SCR's LOCAL): each process's files alone, in its failure group's
 // directory. Nothing is rebuilt: a lost file is lost.
-#include "core/log.hpp"
+#include <string>
+
 #include "persist/scheme.hpp"
 
 namespace gds::persist {
@@ -10,15 +11,14 @@ namespace {
 class Single final : public Scheme {
  public:
   explicit Single(const Places &p) : p_(p) {}
-  GDS_status_t prepare(const char *, std::uint64_t, std::uint64_t) override { return GDS_STATUS_OK; }
-  GDS_status_t encode(const char *, std::uint64_t, const FileView &) override { return GDS_STATUS_OK; }
-  GDS_status_t start(const char *, std::uint64_t, const std::byte *, Exchange *) override { return GDS_STATUS_OK; }
-  GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte>,
-                       const std::string &) override {
-    if (!lost[static_cast<std::size_t>(p_.rank)]) return GDS_STATUS_OK;
-    return core::fail(GDS_STATUS_UNRECOVERABLE, func,
-                      "version %llu of process %d is lost and the copy type SINGLE keeps no redundancy",
-                      static_cast<unsigned long long>(n), p_.rank);
+  Result prepare(std::uint64_t, std::uint64_t, std::span<const std::uint64_t>) override { return {}; }
+  Result start(std::uint64_t, int, const FileView &, Exchange *) override { return {}; }
+  Result rebuild(std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte>,
+                 const std::string &) override {
+    if (!lost[static_cast<std::size_t>(p_.rank)]) return {};
+    return Result::failure(GDS_STATUS_UNRECOVERABLE, "version " + std::to_string(n) + " of process " +
+                                                         std::to_string(p_.rank) +
+                                                         " is lost and the copy type SINGLE keeps no redundancy");
   }
   void remove(std::uint64_t) override {}
   [[nodiscard]] int tolerance() const override { return 0; }

@@ -13,7 +13,7 @@
 #include "core/module.hpp"
 #include "gds_version.h"
 #include "persist/format.hpp"
-#include "persist/scheme.hpp"
+#include "persist/result.hpp"
 #include "versions/level.hpp"
 
 namespace gds::persist {
@@ -39,8 +39,8 @@ struct Settings {
   std::uint64_t flush = 1;       // GDS_FLUSH, else SCR_FLUSH x the cache's every: every n-th version is flushed
   std::uint64_t prefix_size = 2; // GDS_PREFIX_SIZE / SCR_PREFIX_SIZE: flushed versions kept per array
   std::uint64_t inflight = 1;    // GDS_FLUSH_INFLIGHT: flushes of an array in flight at once
-  bool sync = false;             // GDS_CACHE_SYNC=1: cached versions written inside GDS_version_inc
-  std::string error;             // a bad setting, refused at GDS_alloc/GDS_create
+  bool sync = true;              // GDS_CACHE_SYNC=0: cached versions completed at later calls
+  Result error;                  // a bad setting, refused at GDS_alloc/GDS_create
 };
 extern Settings g_settings;
 // Reads g_settings (GDS_init).
@@ -52,11 +52,12 @@ struct Cached {
   std::uint64_t held_bytes = 0;  // of this process's file
 };
 
-class Flusher;       // prefix_flush.hpp
-struct CacheRestart;  // cache.cpp: a restart's files, from recover to recovered
+class Cacher;   // cache.hpp: the cache level's work for an array
+class Flusher;  // prefix_level.hpp: the prefix level's
 
 struct ArrayState final : core::ArrayState {
   static constexpr core::Layer kLayer = 2;  // its place above core (core/module.hpp)
+  ~ArrayState() override;
   // From prepare (the same on every process).
   Copy copy = Copy::none;
   bool copy_given = false;  // by an info key or a variable (not SCR's default for a cache base alone)
@@ -66,25 +67,12 @@ struct ArrayState final : core::ArrayState {
   std::string name, base;
   std::string prefix;  // empty: no flush
   std::uint64_t flush = 1, prefix_size = 2, inflight = 1;
-  bool sync = false;  // cached versions written inside GDS_version_inc (else completed at later calls)
+  bool sync = true;  // cached versions complete inside GDS_version_inc (else at later calls)
+  std::uint64_t signature = 0;  // of the shape, type, order: what persisted files must match
   // From attach.
-  std::string dir;             // this process's directory
-  std::shared_ptr<Spares> spares;  // in it
-  std::vector<int> group_of;   // per rank of the array's communicator
-  std::unique_ptr<Scheme> scheme;
-  std::uint64_t signature = 0;
-  std::uint64_t nblocks = 0;
-  std::vector<std::uint64_t> changed;  // bits: blocks changed since the last cached version
-  bool force_full = true;              // the next cached version holds every block
-  std::uint64_t since_cached = 0;      // versions made since the last cached one
-  std::deque<Cached> cached;           // on disk, oldest first (dropped chain members included)
-  versions::Catalogue catalogue;       // the same versions' blocks in their files
-  std::shared_ptr<CacheRestart> cache_restart;
-  std::uint64_t delta_bytes = 0;       // held by incremental files since the last full one
+  std::unique_ptr<Cacher> cacher;     // the cache level's work for this array (persistent() only)
+  std::shared_ptr<Flusher> flusher;   // the prefix level's (flushing() only)
   GDS_restart_info_t info{};
-  std::vector<std::byte> buffer;       // a version file of many pieces in one, for PARTNER and XOR
-  std::vector<std::vector<std::byte>> stages;  // asynchronous: copies of version files, for the next ones
-  std::shared_ptr<Flusher> flusher;    // the prefix level's work for this array
   [[nodiscard]] bool persistent() const { return copy != Copy::none; }
   [[nodiscard]] bool flushing() const { return !prefix.empty(); }
 };

@@ -2,7 +2,8 @@
 // groups. Each member's version file, padded to the set's longest, is cut
 // into k - 1 chunks (k members); member m keeps the parity of one chunk of
 // every other member (chunk (m - j - 1) mod k of member j), computed by a
-// ring reduce-scatter: k - 1 steps, each passing one chunk to the right.
+// reduce-scatter in one exchange: every member sends each other member its
+// chunk of that member's parity and XORs the k - 1 chunks it receives.
 // One lost member per set is rebuilt (every survivor streams it its share of
 // each chunk's XOR, in pieces); two are beyond it.
 //
@@ -29,10 +30,7 @@ namespace gds::persist {
 
 namespace {
 
-const std::array<std::byte, 4096> kZeros{};  // padding sent from no buffer
-constexpr int kTagRing = 0x6d10, kTagRebuild = 0x6d11, kTagAsync = 0x6d12;
-
-using gds::core::ull;
+constexpr int kTagRebuild = 0x6d11;
 
 void xor_into(std::byte *dst, const std::byte *src, std::uint64_t n) {
   auto *d = reinterpret_cast<std::uint64_t *>(dst);
@@ -46,116 +44,81 @@ class Xor final : public Scheme {
       : p_(p), set_(std::move(set)), members_(std::move(members)), set_id_(set_id) {
     k_ = static_cast<int>(members_.size());
     me_ = static_cast<int>(std::find(members_.begin(), members_.end(), p_.rank) - members_.begin());
+    for (const int r : members_)
+      if (r != p_.rank) others_.push_back(r);
   }
 
-  // Every member's length, the chunk size from the longest, and the buffers.
-  GDS_status_t prepare(const char *func, std::uint64_t, std::uint64_t length) override {
+  // The other members (ranks of the array's communicator), in set order.
+  [[nodiscard]] std::vector<int> tells() const override { return others_; }
+  [[nodiscard]] std::vector<int> hears() const override { return others_; }
+
+  // Every member's length, the chunk size from the longest, and a chunk
+  // from every other member (buffers given back are reused).
+  Result prepare(std::uint64_t, std::uint64_t length, std::span<const std::uint64_t> heard) override {
     lengths_.assign(static_cast<std::size_t>(k_), 0);
-    const int rc = MPI_Allgather(&length, 1, MPI_UINT64_T, lengths_.data(), 1, MPI_UINT64_T, set_.get());
-    if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
+    for (int j = 0, i = 0; j < k_; ++j)
+      lengths_[static_cast<std::size_t>(j)] = j == me_ ? length : heard[static_cast<std::size_t>(i++)];
     chunk_ = parity_chunk(*std::max_element(lengths_.begin(), lengths_.end()), static_cast<std::uint32_t>(k_));
     try {
-      if (p_.async) {
-        // A chunk from every other member (start); buffers given back are reused.
-        ins_.resize(static_cast<std::size_t>(k_ - 1));
-        for (std::vector<std::byte> &in : ins_) in.resize(chunk_);
-      } else {
-        buf_.resize(chunk_);
-        in_.resize(chunk_);
-      }
+      ins_.resize(static_cast<std::size_t>(k_ - 1));
+      for (std::vector<std::byte> &in : ins_) in.resize(chunk_);
+      padding_ = zeros(chunk_);
     } catch (const std::bad_alloc &) {
-      return core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for %d %llu-byte XOR chunks",
-                                 p_.async ? k_ - 1 : 2, ull(chunk_));
+      return Result::nomem("no memory for " + std::to_string(k_ - 1) + " XOR chunks of " + std::to_string(chunk_) +
+                           " bytes");
     }
-    return GDS_STATUS_OK;
-  }
-
-  [[nodiscard]] std::uint64_t room(std::uint64_t length) const override {
-    return std::max(length, std::uint64_t(k_ - 1) * chunk_);
+    return {};
   }
 
   // The reduce-scatter as one exchange: member m's chunk of this file goes
-  // to m, every other member's chunk of its parity comes here; store XORs
-  // them (the same parity as the ring's: XOR is associative).
-  GDS_status_t start(const char *, std::uint64_t n, const std::byte *file, Exchange *x) override {
+  // to m (from where the file's pieces are, zeros past its end), every
+  // other member's chunk of this member's parity comes here; store XORs
+  // them and writes the parity.
+  Result start(std::uint64_t n, int tag, const FileView &file, Exchange *x) override {
     const std::uint64_t c = chunk_;
     x->in = std::move(ins_);
     ins_.clear();
     for (int j = 0, i = 0; j < k_; ++j)
-      if (j != me_) post_recv_bytes(&x->reqs, x->in[static_cast<std::size_t>(i++)].data(), c, j, kTagAsync, set_.get());
+      if (j != me_) x->inflows.push_back(Inflow{x->in[static_cast<std::size_t>(i++)].data(), c, 0, j, tag, set_.get()});
     for (int m = 0; m < k_; ++m)
-      if (m != me_) post_bytes(&x->reqs, file + std::uint64_t(idx(me_, m)) * c, c, m, kTagAsync, set_.get());
+      if (m != me_) post_range(&x->reqs, file, std::uint64_t(idx(me_, m)) * c, c, padding_, m, tag, set_.get());
     ParityHeader h = parity_head(n);
     const std::string path = parity_path(p_.dir, n);
     p_.spares->claim(path, c);
-    x->store = [h, path, c, dir = p_.dir](Exchange &e) mutable {
+    x->store = [h, path, c, dir = p_.dir](Exchange &e) mutable -> Result {
       for (std::size_t i = 1; i < e.in.size(); ++i) xor_into(e.in[0].data(), e.in[i].data(), c);
       h.parity_crc = core::crc32c(e.in[0].data(), c);
       std::vector<std::byte> head = encode_parity_head(h);
-      std::string why = store_file(path, {{head.data(), head.size()}, {e.in[0].data(), c}});
-      if (why.empty() && !fsync_dir(dir)) why = dir + ": cannot fsync";
-      return why;
+      PERSIST_TRY(write_file(path, {{head.data(), head.size()}, {e.in[0].data(), c}}));
+      return sync_dir(dir);
     };
-    return GDS_STATUS_OK;
+    return {};
   }
 
   void give_back(std::vector<std::vector<std::byte>> &&in) override {
     if (in.size() == static_cast<std::size_t>(k_ - 1)) ins_ = std::move(in);
   }
 
-  // The ring reduce-scatter: k - 1 steps, each sending one chunk (c bytes,
-  // agreed in prepare) to the right and receiving one from the left.
-  GDS_status_t encode(const char *func, std::uint64_t n, const FileView &file) override {
-    const std::uint64_t c = chunk_;
-    const int right = (me_ + 1) % k_, left = (me_ + k_ - 1) % k_;
-    // The first step sends a chunk of the file itself, from where its pieces
-    // are, when it needs no more than a little padding (a choice of this
-    // process alone: the receiver takes c bytes however they are cut).
-    const std::uint64_t first_at = std::uint64_t(idx(me_, left)) * c;
-    const bool in_place = first_at + c <= file.size + kZeros.size();
-    if (!in_place) file.copy(first_at, c, buf_.data());
-    std::vector<MPI_Request> reqs;
-    for (int s = 0; s + 1 < k_; ++s) {
-      if (s == 0 && in_place)
-        post_range(file, first_at, c, right, &reqs);
-      else
-        post_bytes(&reqs, buf_.data(), c, right, kTagRing, set_.get());
-      const int rc = recv_bytes(in_.data(), c, left, kTagRing, set_.get());
-      const int sent = wait_all(&reqs);  // buf_ is written next
-      if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
-      if (sent != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Waitall", sent);
-      const int m = ((me_ - s - 2) % k_ + k_) % k_;  // whose parity arrived
-      if (s + 2 < k_) {
-        file.copy(std::uint64_t(idx(me_, m)) * c, c, buf_.data());
-        xor_into(buf_.data(), in_.data(), c);
-      }
-    }
-    ParityHeader h = parity_head(n);
-    h.parity_crc = core::crc32c(in_.data(), c);
-    std::vector<std::byte> head = encode_parity_head(h);
-    return p_.spares->write(func, parity_path(p_.dir, n), {{head.data(), head.size()}, {in_.data(), c}});
-  }
-
-  GDS_status_t rebuild(const char *func, std::uint64_t n, const std::vector<char> &lost,
-                       std::span<const std::byte> own, const std::string &path) override {
+  Result rebuild(std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte> own,
+                 const std::string &path) override {
     int nlost = 0, who = -1;
     for (int j = 0; j < k_; ++j)
       if (lost[static_cast<std::size_t>(members_[static_cast<std::size_t>(j)])]) {
         ++nlost;
         who = j;
       }
-    if (nlost == 0) return GDS_STATUS_OK;
+    if (nlost == 0) return {};
     if (nlost > 1)
-      return core::fail(GDS_STATUS_UNRECOVERABLE, func,
-                        "version %llu is lost on %d processes of one XOR set (of %d); XOR rebuilds one", ull(n),
-                        nlost, k_);
+      return Result::failure(GDS_STATUS_UNRECOVERABLE, "version " + std::to_string(n) + " is lost on " +
+                                                           std::to_string(nlost) + " processes of one XOR set (of " +
+                                                           std::to_string(k_) + "); XOR rebuilds one");
     // The survivors' parity (their files the caller checked); all agree that they have them.
     Mapped parity;
     ParityHeader h;
     std::uint64_t at = 0;
     int ok = 1;
     if (me_ != who) {
-      ok = parity.open(parity_path(p_.dir, n)) && parse_parity(parity.bytes(), &h, &at).empty() && h.number == n &&
+      ok = parity.open(parity_path(p_.dir, n)).ok() && parse_parity(parity.bytes(), &h, &at).ok() && h.number == n &&
            h.member == static_cast<std::uint32_t>(me_) && h.set_size == static_cast<std::uint32_t>(k_) &&
            h.lengths[static_cast<std::size_t>(me_)] == own.size();
     }
@@ -166,8 +129,7 @@ class Xor final : public Scheme {
       piece = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
       if (me_ == who) sum = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
     } catch (const std::bad_alloc &) {
-      ok = 0;
-      core::fail_critical(GDS_STATUS_NOMEM, func, "no memory for the pieces of an XOR rebuild");
+      ok = 0;  // said below: the set agrees first
     }
     // One agreement: whether every survivor has them (and every member its
     // buffers), and the chunk size and the lost member's length, which the
@@ -177,18 +139,19 @@ class Xor final : public Scheme {
     const bool survivor = me_ != who;
     const std::uint64_t chunk = survivor && ok ? h.chunk : 0;
     const std::uint64_t lost_length = survivor && ok ? h.lengths[static_cast<std::size_t>(who)] : 0;
-    std::uint64_t most[5] = {ok ? 0u : 1u, chunk, survivor ? ~chunk : 0, lost_length, survivor ? ~lost_length : 0};
-    GDS_TRY(core::agree(func, set_.get(), GDS_STATUS_OK, most));
+    const std::uint64_t mine[5] = {ok ? 0u : 1u, chunk, survivor ? ~chunk : 0, lost_length,
+                                   survivor ? ~lost_length : 0};
+    std::uint64_t most[5];
+    if (const int rc = MPI_Allreduce(mine, most, 5, MPI_UINT64_T, MPI_MAX, set_.get()); rc != MPI_SUCCESS)
+      return Result::mpi("MPI_Allreduce", rc);
+    const std::string lost_one = "version " + std::to_string(n) + " of process " +
+                                 std::to_string(members_[static_cast<std::size_t>(who)]) + " is lost, and ";
     if (most[0] != 0)
-      return core::fail(GDS_STATUS_UNRECOVERABLE, func,
-                        "version %llu of process %d is lost, and a member of its XOR set lacks its file, its "
-                        "parity or memory",
-                        ull(n), members_[static_cast<std::size_t>(who)]);
+      return Result::failure(GDS_STATUS_UNRECOVERABLE,
+                             lost_one + "a member of its XOR set lacks its file, its parity or memory");
     if (most[1] != ~most[2] || most[3] != ~most[4])
-      return core::fail(GDS_STATUS_UNRECOVERABLE, func,
-                        "version %llu of process %d is lost, and the parity files of its XOR set disagree on the "
-                        "chunk size or its length",
-                        ull(n), members_[static_cast<std::size_t>(who)]);
+      return Result::failure(GDS_STATUS_UNRECOVERABLE,
+                             lost_one + "the parity files of its XOR set disagree on the chunk size or its length");
     const std::uint64_t c = most[1];
     // Chunk by chunk, in pieces: every survivor sends the lost member its
     // share of the chunk's XOR (its own chunk, or the parity it holds),
@@ -197,7 +160,7 @@ class Xor final : public Scheme {
     // The lost member writes each piece of its file as it is complete.
     const std::uint64_t piece_bytes = std::min<std::uint64_t>(c, kRebuildPiece), length = most[3];
     Writer out;
-    GDS_status_t io = me_ == who ? out.open(func, path) : GDS_STATUS_OK;
+    Result io = me_ == who ? out.open(path) : Result();
     for (int ch = 0; ch + 1 < k_; ++ch) {
       const int m = (who + ch + 1) % k_;  // the member holding that chunk's parity
       for (std::uint64_t off = 0; off < c; off += piece_bytes) {
@@ -209,7 +172,7 @@ class Xor final : public Scheme {
           else
             slice(own, idx(me_, m), c, off, len, piece.get());
           const int rc = MPI_Send(send, static_cast<int>(len), MPI_BYTE, who, kTagRebuild, set_.get());
-          if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Send", rc);
+          if (rc != MPI_SUCCESS) return Result::mpi("MPI_Send", rc);
           continue;
         }
         bool first = true;
@@ -217,17 +180,16 @@ class Xor final : public Scheme {
           if (j == who) continue;
           const int rc = MPI_Recv(first ? sum.get() : piece.get(), static_cast<int>(len), MPI_BYTE, j, kTagRebuild,
                                   set_.get(), MPI_STATUS_IGNORE);
-          if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Recv", rc);
+          if (rc != MPI_SUCCESS) return Result::mpi("MPI_Recv", rc);
           if (!first) xor_into(sum.get(), piece.get(), len);
           first = false;
         }
         // What lies within the file's length (the rest is padding).
         const std::uint64_t where = std::uint64_t(ch) * c + off;
-        if (io == GDS_STATUS_OK && where < length)
-          io = out.write_at(func, where, sum.get(), std::min(len, length - where));
+        if (io.ok() && where < length) io = out.write_at(where, sum.get(), std::min(len, length - where));
       }
     }
-    if (me_ == who && io == GDS_STATUS_OK) io = out.finish(func);
+    if (me_ == who && io.ok()) io = out.finish();
     return io;
   }
 
@@ -246,27 +208,10 @@ class Xor final : public Scheme {
     if (have > 0) std::memcpy(out, file.data() + start, have);
     std::memset(out + have, 0, len - have);
   }
-  // Posts sends of bytes [at, at + n) of the file (zeros past its end, at
-  // most kZeros of them) from where its pieces are: one message per
-  // contiguous segment (derived datatypes would be packed, not sent in place).
-  void post_range(const FileView &file, std::uint64_t at, std::uint64_t n, int to, std::vector<MPI_Request> *reqs) {
-    std::uint64_t start = 0, want = at, left = n;
-    for (const iovec &p : file.pieces) {
-      const std::uint64_t end = start + p.iov_len;
-      if (left > 0 && want < end) {
-        const std::uint64_t k = std::min(left, end - want);
-        post_bytes(reqs, static_cast<const std::byte *>(p.iov_base) + (want - start), k, to, kTagRing, set_.get());
-        want += k;
-        left -= k;
-      }
-      start = end;
-    }
-    post_bytes(reqs, kZeros.data(), left, to, kTagRing, set_.get());  // the padding
-  }
-
   Places p_;
   core::Comm set_;
   std::vector<int> members_;  // ranks of the array's communicator, in set order
+  std::vector<int> others_;   // the same without this process
   // The header of this member's parity of version n (its CRC once the parity is complete).
   [[nodiscard]] ParityHeader parity_head(std::uint64_t n) const {
     ParityHeader h;
@@ -283,8 +228,8 @@ class Xor final : public Scheme {
   int k_ = 0, me_ = 0;
   std::vector<std::uint64_t> lengths_;  // of the members' files of the version being made (prepare)
   std::uint64_t chunk_ = 0;
-  std::vector<std::byte> buf_, in_;
-  std::vector<std::vector<std::byte>> ins_;  // an asynchronous encode's (prepare)
+  std::vector<std::vector<std::byte>> ins_;  // room for a chunk of every other member (prepare), for start
+  const std::byte *padding_ = nullptr;      // chunk_ zeros
 };
 
 }  // namespace
@@ -339,8 +284,7 @@ std::vector<std::vector<int>> xor_sets(const std::vector<int> &group_of, int set
   return sets;
 }
 
-GDS_status_t make_xor(const char *func, const Places &p, const std::vector<std::vector<int>> &sets,
-                      std::unique_ptr<Scheme> *out) {
+Result make_xor(const Places &p, const std::vector<std::vector<int>> &sets, std::unique_ptr<Scheme> *out) {
   int color = 0;
   while (std::find(sets[static_cast<std::size_t>(color)].begin(), sets[static_cast<std::size_t>(color)].end(),
                    p.rank) == sets[static_cast<std::size_t>(color)].end())
@@ -349,10 +293,10 @@ GDS_status_t make_xor(const char *func, const Places &p, const std::vector<std::
   const int at = static_cast<int>(std::find(members.begin(), members.end(), p.rank) - members.begin());
   MPI_Comm c = MPI_COMM_NULL;
   const int rc = MPI_Comm_split(p.comm, color, at, &c);
-  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Comm_split", rc);
+  if (rc != MPI_SUCCESS) return Result::mpi("MPI_Comm_split", rc);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
   *out = std::make_unique<Xor>(p, core::Comm(c), members, static_cast<std::uint64_t>(color));
-  return GDS_STATUS_OK;
+  return {};
 }
 
 }  // namespace gds::persist

@@ -3,13 +3,13 @@
 // then the prefix), so that versions calls them without including them
 // (dependencies point one way).
 //
-// Every level implements one interface: commit a version's changed blocks,
-// locate a block of a version, drop a version, recover after a restart.
-// GDS_version_inc hands every version it makes to the levels above memory,
-// in a phase of its own (`persist`, between freeze and commit): the version
-// is committed in memory only if they agreed. At restart, one driver
-// (persist/restart.cpp) asks the levels in order for what they hold
-// (recover: a catalogue) and replays it into memory versions with replay().
+// Every level implements one interface: commit a version's changed blocks
+// (a version group's in one call), locate a block of a version, drop a
+// version. GDS_version_inc hands every version it makes to the levels above
+// memory, in a phase of its own (`persist`, between freeze and commit): the
+// version is committed in memory only if they agreed. At restart, the
+// persist module asks its levels for what they hold and replays it into
+// memory versions with replay() (persist/levels.hpp).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,7 @@
 
 #include "core/array.hpp"
 #include "gds_types.h"
+#include "gds_persist.h"
 #include "gds_version.h"
 
 namespace gds::versions {
@@ -96,20 +97,18 @@ class Level {
   // Whether the array has this level (the same on every process).
   [[nodiscard]] virtual bool holds(const core::Array &a) const = 0;
 
-  // Commit: phase persist (collective over the array; returns a status
-  // every process agrees on). `local` is what this process found so far
-  // (settled into the agreement; `agreed`: already agreed on by a level
-  // before this one); a failure leaves the level without the version.
-  virtual GDS_status_t commit(const char *func, core::Array &a, const Frozen &v, GDS_status_t local,
-                              bool agreed) = 0;
-  // A version group's version (GDS_group_version_inc): begin_group, then
-  // commit() for each member, then end_group with the status they agreed
-  // on. The level may leave what makes the version restorable (the cache's
-  // commit record) to end_group, which makes it one step for every member
-  // (collective over the members' communicator; returns an agreed status;
-  // on failure no member keeps the version at this level).
-  virtual void begin_group(const std::string & /*group*/) {}
-  virtual GDS_status_t end_group(const char * /*func*/, MPI_Comm /*comm*/, GDS_status_t status) { return status; }
+  // Commit: phase persist of a version of `members` (one array, or a
+  // version group's members, on one communicator; `group`: the group's
+  // name, else nullptr), versions[i] being member i's. Collective over the
+  // members' communicator; returns a status every process agrees on
+  // (`local`: what this process found so far, settled into the agreement;
+  // `agreed`: already agreed on by a level before this one). A failure
+  // leaves the level without the version of any member; a level that makes
+  // a version restorable in one step (the cache's commit record) makes it
+  // one step for all members.
+  virtual GDS_status_t commit(const char *func, std::span<core::Array *const> members,
+                              std::span<const Frozen> versions, GDS_status_t local, bool agreed,
+                              const std::string *group) = 0;
   // GDS_group_create (collective): why arrays `a` and `b` cannot be in one
   // group at this level ("" if they can); then the group `name` of
   // `members` is opened (the level forgets what it held of an earlier group
@@ -140,30 +139,6 @@ class Level {
   [[nodiscard]] virtual std::optional<Location> locate(core::Array &a, std::uint64_t number,
                                                        std::uint32_t block) const = 0;
 
-  // Recover (restart; collective, agreed): rebuilds the level's catalogue
-  // of the array from its own metadata, repairing what its redundancy can,
-  // and returns the versions restart can take, oldest first, ending with
-  // the newest complete one; empty if the level has nothing.
-  // GDS_STATUS_UNRECOVERABLE: it has versions, but none can be restored.
-  virtual GDS_status_t recover(const char *func, core::Array &a, Catalogue *out) = 0;
-  // Bytes [at, at + bytes) of entry `i`'s storage (never more than a run of
-  // its own blocks) to dst: "" or why not. Local; never throws. With
-  // `check_later`, checks the level can make from the blocks' checksums
-  // wait for check().
-  virtual std::string read(core::Array &a, const Catalogue &c, std::size_t i, std::uint64_t at, std::uint64_t bytes,
-                           std::byte *dst, bool check_later) = 0;
-  // The checks read() left for later, against the frozen version replay
-  // made of entry `i`: "" or why not (local; the driver agrees). Called
-  // once per entry read with check_later.
-  virtual std::string check(core::Array &, const Catalogue &, std::size_t, const Frozen &) { return ""; }
-  // Restart took entry `taken` of this level's catalogue (collective,
-  // agreed): the level records it and reports it (restart info).
-  virtual GDS_status_t recovered(const char *func, core::Array &a, const Catalogue &c, std::size_t taken,
-                                 std::uint64_t navigable) = 0;
-  // Restart took version `number` from another level (`from`), or nothing
-  // (nullopt: a fresh start). Collective: the level forgets what it holds
-  // that is not on that timeline.
-  virtual void restarted_elsewhere(const char *func, core::Array &a, int from, std::optional<std::uint64_t> number) = 0;
 };
 
 // The memory level (this module's version store; always there).

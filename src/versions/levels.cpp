@@ -15,15 +15,16 @@ std::vector<Level *> g_levels;
 
 // Memory: the version store's retained versions, readable one-sidedly.
 // GDS_version_inc makes its versions itself (freeze, commit); nothing of
-// them outlives the job, so it recovers nothing.
+// them outlives the job.
 class Memory final : public Level {
  public:
   [[nodiscard]] int id() const override { return GDS_LEVEL_NONE; }
   [[nodiscard]] const char *name() const override { return "memory"; }
   [[nodiscard]] bool holds(const core::Array &) const override { return true; }
   // The frozen copies are the version: nothing to write but the outcome.
-  GDS_status_t commit(const char *func, core::Array &a, const Frozen &, GDS_status_t local, bool agreed) override {
-    return agreed ? local : core::agree(func, a.communicator(), local);
+  GDS_status_t commit(const char *func, std::span<core::Array *const> members, std::span<const Frozen>,
+                      GDS_status_t local, bool agreed, const std::string *) override {
+    return agreed ? local : core::agree(func, members.front()->communicator(), local);
   }
   // The store frees the version's blocks (GDS_version_inc's commit phase).
   void drop(core::Array &, std::uint64_t) override {}
@@ -37,18 +38,6 @@ class Memory final : public Level {
     if (table != nullptr && table[block] != kZero) l.memory = store.local_slot(table[block]);
     return l;
   }
-  GDS_status_t recover(const char *, core::Array &, Catalogue *out) override {
-    out->entries.clear();
-    return GDS_STATUS_OK;
-  }
-  std::string read(core::Array &, const Catalogue &, std::size_t, std::uint64_t, std::uint64_t, std::byte *,
-                   bool) override {
-    return "memory holds nothing after a restart";
-  }
-  GDS_status_t recovered(const char *, core::Array &, const Catalogue &, std::size_t, std::uint64_t) override {
-    return GDS_STATUS_OK;
-  }
-  void restarted_elsewhere(const char *, core::Array &, int, std::optional<std::uint64_t>) override {}
 };
 
 Memory g_memory;

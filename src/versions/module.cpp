@@ -23,11 +23,15 @@ constexpr const char *kInfoKeys[] = {GDS_VERSION_BLOCK_SIZE_KEY, GDS_MAX_VERSION
 
 using gds::core::ull;
 
+// GDS_version_inc's, in protocol order.
+constexpr const core::Step *kSteps[] = {&kSettle, &kExchange, &kReserve, &kFreeze, &kPersist, &kCommit};
+
 class Versions final : public core::Module {
  public:
   [[nodiscard]] core::Layer layer() const override { return ArrayState::kLayer; }
   [[nodiscard]] const char *name() const override { return "versions"; }
   [[nodiscard]] std::span<const char *const> info_keys() const override { return kInfoKeys; }
+  [[nodiscard]] std::span<const core::Step *const> steps() const override { return kSteps; }
 
   void configure() override {
     g_settings = Settings{};

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/array.hpp"
+#include "core/phase.hpp"
 #include "versions/store.hpp"
 
 namespace gds::versions {
@@ -61,12 +62,16 @@ extern Settings g_settings;
 // Whether a version block size is acceptable: a power of two, 64 B to 64 MiB.
 inline bool valid_block_size(std::uint64_t b) { return b >= 64 && b <= (std::uint64_t{1} << 26) && (b & (b - 1)) == 0; }
 
-// The phases of GDS_version_inc (version_inc.cpp) that can fail; commit cannot.
-enum class Phase { settle = 1, exchange = 2, reserve = 3, freeze = 4, persist = 5 };
-inline constexpr int kFailablePhases = 5;
-// Fault injection (GDS_inject_fault): the next GDS_version_inc of this
-// process fails in `phase` (0 cancels).
-void inject_phase_failure(int phase);
+// The phases of GDS_version_inc (version_inc.cpp), each ending agreed, and
+// the kill point after the last agreement.
+inline constexpr core::Phase kSettle{"settle", "every write is complete and global errors are delivered"};
+inline constexpr core::Phase kExchange{"exchange", "every process knows which of its blocks changed"};
+inline constexpr core::Phase kReserve{"reserve", "every process has room for its changed blocks"};
+inline constexpr core::Phase kFreeze{"freeze", "every process copied its changed blocks; no version yet"};
+inline constexpr core::Phase kPersist{"persist", "the levels above memory have the version (or it is abandoned)"};
+inline constexpr core::Point kCommit{"commit", "every level has the version; memory commits it next"};
+// GDS_FAULT_VERSION_PHASE numbers them from 1 (gds_error.h); commit cannot fail.
+inline constexpr const core::Phase *kFailablePhases[] = {&kSettle, &kExchange, &kReserve, &kFreeze, &kPersist};
 
 // The phases of GDS_version_inc for `members` (one array, or a version
 // group's members, on one communicator and at one number; `local`: each

@@ -24,7 +24,7 @@
 #include "core/array.hpp"
 #include "core/collective.hpp"
 #include "core/log.hpp"
-#include "core/killpoint.hpp"
+#include "core/phase.hpp"
 #include "core/runtime.hpp"
 #include "core/util.hpp"
 #include "gds_version.h"
@@ -46,29 +46,6 @@ using gds::core::ull;
 // How many times global errors may be delivered (handlers may write, raise
 // more, ...) before the snapshot gives up.
 constexpr int kMaxSettleRounds = 8;
-
-int g_failing_phase = 0;  // GDS_FAULT_VERSION_PHASE
-
-const char *phase_name(Phase p) {
-  switch (p) {
-    case Phase::settle: return "settle";
-    case Phase::exchange: return "exchange";
-    case Phase::reserve: return "reserve";
-    case Phase::freeze: return "freeze";
-    case Phase::persist: return "persist";
-  }
-  return "?";
-}
-
-// An injected failure of phase `p` on this process, or OK.
-GDS_status_t injected(const char *func, Phase p) {
-  kill_point(phase_name(p));
-  if (g_failing_phase != static_cast<int>(p)) return GDS_STATUS_OK;
-  g_failing_phase = 0;
-  // Asked for by the program (GDS_inject_fault): a warning, not an ERROR line a handler cannot take back.
-  log(core::Level::warning, func, "injected failure in phase %s (GDS_FAULT_VERSION_PHASE)", phase_name(p));
-  return fail(GDS_STATUS_MPI_ERROR, func, "injected failure in phase %s (GDS_FAULT_VERSION_PHASE)", phase_name(p));
-}
 
 // Phase settle. `local` is what the call found so far on this process; a
 // failure after the last agreement goes to *late.
@@ -222,8 +199,8 @@ bool levelled(const Array &a) {
 // Phase persist: the levels above memory that hold the arrays make the
 // version durable in order, or the frozen copies are abandoned. Each agrees
 // on its outcome, which the next one starts from; a failure leaves the
-// levels after it alone. A group's members go through each level together
-// (begin_group, a commit per member, end_group: one commit record).
+// levels after it alone. A group's members go to each level in one call
+// (one commit record).
 GDS_status_t persist(const char *func, std::span<Array *const> members, GDS_status_t local, std::uint64_t increment,
                      const std::string &new_label, const std::string *group) {
   std::vector<Frozen> v;
@@ -234,10 +211,7 @@ GDS_status_t persist(const char *func, std::span<Array *const> members, GDS_stat
   bool agreed = false;
   for (gds::versions::Level *l : levels()) {
     if (!l->holds(*members.front())) continue;
-    if (group != nullptr) l->begin_group(*group);
-    for (std::size_t i = 0; i < members.size() && (i == 0 || status == GDS_STATUS_OK); ++i)
-      status = l->commit(func, *members[i], v[i], status, agreed || i > 0);
-    if (group != nullptr) status = l->end_group(func, members.front()->communicator(), status);
+    status = l->commit(func, members, v, status, agreed, group);
     agreed = true;
     if (status != GDS_STATUS_OK) break;
   }
@@ -360,21 +334,19 @@ GDS_status_t make_version(const char *func, std::span<Array *const> members, std
                           std::uint64_t increment, std::string new_label, const std::string *group) {
   const std::size_t k = members.size();
   std::vector<GDS_status_t> late(k, GDS_STATUS_OK);
-  // An injected failure (GDS_inject_fault) is the first member's.
-  const auto first = [&](std::size_t i, GDS_status_t s, Phase p) {
-    if (s != GDS_STATUS_OK) return s;
-    return i == 0 ? injected(func, p) : GDS_STATUS_OK;
+  // A phase is reached (kill point, injected failure) once per version, by the first member.
+  const auto first = [&](std::size_t i, GDS_status_t s, const core::Phase &p) {
+    return i == 0 ? p.reach(func, s) : s;
   };
+  for (std::size_t i = 0; i < k; ++i) GDS_TRY(settle(func, *members[i], first(i, local[i], kSettle), &late[i]));
   for (std::size_t i = 0; i < k; ++i)
-    GDS_TRY(settle(func, *members[i], first(i, local[i], Phase::settle), &late[i]));
-  for (std::size_t i = 0; i < k; ++i)
-    GDS_TRY(exchange(func, *members[i], first(i, late[i], Phase::exchange), increment, &late[i]));
-  for (std::size_t i = 0; i < k; ++i) GDS_TRY(reserve(func, *members[i], first(i, late[i], Phase::reserve)));
+    GDS_TRY(exchange(func, *members[i], first(i, late[i], kExchange), increment, &late[i]));
+  for (std::size_t i = 0; i < k; ++i) GDS_TRY(reserve(func, *members[i], first(i, late[i], kReserve)));
   // Without a level the persist phase has no agreement of its own: its
   // (injected) failure is agreed on by freeze's.
   const bool above = levelled(*members.front());
-  GDS_status_t frozen_status = injected(func, Phase::freeze);
-  if (!above && frozen_status == GDS_STATUS_OK) frozen_status = injected(func, Phase::persist);
+  GDS_status_t frozen_status = kFreeze.reach(func, GDS_STATUS_OK);
+  if (!above) frozen_status = kPersist.reach(func, frozen_status);
   std::vector<std::vector<SlotRef>> tables(k);
   for (std::size_t i = 0; i < k; ++i) {
     const GDS_status_t made = freeze(func, *members[i], i == 0 ? frozen_status : GDS_STATUS_OK, &tables[i]);
@@ -383,8 +355,8 @@ GDS_status_t make_version(const char *func, std::span<Array *const> members, std
       return made;
     }
   }
-  if (above) GDS_TRY(persist(func, members, injected(func, Phase::persist), increment, new_label, group));
-  kill_point("commit");
+  if (above) GDS_TRY(persist(func, members, kPersist.reach(func, GDS_STATUS_OK), increment, new_label, group));
+  kCommit.reach();
   const std::uint64_t number = state(*members.front()).current;
   GDS_TRY(commit(func, members, increment, new_label, tables));
   if (above)
@@ -455,7 +427,6 @@ GDS_status_t restore_version(const char *func, core::Array &a, std::uint64_t ver
   return agree(func, a.communicator(), rs.window.sync(func));
 }
 
-void inject_phase_failure(int phase) { g_failing_phase = phase; }
 
 
 

@@ -1,0 +1,170 @@
+// What the cache level's files share (cache.cpp: the level, an array's
+// cache opened, a version's files laid out; cache_pipeline.cpp: a cached
+// version's protocol from start to retire; cache_restart.cpp: restart from
+// cached versions). Internal to the persist module.
+//
+// Directory: <base>/gds.<job>/node<group>/<array name>/r<rank>/ (names.hpp).
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/array.hpp"
+#include "core/background.hpp"
+#include "core/phase.hpp"
+#include "persist/files.hpp"
+#include "persist/format.hpp"
+#include "persist/levels.hpp"
+#include "persist/result.hpp"
+#include "persist/scheme.hpp"
+#include "persist/state.hpp"
+#include "versions/level.hpp"
+
+namespace gds::persist {
+
+// The phases of a cached version (cache_pipeline.cpp), each ending agreed,
+// and the kill points between them.
+inline constexpr core::Phase kCachePrepare{
+    "cache.prepare", "every process laid out its files and knows the lengths it receives; nothing is written yet"};
+inline constexpr core::Phase kCacheDurable{
+    "cache.durable", "every process's files and their redundancy are written and fsynced; no commit record yet"};
+inline constexpr core::Point kCacheRecord{"cache.record",
+                                          "durable everywhere; this process has not started its commit record"};
+inline constexpr core::Phase kCacheRecorded{
+    "cache.recorded", "every process has its commit record: restart takes the version (one record is enough)"};
+inline constexpr core::Point kCacheDrop{"cache.drop", "recorded everywhere; older files not yet removed"};
+
+// Asynchronous versions of an array in flight at once.
+inline constexpr std::size_t kInflight = 2;
+
+// A version's file as the pieces it is written from: its header, then runs
+// of blocks where they are in the memory version, or all of it in one
+// buffer.
+struct VersionPieces {
+  std::vector<std::byte> head;
+  std::vector<versions::Stored> own;  // where its blocks are in it
+  FileView view;                      // its pieces and size
+  std::uint64_t held = 0;             // bytes of blocks in it
+  std::uint32_t header_crc = 0;
+};
+
+// One array's file of a cached version, from its layout to its retirement.
+struct CachedFile {
+  core::Array *a = nullptr;
+  VersionHeader h;
+  VersionPieces file;
+  std::vector<std::byte> copy;  // asynchronous: the file whole (the memory changes once GDS_version_inc returns)
+  std::uint64_t next = 0;
+  std::string label, next_label;
+  Record record;
+  Exchange x;                   // the scheme's protection of it
+  bool exchanged = false;       // its messages completed
+  Result mpi;                   // completing them
+  core::Background::Ticket own = 0, protect = 0;  // the jobs writing the file and what arrived
+  std::shared_ptr<Result> own_result = std::make_shared<Result>(), protect_result = std::make_shared<Result>();
+};
+
+// A cached version in flight: one array's, or a version group's members'
+// (one commit record for all). The same units exist on every process of the
+// arrays, in the same order; a group's is shared by its members' Cachers.
+struct Unit {
+  std::optional<std::string> group;
+  std::string group_dir;  // of the group's records
+  std::vector<CachedFile> files;
+  bool sync = false;      // waited for inside GDS_version_inc (failures returned there, not raised)
+  enum class Step { writing, recording } step = Step::writing;
+  bool reached = false;   // this process reached the step's phase (once per step: its kill point counts reaches)
+  core::Background::Ticket recorded = 0;  // the job writing this process's record
+  std::shared_ptr<Result> record_result = std::make_shared<Result>();
+  [[nodiscard]] bool involves(const core::Array *a) const;
+};
+
+// One array's cache on this process: its directory and scheme, the
+// versions it holds, and those in flight.
+class Cacher {
+ public:
+  std::string dir;                 // this process's
+  std::shared_ptr<Spares> spares;  // in it
+  std::vector<int> group_of;       // per rank of the array's communicator
+  std::unique_ptr<Scheme> scheme;
+  std::uint64_t cache_size = 2;    // versions it keeps (GDS_CACHE_SIZE)
+  std::uint64_t nblocks = 0;
+  std::vector<std::uint64_t> changed;  // bits: blocks changed since the last cached version
+  bool force_full = true;              // the next cached version holds every block
+  bool full_wished = false;            // agreed at the last prepare: some process's changes add up to its part
+  std::uint64_t since_cached = 0;      // versions made since the last cached one
+  std::deque<Cached> cached;           // on disk, oldest first (dropped chain members included)
+  versions::Catalogue catalogue;       // the same versions' blocks in their files
+  std::uint64_t delta_bytes = 0;       // held by incremental files since the last full one
+  std::vector<std::byte> buffer;       // synchronous: a version file of many pieces in one
+  std::vector<std::vector<std::byte>> stages;  // asynchronous: copies of version files, for the next ones
+  std::deque<std::shared_ptr<Unit>> units;     // in flight, oldest first
+  std::uint64_t started = 0;                   // units started (their messages' tags)
+  GDS_status_t failed_since_wait = GDS_STATUS_OK;  // the first failure since the last GDS_cache_wait
+};
+
+inline Cacher &cacher(core::Array &a) { return *state(a).cacher; }
+
+// Directories (cache.cpp).
+std::string group_dir(const ArrayState &s, int group);
+// A process's directory of a group's commit records.
+std::string group_record_dir(core::Array &a, const std::string &group);
+// Removes the group commit records in `dir` whose version `gone` says,
+// and (unless records may be being written, `writing`) files left half written.
+template <class Gone>
+void remove_group_records(const std::string &dir, Gone gone, bool writing = false) {
+  for (const std::string &name : list_dir(dir)) {
+    const CacheName c = parse_cache_name(name);
+    const bool record = c.kind == CacheName::record && !c.tmp;
+    if (record ? !gone(c.number) : writing) continue;
+    remove_file(dir + "/" + name);
+  }
+}
+// Every file of version n this process holds (the data files kept as spares).
+void remove_version(Cacher &c, std::uint64_t n);
+// Removes the files of every version not in `keep` from this process's directory; how many.
+std::size_t remove_others(Cacher &c, const std::vector<std::uint64_t> &keep);
+// Forgets every cached version of the array and removes its files: the
+// next cached version is a full one.
+void reset_cache(core::Array &a);
+// The version's commit record; the cache lists it (the caller takes it back if the record fails).
+Record record_of(Cacher &c, const VersionHeader &h, std::uint64_t held);
+// What no retained version up to version n (recorded) needs: the chain of the oldest of them.
+void drop_before(Cacher &c, std::uint64_t n);
+
+// The pipeline (cache_pipeline.cpp). Collective over the arrays'
+// communicator where it agrees.
+// Phase prepare of a unit whose files are laid out: their lengths sent to
+// the schemes' peers (one message per peer for all files), the schemes'
+// buffers reserved, the files copied (`copy`: asynchronous), agreed with
+// `local` (what this process found so far). On failure nothing of the
+// version remains.
+GDS_status_t prepare(const char *func, MPI_Comm comm, GDS_status_t local, Unit &u, bool copy);
+// Starts a prepared unit: the schemes' messages posted, the files' writes
+// queued; every array involved lists it. Cannot fail (what fails later
+// fails the unit).
+void start(const std::shared_ptr<Unit> &u);
+// Moves the units in flight of `a` (and of its group's members) on, in one
+// agreement for all of them; `wait`: none (what is done already), the
+// oldest, or all of them. The first failure a version met or the agreement's.
+enum class Wait { none, oldest, all };
+GDS_status_t progress(const char *func, core::Array &a, Wait wait);
+// The versions in flight of array `a`.
+std::size_t in_flight(const core::Array &a);
+// GDS_cache_wait: every version of the array in flight completed; the
+// first failure since the last wait (then forgotten).
+GDS_status_t wait(const char *func, core::Array &a);
+// GDS_free: the same, and afterwards nothing of the array is in flight
+// even if completing failed.
+GDS_status_t forget(const char *func, core::Array &a);
+
+// Restart (cache_restart.cpp): the level's recover.
+GDS_status_t recover(const char *func, core::Array &a, std::unique_ptr<Recovery> *out);
+
+}  // namespace gds::persist
