@@ -167,6 +167,7 @@ TEST_F(Phases, AFailureInAnyPhaseIsAgreedAndLeavesNothingHalfMade) {
         }
         holds(s.g, 2);  // the current content is untouched
       }
+      MPI_Barrier(MPI_COMM_WORLD);  // every process read it before rank 0 writes again
       // The next version goes through whole, at every level.
       write(3);
       ASSERT_ALL_GDS_OK(GDS_version_inc(s.g, 1, nullptr, 0));

@@ -112,31 +112,47 @@ class Xor final : public Scheme {
       return Result::failure(GDS_STATUS_UNRECOVERABLE, "version " + std::to_string(n) + " is lost on " +
                                                            std::to_string(nlost) + " processes of one XOR set (of " +
                                                            std::to_string(k_) + "); XOR rebuilds one");
-    // The survivors' parity (their files the caller checked); all agree that they have them.
+    Plan plan;
+    PERSIST_TRY(plan_rebuild(n, who, own, &plan));
+    return stream(who, own, path, plan);
+  }
+
+  void remove(std::uint64_t n) override { p_.spares->keep(parity_path(p_.dir, n)); }
+  void release() override { set_.reset(); }
+  [[nodiscard]] int tolerance() const override { return 1; }
+
+ private:
+  // What the rebuild of member `who` needs: the survivors' parity (their
+  // files the caller checked), the set's agreed chunk size and the lost
+  // file's length, and the buffers of the pieces.
+  struct Plan {
     Mapped parity;
-    ParityHeader h;
-    std::uint64_t at = 0;
-    int ok = 1;
-    if (me_ != who) {
-      ok = parity.open(parity_path(p_.dir, n)).ok() && parse_parity(parity.bytes(), &h, &at).ok() && h.number == n &&
-           h.member == static_cast<std::uint32_t>(me_) && h.set_size == static_cast<std::uint32_t>(k_) &&
-           h.lengths[static_cast<std::size_t>(me_)] == own.size();
-    }
-    // The buffers of the pieces (at most kRebuildPiece bytes; the chunk size
-    // is not known here before the agreement), reserved before it.
+    std::uint64_t at = 0;  // of the parity chunk in its file
+    std::uint64_t chunk = 0, length = 0;
     std::unique_ptr<std::byte[]> piece, sum;
+  };
+
+  // One agreement over the set: whether every survivor has its parity (and
+  // every member its buffers), and the chunk size and the lost member's
+  // length, which the survivors' parity headers must give alike (each
+  // survivor's sends are read at its own chunk size). Maxima of (value,
+  // ~value) give the largest and the smallest. Every member says the same
+  // of a failure.
+  Result plan_rebuild(std::uint64_t n, int who, std::span<const std::byte> own, Plan *p) {
+    ParityHeader h;
+    int ok = 1;
+    const bool survivor = me_ != who;
+    if (survivor)
+      ok = p->parity.open(parity_path(p_.dir, n)).ok() && parse_parity(p->parity.bytes(), &h, &p->at).ok() &&
+           h.number == n && h.member == static_cast<std::uint32_t>(me_) &&
+           h.set_size == static_cast<std::uint32_t>(k_) && h.lengths[static_cast<std::size_t>(me_)] == own.size();
+    // At most kRebuildPiece bytes each (the chunk size is not known before the agreement).
     try {
-      piece = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
-      if (me_ == who) sum = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
+      p->piece = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
+      if (!survivor) p->sum = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
     } catch (const std::bad_alloc &) {
       ok = 0;  // said below: the set agrees first
     }
-    // One agreement: whether every survivor has them (and every member its
-    // buffers), and the chunk size and the lost member's length, which the
-    // survivors' parity headers must give alike (each survivor's sends are
-    // read at its own chunk size). Maxima of (value, ~value) give the
-    // largest and the smallest. Every member says the same of a failure.
-    const bool survivor = me_ != who;
     const std::uint64_t chunk = survivor && ok ? h.chunk : 0;
     const std::uint64_t lost_length = survivor && ok ? h.lengths[static_cast<std::size_t>(who)] : 0;
     const std::uint64_t mine[5] = {ok ? 0u : 1u, chunk, survivor ? ~chunk : 0, lost_length,
@@ -152,13 +168,18 @@ class Xor final : public Scheme {
     if (most[1] != ~most[2] || most[3] != ~most[4])
       return Result::failure(GDS_STATUS_UNRECOVERABLE,
                              lost_one + "the parity files of its XOR set disagree on the chunk size or its length");
-    const std::uint64_t c = most[1];
-    // Chunk by chunk, in pieces: every survivor sends the lost member its
-    // share of the chunk's XOR (its own chunk, or the parity it holds),
-    // which the lost member XORs together. Pieces keep the buffers small
-    // (no chunk-sized copies: the survivors' files are mapped).
-    // The lost member writes each piece of its file as it is complete.
-    const std::uint64_t piece_bytes = std::min<std::uint64_t>(c, kRebuildPiece), length = most[3];
+    p->chunk = most[1];
+    p->length = most[3];
+    return {};
+  }
+
+  // Chunk by chunk, in pieces: every survivor sends the lost member its
+  // share of the chunk's XOR (its own chunk, or the parity it holds),
+  // which the lost member XORs together and writes as each piece of its
+  // file is complete. Pieces keep the buffers small (no chunk-sized
+  // copies: the survivors' files are mapped).
+  Result stream(int who, std::span<const std::byte> own, const std::string &path, Plan &p) {
+    const std::uint64_t c = p.chunk, piece_bytes = std::min<std::uint64_t>(c, kRebuildPiece);
     Writer out;
     Result io = me_ == who ? out.open(path) : Result();
     for (int ch = 0; ch + 1 < k_; ++ch) {
@@ -166,38 +187,32 @@ class Xor final : public Scheme {
       for (std::uint64_t off = 0; off < c; off += piece_bytes) {
         const std::uint64_t len = std::min(piece_bytes, c - off);
         if (me_ != who) {
-          const std::byte *send = piece.get();
+          const std::byte *send = p.piece.get();
           if (me_ == m)
-            send = parity.bytes().data() + at + off;
+            send = p.parity.bytes().data() + p.at + off;
           else
-            slice(own, idx(me_, m), c, off, len, piece.get());
+            slice(own, idx(me_, m), c, off, len, p.piece.get());
           const int rc = MPI_Send(send, static_cast<int>(len), MPI_BYTE, who, kTagRebuild, set_.get());
           if (rc != MPI_SUCCESS) return Result::mpi("MPI_Send", rc);
           continue;
         }
-        bool first = true;
-        for (int j = 0; j < k_; ++j) {
+        for (int j = 0, first = 1; j < k_; ++j) {
           if (j == who) continue;
-          const int rc = MPI_Recv(first ? sum.get() : piece.get(), static_cast<int>(len), MPI_BYTE, j, kTagRebuild,
-                                  set_.get(), MPI_STATUS_IGNORE);
+          const int rc = MPI_Recv(first ? p.sum.get() : p.piece.get(), static_cast<int>(len), MPI_BYTE, j,
+                                  kTagRebuild, set_.get(), MPI_STATUS_IGNORE);
           if (rc != MPI_SUCCESS) return Result::mpi("MPI_Recv", rc);
-          if (!first) xor_into(sum.get(), piece.get(), len);
-          first = false;
+          if (!first) xor_into(p.sum.get(), p.piece.get(), len);
+          first = 0;
         }
         // What lies within the file's length (the rest is padding).
         const std::uint64_t where = std::uint64_t(ch) * c + off;
-        if (io.ok() && where < length) io = out.write_at(where, sum.get(), std::min(len, length - where));
+        if (io.ok() && where < p.length) io = out.write_at(where, p.sum.get(), std::min(len, p.length - where));
       }
     }
     if (me_ == who && io.ok()) io = out.finish();
     return io;
   }
 
-  void remove(std::uint64_t n) override { p_.spares->keep(parity_path(p_.dir, n)); }
-  void release() override { set_.reset(); }
-  [[nodiscard]] int tolerance() const override { return 1; }
-
- private:
   // Which chunk of member j goes into member m's parity.
   [[nodiscard]] int idx(int j, int m) const { return ((m - j - 1) % k_ + k_) % k_; }
   // Bytes [off, off + len) of chunk i of a file, zero-padded to c bytes.
