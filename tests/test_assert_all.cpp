@@ -11,13 +11,13 @@ class AssertAll : public MpiTest {};
 
 TEST_F(AssertAll, FalseOnTheLastProcessEndsTheTestEverywhere) {
   ASSERT_ALL(rank != nprocs - 1);
-  MPI_Barrier(MPI_COMM_WORLD);  // the last process is not here: the others would wait forever
+  gds::test::barrier();  // the last process is not here: the others would wait forever
   ADD_FAILURE() << "reached after ASSERT_ALL";
 }
 
 TEST_F(AssertAll, AFailedGdsCallOnTheLastProcessEndsTheTestEverywhere) {
   ASSERT_ALL_GDS_OK(rank != nprocs - 1 ? GDS_STATUS_OK : GDS_inject_fault(static_cast<GDS_fault_t>(99), 1));
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   ADD_FAILURE() << "reached after ASSERT_ALL_GDS_OK";
 }
 
@@ -27,7 +27,7 @@ class AssertAllInSetUp : public MpiTest {
 };
 
 TEST_F(AssertAllInSetUp, SkipsTheBodyEverywhere) {
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   ADD_FAILURE() << "reached the body after ASSERT_ALL failed in SetUp";
 }
 

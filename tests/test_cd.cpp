@@ -519,7 +519,7 @@ TEST_F(Cd, APerProcessCdReexecutesAloneWithItsLoggedMessages) {
     EXPECT_EQ(GDS_cd_send(&x, 1, MPI_LONG_LONG, right, 99, MPI_COMM_WORLD), GDS_STATUS_CD_STATE);
   EXPECT_GDS_OK(GDS_cd_commit(&child));
   EXPECT_GDS_OK(GDS_cd_commit(&root));
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
 }
 
 // gds::cd preserves bytes via regeneration with a C function and its context; a descriptor built on

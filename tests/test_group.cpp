@@ -79,7 +79,7 @@ class Group : public MpiTest {
 
   // Each process writes a different number of elements (rank 0 none at times), all agree on the model.
   void random_writes(std::mt19937 &rng, Index step) {
-    MPI_Barrier(MPI_COMM_WORLD);  // every process is done reading what these writes change
+    gds::test::barrier();  // every process is done reading what these writes change
     for (int k = 0; k < kArrays; ++k) {
       for (int r = 0; r < nprocs; ++r) {
         const Index writes = rng() % (r + 2);  // rank r writes 0..r+1 elements
@@ -95,7 +95,7 @@ class Group : public MpiTest {
       }
     }
     for (int k = 0; k < kArrays; ++k) EXPECT_GDS_OK(GDS_wait(a[k]));
-    MPI_Barrier(MPI_COMM_WORLD);
+    gds::test::barrier();
   }
 
   // Every element of every array through handles h, against content c.
@@ -292,7 +292,7 @@ TEST_F(Group, BadInputs) {
     EXPECT_NE(std::strstr(GDS_last_error_message(), "asynchronous"), nullptr) << GDS_last_error_message();
     EXPECT_EQ(g, GDS_GROUP_NULL);
     for (GDS_gds_t &c : cached) EXPECT_GDS_OK(GDS_free(&c));
-    MPI_Barrier(MPI_COMM_WORLD);
+    gds::test::barrier();
     if (rank == 0) std::filesystem::remove_all(dir);
   }
   // Calls on things that are not groups.

@@ -287,7 +287,7 @@ TEST(MpiFinalizedFirst, FinalizeIsReported) {
   ASSERT_GE(g_mpi_level, 0) << "run with --mpi=<level>";
   GDS_thread_support_t provided;
   ASSERT_EQ(GDS_init(nullptr, nullptr, GDS_THREAD_SINGLE, &provided), GDS_STATUS_OK);
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   MPI_Finalize();
   EXPECT_EQ(GDS_finalize(), GDS_STATUS_MPI_ERROR);
   EXPECT_TRUE(gds::test::message_names("GDS_finalize", "MPI was finalized before GDS_finalize"));

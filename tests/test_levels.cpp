@@ -153,7 +153,7 @@ TEST_F(Levels, EveryLevelLocatesTheBlocksOfTheVersionsItHolds) {
     }
   }
   ASSERT_ALL_GDS_OK(GDS_free(&g));
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   if (rank == 0) {
     std::filesystem::remove_all(base);
     std::filesystem::remove_all(prefix);
@@ -238,7 +238,7 @@ TEST_P(CacheFailure, AFailedCacheWriteReachesTheHandlerAndTheCall) {
   make(1);
   ASSERT_ALL_GDS_OK(GDS_cache_wait(g));
   if (rank == victim) std::filesystem::remove_all(dir);
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   if (sync) {
     write(2);
     EXPECT_EQ(GDS_version_inc(g, 1, nullptr, 0), rank == victim ? GDS_STATUS_IO_ERROR : GDS_STATUS_REMOTE_ERROR);
@@ -268,14 +268,14 @@ TEST_P(CacheFailure, AFailedCacheWriteReachesTheHandlerAndTheCall) {
   EXPECT_FALSE(gds::persist::cache_level().locate(a, 2, 0).has_value());
   EXPECT_TRUE(gds::persist::cache_level().locate(a, 1, 0).has_value());
   if (rank == victim) std::filesystem::create_directories(dir);
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   const int next = newest + 1;
   make(next);
   ASSERT_ALL_GDS_OK(GDS_cache_wait(g));
   EXPECT_TRUE(gds::persist::cache_level().locate(a, next, 0).has_value());
   EXPECT_TRUE(std::filesystem::exists(gds::persist::record_path(dir, next)));
   ASSERT_ALL_GDS_OK(GDS_free(&g));
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   if (rank == 0) std::filesystem::remove_all(base);
 }
 

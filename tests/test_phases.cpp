@@ -167,7 +167,7 @@ TEST_F(Phases, AFailureInAnyPhaseIsAgreedAndLeavesNothingHalfMade) {
         }
         holds(s.g, 2);  // the current content is untouched
       }
-      MPI_Barrier(MPI_COMM_WORLD);  // every process read it before rank 0 writes again
+      gds::test::barrier();  // every process read it before rank 0 writes again
       // The next version goes through whole, at every level.
       write(3);
       ASSERT_ALL_GDS_OK(GDS_version_inc(s.g, 1, nullptr, 0));
@@ -195,7 +195,7 @@ TEST_F(Phases, AFailureInAnyPhaseIsAgreedAndLeavesNothingHalfMade) {
       EXPECT_GT(count, 0) << phase << " was never reached";
     }
   }
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   if (rank == 0) {
     std::filesystem::remove_all(base);
     std::filesystem::remove_all(prefix);

@@ -32,11 +32,11 @@ class ShouldExit : public MpiTest {
     MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     dir = "/tmp/gds-should-exit-" + std::to_string(id);
     if (rank == 0) mkdir(dir.c_str(), 0700);
-    MPI_Barrier(MPI_COMM_WORLD);
+    gds::test::barrier();
   }
   void TearDown() override {
     for (const char *v : kVariables) unsetenv(v);
-    MPI_Barrier(MPI_COMM_WORLD);
+    gds::test::barrier();
     if (rank == 0) std::system(("rm -rf " + dir).c_str());
     MpiTest::TearDown();
   }
@@ -106,12 +106,12 @@ TEST_F(ShouldExit, HaltFileSeenByOneProcess) {
   setenv("GDS_HALT_FILE", (file + (rank == nprocs - 1 ? "" : ".r" + std::to_string(rank))).c_str(), 1);
   EXPECT_EQ(flag(), 0);
   if (rank == 0) std::fclose(std::fopen(file.c_str(), "w"));
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   EXPECT_EQ(flag(), 1);  // no array: nothing to persist first
   EXPECT_EQ(gds::should_exit(), true);
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   if (rank == 0) std::remove(file.c_str());
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   EXPECT_EQ(flag(), 0);
   EXPECT_EQ(GDS_finalize(), GDS_STATUS_OK);
 }
@@ -151,7 +151,7 @@ TEST_F(ShouldExit, WaitsForAVersionOnEveryLevel) {
   const std::string file = dir + "/halt";
   setenv("GDS_HALT_FILE", file.c_str(), 1);
   if (rank == 0) std::fclose(std::fopen(file.c_str(), "w"));
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   EXPECT_EQ(flag(), 0);  // no version yet
   // Versions 0-5: cached at the 2nd, 4th and 6th, flushed at the 3rd and 6th.
   for (int v = 0; v < 6; ++v) {

@@ -309,7 +309,7 @@ GDS_status_t create_array(const char *func, GDS_size_t ndims, const GDS_size_t *
   }
   std::vector<Index> counts(static_cast<std::size_t>(a->nprocs));
   const Index mine = local_count;
-  const int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, a->communicator());
+  const int rc = allgather(&mine, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, a->communicator());
   if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgather", rc);
   Index total = 0, volume = 1;
   bool overflow = false;

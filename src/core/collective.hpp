@@ -5,13 +5,36 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/util.hpp"
 #include "gds_types.h"
 
 namespace gds::core {
+
+// MPI's blocking calls as GDS makes them: the nonblocking call, then a wait
+// that yields the processor between polls. MPICH 4.0.2 busy-polls inside its
+// blocking calls without yielding, so where a node runs more processes than
+// it has cores a process waiting in a collective holds the core the process
+// it waits for needs: 4.3-4.9 ms per MPI_Allreduce at 3-4 processes on the
+// 2-core test machine, 10-16 us as MPI_Iallreduce waited for here (it polls
+// 64 times before it yields: 0.87 us against 0.65 us on a core of its own).
+// Each returns MPI's error code, as the call it stands for.
+int wait(MPI_Request *request);
+int wait_all(std::vector<MPI_Request> *requests);  // (emptied)
+int allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int allgather(const void *in, int count, MPI_Datatype type, void *out, int out_count, MPI_Datatype out_type,
+              MPI_Comm comm);
+int allgatherv(const void *in, int count, MPI_Datatype type, void *out, const int *counts, const int *displs,
+               MPI_Datatype out_type, MPI_Comm comm);
+int bcast(void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int gather(const void *in, int count, MPI_Datatype type, void *out, int out_count, MPI_Datatype out_type, int root,
+           MPI_Comm comm);
+int gatherv(const void *in, int count, MPI_Datatype type, void *out, const int *counts, const int *displs,
+            MPI_Datatype out_type, int root, MPI_Comm comm);
 
 // One allreduce in which every process contributes its local status and a
 // signature of the arguments that must match. Returns, identically on every
@@ -29,6 +52,41 @@ GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::uin
 // complements.
 GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::span<std::uint64_t> values,
                    std::uint64_t signature = 0, const char *what = "arguments");
+
+// The values one agreement learns, gathered from the parties that take part
+// in it (a version's members, its levels): each reserves a range, fills it,
+// and reads the maxima back once the agreement is made. The parties reserve
+// alike on every process (the same number of values everywhere).
+class Ballot {
+ public:
+  // n values, zero, at the returned position.
+  std::size_t reserve(std::size_t n) {
+    const std::size_t at = values_.size();
+    values_.resize(at + n, 0);
+    return at;
+  }
+  std::uint64_t &operator[](std::size_t i) { return values_[i]; }
+  std::uint64_t operator[](std::size_t i) const { return values_[i]; }
+  std::span<std::uint64_t> values() { return values_; }
+  void clear() { values_.clear(); }
+
+ private:
+  std::vector<std::uint64_t> values_;
+};
+
+// A sparse exchange (NBX: Hoefler, Siebert and Lumsdaine, PPoPP 2010): this
+// process sends out[i].second to process out[i].first (one synchronous
+// send each: MPI_Issend), receives what the others send it (each message to
+// `on_message(source, words)`), and learns that nothing more will come
+// from one MPI_Ibarrier it enters once its own sends were received: the
+// barrier completes when every process's sends are. Messages go only where
+// there is something to say; the one collective does not grow with the
+// processes' data. Collective over comm; every message of the exchange is
+// received before any process returns. MPI's failures are returned (the
+// exchange may then have left messages behind).
+GDS_status_t sparse_exchange(const char *func, MPI_Comm comm, int tag,
+                             const std::vector<std::pair<int, std::vector<std::uint32_t>>> &out,
+                             const std::function<void(int, std::span<const std::uint32_t>)> &on_message);
 
 // The statuses the agreements return where another process failed, or where
 // the processes' arguments differed, with their messages (`what`: which

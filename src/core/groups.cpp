@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "core/collective.hpp"
 #include "core/log.hpp"
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
@@ -34,7 +35,7 @@ GDS_status_t find_failure_groups(const char *func, MPI_Comm world, int rank, int
   // Every process's GDS_NODE_ID and GDS_RANKS_PER_NODE, so all decide alike.
   long long mine[2] = {env_id("GDS_NODE_ID", 0, INT_MAX), env_id("GDS_RANKS_PER_NODE", 1, INT_MAX)};
   std::vector<long long> all(2 * static_cast<std::size_t>(size));
-  int rc = MPI_Allgather(mine, 2, MPI_LONG_LONG, all.data(), 2, MPI_LONG_LONG, world);
+  int rc = allgather(mine, 2, MPI_LONG_LONG, all.data(), 2, MPI_LONG_LONG, world);
   if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgather", rc);
   const auto column = [&](int c) {
     std::vector<long long> v(static_cast<std::size_t>(size));
@@ -81,10 +82,10 @@ GDS_status_t find_failure_groups(const char *func, MPI_Comm world, int rank, int
       rc = MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
       if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Comm_split_type", rc);
       long long lowest = rank;
-      rc = MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_LONG_LONG, MPI_MIN, node);
+      rc = allreduce(MPI_IN_PLACE, &lowest, 1, MPI_LONG_LONG, MPI_MIN, node);
       MPI_Comm_free(&node);
       if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allreduce", rc);
-      rc = MPI_Allgather(&lowest, 1, MPI_LONG_LONG, key.data(), 1, MPI_LONG_LONG, world);
+      rc = allgather(&lowest, 1, MPI_LONG_LONG, key.data(), 1, MPI_LONG_LONG, world);
       if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgather", rc);
     }
   }

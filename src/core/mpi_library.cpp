@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/collective.hpp"
 #include "core/log.hpp"
 
 namespace gds::core {
@@ -143,7 +144,7 @@ void learn_open_mpi_window_files(MPI_Comm world) {
     // process of the node takes part, set or not.
     const std::uint64_t mine = dir_hash(kBackingVariables[1]);
     std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
-    const bool gathered = MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, node) == MPI_SUCCESS;
+    const bool gathered = allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, node) == MPI_SUCCESS;
     MPI_Comm_free(&node);
     bool distinct = gathered;
     for (std::size_t i = 0; distinct && i < all.size(); ++i) {
@@ -156,7 +157,7 @@ void learn_open_mpi_window_files(MPI_Comm world) {
   }
   // One answer for the whole job, so every process of any communicator checks (and agrees) alike.
   int any = unsafe;
-  MPI_Allreduce(&unsafe, &any, 1, MPI_INT, MPI_MAX, world);
+  allreduce(&unsafe, &any, 1, MPI_INT, MPI_MAX, world);
   g_files.checked = any != 0;
 }
 

@@ -183,7 +183,7 @@ bool small_int_sums_saturate(MPI_Comm comm) {
   for (int i = 0; i < 16; ++i) wrong |= b[i] != 0x10;
   for (int i = 0; i < 8; ++i) wrong |= d[i] != 0x10;
   int any = wrong;
-  MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_MAX, comm);
+  core::allreduce(&wrong, &any, 1, MPI_INT, MPI_MAX, comm);
   return any != 0;
 }
 

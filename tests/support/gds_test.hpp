@@ -122,17 +122,20 @@ inline bool unsigned_min_max_refused() {
   }
   MPI_Win win;
   MPI_Win_create(slots, sizeof slots, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-  MPI_Barrier(MPI_COMM_WORLD);
+  barrier();
   const unsigned char zero[8] = {};
   const int next = (rank + 1) % nprocs;
   MPI_Win_lock_all(0, win);
   for (int k = 0; k < kTypes; ++k) MPI_Accumulate(zero, 1, types[k], next, k * 8, 1, types[k], MPI_MAX, win);
   MPI_Win_flush_all(win);
   MPI_Win_unlock_all(win);
-  MPI_Barrier(MPI_COMM_WORLD);
+  barrier();
   int wrong = 0;
   for (int k = 0; k < kTypes; ++k) wrong |= slots[k * 8 + sizes[k] - 1] != 0x80;
-  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  {
+    const int mine = wrong;
+    allreduce(&mine, &wrong, 1, MPI_INT, MPI_LOR);
+  }
   MPI_Win_free(&win);
   return wrong != 0 && !may_correct;
 }
@@ -154,7 +157,7 @@ inline bool logical_ops_refused() {
   int memory[4] = {2, 0, 2, 0};
   MPI_Win win;
   MPI_Win_create(memory, sizeof memory, sizeof memory[0], MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-  MPI_Barrier(MPI_COMM_WORLD);
+  barrier();
   const int next = (rank + 1) % nprocs, three = 3, zero = 0;
   MPI_Win_lock_all(0, win);
   MPI_Accumulate(&three, 1, MPI_INT, next, 0, 1, MPI_INT, MPI_LAND, win);
@@ -162,9 +165,12 @@ inline bool logical_ops_refused() {
   MPI_Accumulate(&zero, 1, MPI_INT, next, 2, 1, MPI_INT, MPI_LXOR, win);
   MPI_Win_flush_all(win);
   MPI_Win_unlock_all(win);
-  MPI_Barrier(MPI_COMM_WORLD);
+  barrier();
   int wrong = memory[0] != 1 || memory[1] != 1 || memory[2] != 1;
-  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  {
+    const int mine = wrong;
+    allreduce(&mine, &wrong, 1, MPI_INT, MPI_LOR);
+  }
   MPI_Win_free(&win);
   return wrong != 0;
 }
