@@ -18,5 +18,6 @@
 #include "gds_error.h"
 #include "gds_group.h"
 #include "gds_cd.h"
+#include "gds_costs.h"
 
 #endif /* GDS_H */

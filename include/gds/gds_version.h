@@ -29,8 +29,8 @@ extern "C" {
 #define GDS_VERSION_BLOCK_SIZE_KEY "gds_version_block_size" /**< bytes per block (power of two, 64 B - 64 MiB); GDS_VERSION_BLOCK_SIZE; default 4096 */
 #define GDS_MAX_VERSIONS_KEY "gds_max_versions"             /**< frozen versions kept, 0 = no limit; GDS_MAX_VERSIONS */
 #define GDS_MAX_VERSION_BYTES_KEY "gds_max_version_bytes"   /**< bytes each process's versions may store, 0 = no limit;
-                                                                 GDS_MAX_VERSION_BYTES; default: 8 x the process's part (at
-                                                                 least 64 MiB) and all arrays of a process together at most
+                                                                 GDS_MAX_VERSION_BYTES; default: 4 x the process's part (at
+                                                                 least 8 MiB) and all arrays of a process together at most
                                                                  half the host's memory over its processes
                                                                  (docs/versions.md) */
 /**@}*/
@@ -217,8 +217,9 @@ GDS_API GDS_status_t GDS_version_verify(GDS_gds_t gds, GDS_size_t version, const
  * \brief Waits for the background work earlier GDS_version_inc calls started
  *        for the array on this process (GDS extension).
  *
- * When every version is kept, GDS_version_inc returns as soon as the version
- * exists and then, on GDS's helper thread, faults in memory for the next
+ * Until retention first drops one of the array's versions (the first
+ * versions, or all when every version is kept), GDS_version_inc returns as
+ * soon as the version exists and then, on GDS's helper thread, faults in memory for the next
  * version (as much as this one needed), so that the kernel's zeroing of new
  * pages is not paid inside the next GDS_version_inc
  * (GDS_VERSION_PREFAULT=0 turns it off). Nothing is required of the

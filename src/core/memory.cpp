@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -50,15 +51,29 @@ GDS_status_t Memory::map(const char *func, std::size_t bytes) {
   unmap();
   if (bytes == 0) return GDS_STATUS_OK;
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  if (bytes > SIZE_MAX - page)
+  if (bytes > SIZE_MAX - page - kHugePage)
     return fail_critical(GDS_STATUS_NOMEM, func, "cannot map %zu bytes of memory: more than the address space", bytes);
   const std::size_t mapped = (bytes + page - 1) / page * page;
-  void *p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // Large mappings start on a huge page boundary, so that the kernel can
+  // back them with transparent huge pages from the first byte (a mapping
+  // where it lands would lose up to a huge page at each end): mapped with a
+  // huge page to spare, the parts before and after the aligned range given back.
+  const bool huge = mapped >= kHugePage;
+  const std::size_t reserve = huge ? mapped + kHugePage : mapped;
+  void *p = mmap(nullptr, reserve, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED)
     return fail_critical(GDS_STATUS_NOMEM, func, "cannot map %zu bytes of memory: %s", bytes, std::strerror(errno));
-  // Huge pages where the kernel offers them on request; otherwise the call fails harmlessly.
-  if (mapped >= kHugePage) (void)madvise(p, mapped, MADV_HUGEPAGE);
-  data_ = static_cast<std::byte *>(p);
+  auto *start = static_cast<std::byte *>(p);
+  if (huge) {
+    const auto at = reinterpret_cast<std::uintptr_t>(start);
+    const std::size_t head = (kHugePage - at % kHugePage) % kHugePage;
+    if (head > 0) munmap(start, head);
+    munmap(start + head + mapped, kHugePage - head);
+    start += head;
+    // Huge pages where the kernel offers them on request; otherwise the call fails harmlessly.
+    (void)madvise(start, mapped, MADV_HUGEPAGE);
+  }
+  data_ = start;
   size_ = bytes;
   mapped_ = mapped;
   return GDS_STATUS_OK;

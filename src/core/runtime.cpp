@@ -8,6 +8,7 @@
 
 #include "core/array.hpp"
 #include "core/background.hpp"
+#include "core/costs.hpp"
 #include "core/datatypes.hpp"
 #include "core/mpi_library.hpp"
 #include "core/groups.hpp"
@@ -96,6 +97,7 @@ Config read_config() {
   c.debug_level = static_cast<int>(level);
   c.show_info = env_flag("GDS_SHOW_INFO");
   c.sanity_check = env_flag("GDS_SANITY_CHECK");
+  c.print_costs = env_flag("GDS_PRINT_COSTS");
   return c;
 }
 
@@ -168,6 +170,7 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv, GDS_thread_support_t requ
     return s;
   }
   set_failure_groups(std::move(groups));
+  reset_costs();
   for (Module *m : modules()) {
     m->configure();
     if (auto *r = dynamic_cast<Resilience *>(m)) set_resilience(r);
@@ -197,6 +200,7 @@ GDS_API GDS_status_t GDS_finalize(void) try {
   const std::span<Module *const> all = modules();
   for (std::size_t i = all.size(); i-- > 0;) all[i]->finalize();
   Background::shutdown();
+  if (g_rt.config.print_costs) print_costs(g_rt.world_rank);
   set_resilience(nullptr);
   MPI_Comm_free(&g_rt.world);
   g_rt.initialized = false;

@@ -15,6 +15,7 @@ struct Config {
   int debug_level = 0;        // GDS_DEBUG_LEVEL: 0, 1 or 2
   bool show_info = false;     // GDS_SHOW_INFO
   bool sanity_check = false;  // GDS_SANITY_CHECK
+  bool print_costs = false;   // GDS_PRINT_COSTS: each process prints its costs at GDS_finalize
 };
 
 struct Runtime {

@@ -26,6 +26,7 @@
 
 #include "core/bits.hpp"
 #include "core/collective.hpp"
+#include "core/costs.hpp"
 #include "core/groups.hpp"
 #include "core/log.hpp"
 #include "core/mpi_args.hpp"
@@ -227,7 +228,9 @@ void fit_to_groups(const char *func, Array &a, const std::vector<int> &group_of,
 }
 
 // The members' versions due at the cache (every GDS_CACHE_EVERY-th), as
-// the files of a unit, laid out; *laid: the first failure.
+// the files of a unit, laid out (empty where this process could not freeze
+// its version: the agreement will fail, but the lengths are exchanged);
+// *laid: the first failure.
 Unit unit_of(std::span<Array *const> members, std::span<const versions::Frozen> versions, const std::string *group,
              Result *laid) {
   Unit u;
@@ -235,9 +238,15 @@ Unit unit_of(std::span<Array *const> members, std::span<const versions::Frozen> 
     Cacher &c = cacher(*members[i]);
     for (const auto &[first, count] : versions[i].changed)
       for (std::uint32_t b = first; b < first + count; ++b) core::set_bit(c.changed, b);
-    if (++c.since_cached < state(*members[i]).every) continue;
+    if (c.since_cached + 1 < state(*members[i]).every) continue;
     Result r;
-    u.files.push_back(file_of(*members[i], versions[i], &r));
+    if (versions[i].valid) {
+      u.files.push_back(file_of(*members[i], versions[i], &r));
+    } else {  // the round is made again, or the version fails: nothing to lay out
+      u.files.emplace_back();
+      u.files.back().a = members[i];
+      u.laid_out = false;
+    }
     if (laid->ok()) *laid = r;
   }
   if (group != nullptr && !u.files.empty()) {
@@ -254,27 +263,46 @@ class CacheLevel final : public PersistentLevel {
   [[nodiscard]] const char *name() const override { return "cache"; }
   [[nodiscard]] bool holds(const Array &a) const override { return a.state<ArrayState>().persistent(); }
 
-  // The members' versions due at the cache, in one unit: prepared (agreed),
-  // started, and waited for unless writes are asynchronous. Asynchronous:
-  // the earlier units in flight move on first, and at most kInflight are
-  // in flight per array.
-  GDS_status_t commit(const char *func, std::span<Array *const> members, std::span<const versions::Frozen> versions,
-                      GDS_status_t local, bool agreed, const std::string *group) override {
+  // Prepare: the members' versions due at the cache, in one unit, laid out,
+  // their lengths sent to the schemes' peers (no collective: the version's
+  // agreement settles it).
+  GDS_status_t prepare(const char *func, std::span<Array *const> members, std::span<const versions::Frozen> versions,
+                       GDS_status_t local, const std::string *group, core::Ballot &ballot) override {
+    const core::Timed timed(core::Work::cache, false);
     Array &first = *members.front();
+    Cacher &c = cacher(first);
+    c.prepared.reset();
+    Result laid;
+    auto u = std::make_shared<Unit>(unit_of(members, versions, group, &laid));
+    if (u->files.empty()) return GDS_STATUS_OK;
+    if (local == GDS_STATUS_OK) local = laid.report(func);
+    local = persist::prepare(func, first.communicator(), local, *u, !state(first).sync, ballot);
+    c.prepared = std::move(u);
+    return local;
+  }
+
+  // Start, once the version's agreement went through: the unit's messages
+  // and writes started, and waited for unless writes are asynchronous (then
+  // the units in flight move on first, at most kInflight per array).
+  GDS_status_t start(const char *func, std::span<Array *const> members, const core::Ballot &ballot) override {
+    const core::Timed timed(core::Work::cache, false);
+    Array &first = *members.front();
+    for (Array *a : members) ++cacher(*a).since_cached;
+    std::shared_ptr<Unit> u = std::move(cacher(first).prepared);
+    if (!u) return GDS_STATUS_OK;
+    prepared(*u, ballot);
     const bool sync = state(first).sync;
     if (!sync) {
       GDS_TRY(progress(func, first, Wait::none));
       for (Array *a : members)
         while (in_flight(*a) >= kInflight) GDS_TRY(progress(func, *a, Wait::oldest));
+      if (!still_valid(*u)) return GDS_STATUS_OK;  // a version it builds on failed meanwhile (raised)
     }
-    Result laid;
-    auto u = std::make_shared<Unit>(unit_of(members, versions, group, &laid));
-    if (u->files.empty()) return agreed ? local : core::agree(func, first.communicator(), local);
-    if (local == GDS_STATUS_OK) local = laid.report(func);
-    GDS_TRY(prepare(func, first.communicator(), local, *u, !sync));
-    start(u);
+    persist::start(u);
     return sync ? progress(func, first, Wait::all) : GDS_STATUS_OK;
   }
+
+  void abandon(std::span<Array *const> members) override { cacher(*members.front()).prepared.reset(); }
 
   [[nodiscard]] std::string differs(const Array &a, const Array &b) const override {
     const ArrayState &x = a.state<ArrayState>(), &y = b.state<ArrayState>();
@@ -328,9 +356,15 @@ bool persistent(const Array &a) { return a.state<ArrayState>().persistent(); }
 
 PersistentLevel &cache_level() { return g_cache; }
 
-GDS_status_t cache_wait(const char *func, Array &a) { return persistent(a) ? wait(func, a) : GDS_STATUS_OK; }
+GDS_status_t cache_wait(const char *func, Array &a) {
+  const core::Timed timed(core::Work::cache, false);
+  return persistent(a) ? wait(func, a) : GDS_STATUS_OK;
+}
 
-GDS_status_t cache_forget(const char *func, Array &a) { return persistent(a) ? forget(func, a) : GDS_STATUS_OK; }
+GDS_status_t cache_forget(const char *func, Array &a) {
+  const core::Timed timed(core::Work::cache, false);
+  return persistent(a) ? forget(func, a) : GDS_STATUS_OK;
+}
 
 GDS_status_t cache_settle(const char *func, Array &a, std::uint64_t number) {
   while (cache_behind(a, number)) GDS_TRY(progress(func, a, Wait::oldest));
@@ -353,7 +387,7 @@ GDS_status_t open_cache(const char *func, Array &a) {
   MPI_Comm comm = a.communicator();
   c.group_of.assign(static_cast<std::size_t>(a.nprocs), 0);
   int mine = core::failure_groups().mine;
-  int rc = MPI_Allgather(&mine, 1, MPI_INT, c.group_of.data(), 1, MPI_INT, comm);
+  int rc = core::allgather(&mine, 1, MPI_INT, c.group_of.data(), 1, MPI_INT, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
   std::vector<std::vector<int>> sets;
   fit_to_groups(func, a, c.group_of, &sets);

@@ -78,6 +78,8 @@ struct Unit {
   std::string group_dir;  // of the group's records
   std::vector<CachedFile> files;
   bool sync = false;      // waited for inside GDS_version_inc (failures returned there, not raised)
+  std::size_t wishes = 0;  // where prepare put its full-version wishes in the version's ballot
+  bool laid_out = true;    // every file (false where a member's version was not frozen here)
   enum class Step { writing, recording } step = Step::writing;
   bool reached = false;   // this process reached the step's phase (once per step: its kill point counts reaches)
   core::Background::Ticket recorded = 0;  // the job writing this process's record
@@ -104,6 +106,7 @@ class Cacher {
   std::uint64_t delta_bytes = 0;       // held by incremental files since the last full one
   std::vector<std::byte> buffer;       // synchronous: a version file of many pieces in one
   std::vector<std::vector<std::byte>> stages;  // asynchronous: copies of version files, for the next ones
+  std::shared_ptr<Unit> prepared;              // the version's unit between prepare and start (first member's)
   std::deque<std::shared_ptr<Unit>> units;     // in flight, oldest first
   std::uint64_t started = 0;                   // units started (their messages' tags)
   GDS_status_t failed_since_wait = GDS_STATUS_OK;  // the first failure since the last GDS_cache_wait
@@ -142,10 +145,18 @@ void drop_before(Cacher &c, std::uint64_t n);
 // communicator where it agrees.
 // Phase prepare of a unit whose files are laid out: their lengths sent to
 // the schemes' peers (one message per peer for all files), the schemes'
-// buffers reserved, the files copied (`copy`: asynchronous), agreed with
-// `local` (what this process found so far). On failure nothing of the
-// version remains.
-GDS_status_t prepare(const char *func, MPI_Comm comm, GDS_status_t local, Unit &u, bool copy);
+// buffers reserved, the files copied (`copy`: asynchronous), and whether
+// each array's next cached version should be full reserved in the
+// version's ballot. Reached by every process whatever `local` says (what
+// it found so far); returns this process's status, which the version's
+// agreement settles (kCachePrepare ends there).
+GDS_status_t prepare(const char *func, MPI_Comm comm, GDS_status_t local, Unit &u, bool copy, core::Ballot &ballot);
+// After the version's agreement: what the processes wished of the next
+// cached versions, from the ballot.
+void prepared(Unit &u, const core::Ballot &ballot);
+// Whether a prepared unit still builds on the versions its files name (an
+// older unit in flight may have failed meanwhile: asynchronous writes).
+bool still_valid(const Unit &u);
 // Starts a prepared unit: the schemes' messages posted, the files' writes
 // queued; every array involved lists it. Cannot fail (what fails later
 // fails the unit).

@@ -29,6 +29,7 @@
 #include <set>
 
 #include "core/collective.hpp"
+#include "core/costs.hpp"
 #include "core/log.hpp"
 #include "core/module.hpp"
 #include "core/util.hpp"
@@ -79,7 +80,7 @@ Result exchange_lengths(MPI_Comm comm, const Unit &u, std::vector<std::vector<st
     reqs.emplace_back();
     MPI_Isend(mine.data(), static_cast<int>(n), MPI_UINT64_T, peer, kTagLengths, comm, &reqs.back());
   }
-  const int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  const int rc = core::wait_all(&reqs);
   if (rc != MPI_SUCCESS) return Result::mpi("MPI_Waitall", rc);
   heard->assign(n, {});
   for (std::size_t i = 0; i < n; ++i)
@@ -111,6 +112,7 @@ Result stage(Cacher &c, CachedFile &f) noexcept try {
 bool advance(CachedFile &f, bool block) {
   if (!f.exchanged) {
     bool done = false;
+    const core::Timed waiting(core::Work::redundancy, false);
     f.mpi = progress(f.x, block, &done);
     if (done || !f.mpi.ok()) {
       f.exchanged = true;
@@ -246,11 +248,11 @@ GDS_status_t fail_from(const char *func, const std::shared_ptr<Unit> &failed, co
 
 }  // namespace
 
-GDS_status_t prepare(const char *func, MPI_Comm comm, GDS_status_t local, Unit &u, bool copy) {
+GDS_status_t prepare(const char *func, MPI_Comm comm, GDS_status_t local, Unit &u, bool copy, core::Ballot &ballot) {
   std::vector<std::vector<std::uint64_t>> heard;
   Result r = exchange_lengths(comm, u, &heard);  // every process sends, whatever it found
-  std::vector<std::uint64_t> wish(u.files.size(), 0);
-  for (std::size_t i = 0; i < u.files.size() && r.ok(); ++i) {
+  u.wishes = ballot.reserve(u.files.size());
+  for (std::size_t i = 0; i < u.files.size() && r.ok() && local == GDS_STATUS_OK && u.laid_out; ++i) {
     CachedFile &f = u.files[i];
     Cacher &c = cacher(*f.a);
     r = c.scheme->prepare(f.h.number, f.file.view.size, heard[i]);
@@ -260,13 +262,31 @@ GDS_status_t prepare(const char *func, MPI_Comm comm, GDS_status_t local, Unit &
     std::uint64_t changed = 0;
     for (const std::uint64_t w : c.changed) changed += static_cast<std::uint64_t>(std::popcount(w));
     const std::uint64_t delta = (f.h.full ? 0 : c.delta_bytes + f.file.held) + (changed << f.h.shift);
-    wish[i] = delta >= f.h.part_bytes;
+    ballot[u.wishes + i] = delta >= f.h.part_bytes;
   }
   if (local == GDS_STATUS_OK) local = r.report(func);
-  const GDS_status_t agreed = kCachePrepare.end(func, comm, local, wish);
-  if (agreed == GDS_STATUS_OK)
-    for (std::size_t i = 0; i < u.files.size(); ++i) cacher(*u.files[i].a).full_wished = wish[i] != 0;
-  return agreed;
+  return kCachePrepare.reach(func, local);
+}
+
+void prepared(Unit &u, const core::Ballot &ballot) {
+  for (std::size_t i = 0; i < u.files.size(); ++i) cacher(*u.files[i].a).full_wished = ballot[u.wishes + i] != 0;
+}
+
+bool still_valid(const Unit &u) {
+  bool valid = true;
+  for (const CachedFile &f : u.files) {
+    const Cacher &c = cacher(*f.a);
+    const std::uint64_t prev = c.cached.empty() ? kNone : c.cached.back().number;
+    valid = valid && f.h.prev == prev && (f.h.full || !c.force_full);
+  }
+  if (!valid)  // what it held since the last cached version goes with the next one, which is full
+    for (const CachedFile &f : u.files) {
+      Cacher &c = cacher(*f.a);
+      c.force_full = true;
+      c.delta_bytes = 0;
+      if (c.failed_since_wait == GDS_STATUS_OK) c.failed_since_wait = GDS_STATUS_IO_ERROR;
+    }
+  return valid;
 }
 
 void start(const std::shared_ptr<Unit> &u) {
@@ -284,9 +304,12 @@ void start(const std::shared_ptr<Unit> &u) {
     c.spares->claim(path, f.file.view.size);
     f.own = submit(f.own_result, [view = f.file.view, path, dir = c.dir] {
       PERSIST_TRY(write_file(path, view.pieces));
+      core::add_bytes(core::Work::cache, view.size);
       return sync_dir(dir);
     });
     c.units.push_back(u);
+    core::add_call(core::Work::cache);
+    if (!f.x.reqs.empty() || !f.x.inflows.empty()) core::add_call(core::Work::redundancy);
   }
 }
 

@@ -102,14 +102,14 @@ GDS_status_t gather_records(const char *func, Array &a, Records *found, std::set
   own_records(func, a, &mine, recorded);
   int count = static_cast<int>(mine.size()), total = 0;
   std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
-  int rc = MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  int rc = core::allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
   for (int r = 0; r < a.nprocs; ++r) {
     displs[static_cast<std::size_t>(r)] = total;
     total += counts[static_cast<std::size_t>(r)];
   }
   std::vector<std::uint64_t> all(static_cast<std::size_t>(total));
-  rc = MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, comm);
+  rc = core::allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgatherv", rc);
   std::set<std::uint64_t> inconsistent;
   for (std::size_t i = 0; i + 5 <= all.size(); i += 5) {
@@ -192,7 +192,7 @@ GDS_status_t check_files(const char *func, Array &a, const Records &found, const
                       "the persisted array %s has another shape, element type, order, block size or distribution; "
                       "give this array another %s or start a new job",
                       s.name.c_str(), GDS_NAME_KEY);
-  const int rc = MPI_Allgather(ok.data(), static_cast<int>(len), MPI_CHAR, oks->data(), static_cast<int>(len),
+  const int rc = core::allgather(ok.data(), static_cast<int>(len), MPI_CHAR, oks->data(), static_cast<int>(len),
                                MPI_CHAR, a.communicator());
   return rc == MPI_SUCCESS ? GDS_STATUS_OK : core::mpi_fail(func, "MPI_Allgather", rc);
 }

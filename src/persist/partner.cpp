@@ -34,6 +34,7 @@ class Partner final : public Scheme {
     length_ = length;
     sizes_.assign(heard.begin(), heard.end());
     try {
+      if (inbox_.empty()) inbox_ = std::move(spare_);
       inbox_.resize(holders_.size());
       for (std::size_t i = 0; i < holders_.size(); ++i) inbox_[i].resize(sizes_[i]);
     } catch (const std::bad_alloc &) {
@@ -61,8 +62,10 @@ class Partner final : public Scheme {
     return {};
   }
 
+  // (Kept apart from inbox_: an older exchange may complete between a
+  // version's prepare() and its start(), asynchronous writes.)
   void give_back(std::vector<std::vector<std::byte>> &&in) override {
-    if (in.size() == holders_.size()) inbox_ = std::move(in);
+    if (in.size() == holders_.size()) spare_ = std::move(in);
   }
 
   // Every lost process gets its file from its partner, in rank order: it
@@ -138,6 +141,7 @@ class Partner final : public Scheme {
   std::vector<int> holders_;                  // the processes whose copies this one keeps
   std::vector<std::uint64_t> sizes_;          // their files' sizes (prepare)
   std::vector<std::vector<std::byte>> inbox_;  // room for their files (prepare), for start
+  std::vector<std::vector<std::byte>> spare_;  // buffers given back, for the next prepare
 };
 
 }  // namespace

@@ -159,12 +159,8 @@ class PrefixLevel final : public PersistentLevel {
   [[nodiscard]] const char *name() const override { return "prefix"; }
   [[nodiscard]] bool holds(const Array &a) const override { return a.state<ArrayState>().flushing(); }
 
-  // Nothing to write yet (the flush starts once the version is committed):
-  // the outcome only, unless a level before it agreed on it already.
-  GDS_status_t commit(const char *func, std::span<Array *const> members, std::span<const versions::Frozen>,
-                      GDS_status_t local, bool agreed, const std::string *) override {
-    return agreed ? local : core::agree(func, members.front()->communicator(), local);
-  }
+  // Nothing to prepare or start: the flush starts once the version is
+  // committed in memory (it reads the memory version).
   void committed(const char *func, Array &a, std::uint64_t number) override { flush_committed(func, a, number); }
 
   [[nodiscard]] std::string differs(const Array &a, const Array &b) const override {
@@ -261,7 +257,7 @@ GDS_status_t open_prefix(const char *func, Array &a) {
   for (const Run &r : *runs) pieces += r.stride == 1 ? 2 + r.count * f->esize / stripe : std::uint64_t{1} << 40;
   // (All of them gathered on rank 0 must stay well inside int counts.)
   std::uint64_t total = std::min<std::uint64_t>(pieces, std::uint64_t{1} << 40);
-  const int rc = MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  const int rc = core::allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allreduce", rc);
   f->contiguous = total * sizeof(Piece) <= core::kMaxPiece;
   // Flushes a crash cut short are not versions.

@@ -40,6 +40,7 @@
 
 #include "core/background.hpp"
 #include "core/collective.hpp"
+#include "core/costs.hpp"
 #include "core/crc32c.hpp"
 #include "core/phase.hpp"
 #include "core/log.hpp"
@@ -125,6 +126,7 @@ Result write_part(const std::string &path, std::uint64_t offset, std::uint64_t d
         }
       }
       PERSIST_TRY(pwritev_all(file.get(), path, iov, offset + run.global * esize));
+      core::add_bytes(core::Work::flush, run.count * esize);
       continue;
     }
     // Elements interleaved with other processes' (a GDS_create mapping):
@@ -140,6 +142,7 @@ Result write_part(const std::string &path, std::uint64_t offset, std::uint64_t d
       });
       std::vector<iovec> one{{element.data(), esize}};
       PERSIST_TRY(pwritev_all(file.get(), path, one, offset + (run.global + j * run.stride) * esize));
+      core::add_bytes(core::Work::flush, esize);
     }
   }
   if (::fsync(file.get()) != 0) return Result::io(path, "cannot fsync", errno);
@@ -284,7 +287,7 @@ Result gather_checksums(Array &a, const Flight &fl, std::vector<std::uint32_t> *
   std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
   if (fl.stage == Stage::write) {
     const int mine_bytes = static_cast<int>(fl.done->pieces.size() * sizeof(Piece));
-    rc = MPI_Gather(&mine_bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, a.communicator());
+    rc = core::gather(&mine_bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, a.communicator());
     if (rc != MPI_SUCCESS) std::fill(counts.begin(), counts.end(), 0);  // the Gatherv is made anyway (same calls)
     std::vector<Piece> all;
     if (a.rank == 0) {
@@ -295,7 +298,7 @@ Result gather_checksums(Array &a, const Flight &fl, std::vector<std::uint32_t> *
       }
       all.resize(total / sizeof(Piece));
     }
-    const int rc2 = MPI_Gatherv(fl.done->pieces.data(), mine_bytes, MPI_BYTE, all.data(), counts.data(),
+    const int rc2 = core::gatherv(fl.done->pieces.data(), mine_bytes, MPI_BYTE, all.data(), counts.data(),
                                 displs.data(), MPI_BYTE, 0, a.communicator());
     if (rc == MPI_SUCCESS) rc = rc2;
     if (rc == MPI_SUCCESS && a.rank == 0) return join_pieces(std::move(all), fl.bytes, fl.stripe, crcs);
@@ -308,7 +311,7 @@ Result gather_checksums(Array &a, const Flight &fl, std::vector<std::uint32_t> *
       displs[static_cast<std::size_t>(r)] = static_cast<int>(first);
     }
     crcs->resize(a.rank == 0 ? nstripes : 0);
-    rc = MPI_Gatherv(fl.done->crcs.data(), static_cast<int>(fl.done->crcs.size()), MPI_UINT32_T, crcs->data(),
+    rc = core::gatherv(fl.done->crcs.data(), static_cast<int>(fl.done->crcs.size()), MPI_UINT32_T, crcs->data(),
                      counts.data(), displs.data(), MPI_UINT32_T, 0, a.communicator());
   }
   return rc == MPI_SUCCESS ? Result() : Result::mpi("MPI_Gather of the checksums", rc);
@@ -450,7 +453,7 @@ Result create(Array &a, Flight &fl, const versions::Version *v, std::uint64_t ma
     if (!created->ok()) remove_file(fl.tmp);
     made[0] = static_cast<std::uint64_t>(created->status());
   }
-  const int rc = MPI_Bcast(made, 2, MPI_UINT64_T, 0, a.communicator());
+  const int rc = core::bcast(made, 2, MPI_UINT64_T, 0, a.communicator());
   return rc == MPI_SUCCESS ? Result() : Result::mpi("MPI_Bcast", rc);
 }
 
@@ -469,6 +472,7 @@ void start(Array &a, std::uint64_t number, std::vector<Failure> *failures) {
                                           true, {}};
   if (vs.store->nblocks() > 0) fl.version.own.push_back(versions::Stored{0, vs.store->nblocks(), 0});
   kFlushCreate.reach();
+  core::add_call(core::Work::flush);
   std::uint64_t made[2] = {GDS_STATUS_OK, 0};
   Result created;
   if (const Result told = create(a, fl, v, made, &created); !told.ok()) {
@@ -500,6 +504,7 @@ void start(Array &a, std::uint64_t number, std::vector<Failure> *failures) {
 void flush_committed(const char *func, Array &a, std::uint64_t number) {
   ArrayState &s = state(a);
   if (!s.flushing() || !s.flusher || s.flusher->broken) return;
+  const core::Timed timed(core::Work::flush, false);
   Flusher &f = flusher(a);
   std::vector<Failure> failures;
   const auto raise_all = [&] {
@@ -538,6 +543,7 @@ void prune_wait(Array &a) {
 GDS_status_t flush_wait(const char *func, Array &a) {
   ArrayState &s = state(a);
   if (!s.flusher) return GDS_STATUS_OK;
+  const core::Timed timed(core::Work::flush, false);
   Flusher &f = *s.flusher;
   std::vector<Failure> failures;
   progress(func, a, true, &failures);

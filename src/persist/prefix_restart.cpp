@@ -183,10 +183,10 @@ GDS_status_t list_flushes(const char *func, Array &a, std::vector<std::uint64_t>
   MPI_Comm comm = a.communicator();
   if (a.rank == 0) *found = flushed_versions(flusher(a).dir);
   std::uint64_t count = found->size();
-  int rc = MPI_Bcast(&count, 1, MPI_UINT64_T, 0, comm);
+  int rc = core::bcast(&count, 1, MPI_UINT64_T, 0, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Bcast", rc);
   found->resize(static_cast<std::size_t>(count));
-  rc = MPI_Bcast(found->data(), static_cast<int>(count), MPI_UINT64_T, 0, comm);
+  rc = core::bcast(found->data(), static_cast<int>(count), MPI_UINT64_T, 0, comm);
   return rc == MPI_SUCCESS ? GDS_STATUS_OK : core::mpi_fail(func, "MPI_Bcast", rc);
 }
 

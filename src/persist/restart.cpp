@@ -18,6 +18,7 @@
 
 #include "core/bits.hpp"
 #include "core/collective.hpp"
+#include "core/costs.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "persist/format.hpp"
@@ -72,6 +73,7 @@ Result write_own(const char *func, Array &a, Recovery &r, std::size_t i, const G
     for (const Stored &s : c.entries[i].own) {
       why = r.read(i, s.at, g.run_bytes(s.first, s.count), memory + g.start(s.first), c.entries[i].navigable);
       if (!why.ok()) break;
+      core::add_bytes(core::Work::restart, g.run_bytes(s.first, s.count));
       for (std::uint32_t b = s.first; b < s.first + s.count; ++b) core::set_bit(*written, b);
     }
     return GDS_STATUS_OK;
@@ -88,6 +90,7 @@ Result read_full(Recovery &r, std::size_t i, const Geometry &g, std::uint64_t of
     const std::uint64_t from = std::max(lo, offset), to = std::min(hi, offset + bytes);
     if (from >= to) continue;
     PERSIST_TRY(r.read(i, s.at + (from - lo), to - from, dst + (from - offset), true));
+    core::add_bytes(core::Work::restart, to - from);
   }
   return {};
 }
@@ -183,6 +186,7 @@ GDS_status_t replay_entries(const char *func, Array &a, const PersistentLevel &l
 }  // namespace
 
 GDS_status_t restart(const char *func, Array &a) {
+  const core::Timed timed(core::Work::restart);
   ArrayState &s = state(a);
   PersistentLevel *const above[] = {&cache_level(), &prefix_level()};
   GDS_status_t unrecoverable = GDS_STATUS_OK;  // a level had versions, none restored

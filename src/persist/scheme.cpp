@@ -7,8 +7,11 @@
 #include <map>
 #include <new>
 
+#include <sched.h>
 #include <sys/mman.h>
 
+#include "core/collective.hpp"
+#include "core/costs.hpp"
 #include "core/util.hpp"
 #include "persist/files.hpp"
 #include "persist/scheme.hpp"
@@ -28,6 +31,7 @@ Result read_own_version(const Places &p, std::uint64_t n, Mapped *file) {
 
 void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint64_t n, int peer, int tag,
                 MPI_Comm comm) {
+  core::add_bytes(core::Work::redundancy, n);
   for (std::uint64_t off = 0; off < n; off += core::kMaxPiece) {
     reqs->push_back(MPI_REQUEST_NULL);
     MPI_Isend(data + off, static_cast<int>(std::min(core::kMaxPiece, n - off)), MPI_BYTE, peer, tag, comm,
@@ -56,8 +60,8 @@ const std::byte *zeros(std::uint64_t n) {
   // mapping may still be sending from it.
   static std::vector<void *> maps;
   static std::uint64_t size = 0;
-  if (n > size) {
-    const std::uint64_t want = std::max<std::uint64_t>(n, 2 * size);
+  if (n > size || maps.empty()) {
+    const std::uint64_t want = std::max<std::uint64_t>({n, 2 * size, 4096});
     void *p = ::mmap(nullptr, want, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     maps.push_back(p);
@@ -68,15 +72,20 @@ const std::byte *zeros(std::uint64_t n) {
 
 namespace {
 
-// Matches the messages of an inflow that arrived (all of them, blocking).
+// Matches the messages of an inflow that arrived (all of them, blocking:
+// polling, yielding the processor as core::wait does).
 int match(Inflow &f, bool block, std::vector<MPI_Request> *reqs) {
-  while (f.matched < f.expected) {
+  for (int idle = 0; f.matched < f.expected;) {
     int found = 0, count = 0;
     MPI_Message msg = MPI_MESSAGE_NULL;
     MPI_Status st;
-    int rc = block ? MPI_Mprobe(f.peer, f.tag, f.comm, &msg, &st) : MPI_Improbe(f.peer, f.tag, f.comm, &found, &msg, &st);
+    int rc = MPI_Improbe(f.peer, f.tag, f.comm, &found, &msg, &st);
     if (rc != MPI_SUCCESS) return rc;
-    if (!block && found == 0) return MPI_SUCCESS;
+    if (found == 0) {
+      if (!block) return MPI_SUCCESS;
+      if (++idle > 64) sched_yield();
+      continue;
+    }
     rc = MPI_Get_count(&st, MPI_BYTE, &count);
     if (rc != MPI_SUCCESS) return rc;
     // More than expected, or nothing: not a message of this protocol.
@@ -101,7 +110,7 @@ Result progress(Exchange &x, bool block, bool *done) {
   }
   int complete = 1;
   if (rc == MPI_SUCCESS && !x.reqs.empty())
-    rc = block ? MPI_Waitall(static_cast<int>(x.reqs.size()), x.reqs.data(), MPI_STATUSES_IGNORE)
+    rc = block ? core::wait_all(&x.reqs)
                : MPI_Testall(static_cast<int>(x.reqs.size()), x.reqs.data(), &complete, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS) {
     // What is still active may read or write the buffers: ended before they go.

@@ -60,6 +60,7 @@ class Xor final : public Scheme {
       lengths_[static_cast<std::size_t>(j)] = j == me_ ? length : heard[static_cast<std::size_t>(i++)];
     chunk_ = parity_chunk(*std::max_element(lengths_.begin(), lengths_.end()), static_cast<std::uint32_t>(k_));
     try {
+      if (ins_.empty()) ins_ = std::move(spare_);
       ins_.resize(static_cast<std::size_t>(k_ - 1));
       for (std::vector<std::byte> &in : ins_) in.resize(chunk_);
       padding_ = zeros(chunk_);
@@ -95,8 +96,10 @@ class Xor final : public Scheme {
     return {};
   }
 
+  // (Kept apart from ins_: an older exchange may complete between a
+  // version's prepare() and its start(), asynchronous writes.)
   void give_back(std::vector<std::vector<std::byte>> &&in) override {
-    if (in.size() == static_cast<std::size_t>(k_ - 1)) ins_ = std::move(in);
+    if (in.size() == static_cast<std::size_t>(k_ - 1)) spare_ = std::move(in);
   }
 
   Result rebuild(std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte> own,
@@ -158,7 +161,7 @@ class Xor final : public Scheme {
     const std::uint64_t mine[5] = {ok ? 0u : 1u, chunk, survivor ? ~chunk : 0, lost_length,
                                    survivor ? ~lost_length : 0};
     std::uint64_t most[5];
-    if (const int rc = MPI_Allreduce(mine, most, 5, MPI_UINT64_T, MPI_MAX, set_.get()); rc != MPI_SUCCESS)
+    if (const int rc = core::allreduce(mine, most, 5, MPI_UINT64_T, MPI_MAX, set_.get()); rc != MPI_SUCCESS)
       return Result::mpi("MPI_Allreduce", rc);
     const std::string lost_one = "version " + std::to_string(n) + " of process " +
                                  std::to_string(members_[static_cast<std::size_t>(who)]) + " is lost, and ";
@@ -244,6 +247,7 @@ class Xor final : public Scheme {
   std::vector<std::uint64_t> lengths_;  // of the members' files of the version being made (prepare)
   std::uint64_t chunk_ = 0;
   std::vector<std::vector<std::byte>> ins_;  // room for a chunk of every other member (prepare), for start
+  std::vector<std::vector<std::byte>> spare_;  // buffers given back, for the next prepare
   const std::byte *padding_ = nullptr;      // chunk_ zeros
 };
 

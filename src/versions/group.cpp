@@ -3,9 +3,9 @@
 // the handles the application passed (navigation moves those); the members
 // know their group, so that GDS_version_inc and GDS_free refuse them.
 //
-// GDS_group_version_inc runs GDS_version_inc's phases over all members
-// (make_version); the levels above memory see the members together
-// (Level::begin_group/end_group: the cache writes one commit record). At
+// GDS_group_version_inc runs GDS_version_inc's protocol over all members at
+// once (make_version: one exchange, one agreement); the levels above memory
+// see the members together (the cache writes one commit record). At
 // GDS_group_create, members a restart left at different versions are
 // brought back to the newest version every member retains.
 #include <algorithm>
@@ -17,6 +17,7 @@
 
 #include "core/array.hpp"
 #include "core/collective.hpp"
+#include "core/costs.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "core/util.hpp"
@@ -200,6 +201,8 @@ GDS_status_t reconcile(const char *func, Group &g) {
 
 }  // namespace
 
+Array *group_first(const Group &g) { return g.members.front(); }
+
 void leave_group(Array &a) {
   Group *g = state(a).group;
   if (g == nullptr) return;
@@ -286,6 +289,7 @@ GDS_API GDS_status_t GDS_group_free(GDS_group_t *group) try {
 GDS_API GDS_status_t GDS_group_version_inc(GDS_group_t group, GDS_size_t increment, const char *label,
                                            size_t label_size) try {
   GDS_ENTER();
+  const Timed timed(Work::version);
   Group *g = nullptr;
   GDS_TRY(find_group(__func__, group, &g));
   std::vector<GDS_status_t> local(g->members.size(), GDS_STATUS_OK);
@@ -310,18 +314,25 @@ GDS_API GDS_status_t GDS_group_version_inc(GDS_group_t group, GDS_size_t increme
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 
+GDS_API GDS_status_t GDS_group_need_version(GDS_group_t group, int *flag) try {
+  GDS_ENTER();
+  Group *g = nullptr;
+  GDS_TRY(find_group(__func__, group, &g));
+  GDS_REQUIRE(flag != nullptr, GDS_STATUS_NULL_ARGUMENT, "flag is NULL");
+  *flag = need_version(*g->members.front()) ? 1 : 0;
+  return GDS_STATUS_OK;
+} GDS_API_CATCH
+
 GDS_API GDS_status_t GDS_group_version_restore(GDS_group_t group, GDS_size_t version) try {
   GDS_ENTER();
+  const Timed timed(Work::restore);
   Group *g = nullptr;
   GDS_TRY(find_group(__func__, group, &g));
   GDS_status_t s = GDS_STATUS_OK;
   for (Array *a : g->members)
     if (const GDS_status_t d = deliver_on_entry(__func__, a); s == GDS_STATUS_OK) s = d;
   if (s == GDS_STATUS_OK) s = reachable(__func__, *g, version);
-  // The first member's restore agrees on every process's checks; then all are restored.
-  for (std::size_t i = 0; i < g->members.size(); ++i)
-    GDS_TRY(restore_version(__func__, *g->members[i], version, i == 0 ? s : GDS_STATUS_OK));
-  return GDS_STATUS_OK;
+  return restore_versions(__func__, g->members, version, s);
 } GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_group_version_verify(GDS_group_t group, GDS_size_t version) try {

@@ -3,13 +3,13 @@
 // then the prefix), so that versions calls them without including them
 // (dependencies point one way).
 //
-// Every level implements one interface: commit a version's changed blocks
-// (a version group's in one call), locate a block of a version, drop a
-// version. GDS_version_inc hands every version it makes to the levels above
-// memory, in a phase of its own (`persist`, between freeze and commit): the
-// version is committed in memory only if they agreed. At restart, the
-// persist module asks its levels for what they hold and replays it into
-// memory versions with replay() (persist/levels.hpp).
+// Every level implements one interface: persist a version's changed blocks
+// (a version group's in one call: prepare, then start), locate a block of a
+// version, drop a version. GDS_version_inc hands every version it makes to
+// the levels above memory (phase `persist`, then `start` once the version's
+// agreement went through): the version is committed in memory only if they
+// succeeded. At restart, the persist module asks its levels for what they
+// hold and replays it into memory versions with replay() (persist/levels.hpp).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/array.hpp"
+#include "core/collective.hpp"
 #include "gds_types.h"
 #include "gds_persist.h"
 #include "gds_version.h"
@@ -41,6 +42,7 @@ struct Frozen {
   const std::byte *memory = nullptr;  // this process's part: the version's content, unchanging during the phase
   std::uint64_t bytes = 0;       // of the part
   unsigned shift = 0;            // log2 of the block size
+  bool valid = true;             // false: this process could not freeze it (the agreement will fail)
 };
 
 // Blocks [first, first + count) of this process's part, stored one after
@@ -97,18 +99,33 @@ class Level {
   // Whether the array has this level (the same on every process).
   [[nodiscard]] virtual bool holds(const core::Array &a) const = 0;
 
-  // Commit: phase persist of a version of `members` (one array, or a
-  // version group's members, on one communicator; `group`: the group's
-  // name, else nullptr), versions[i] being member i's. Collective over the
-  // members' communicator; returns a status every process agrees on
-  // (`local`: what this process found so far, settled into the agreement;
-  // `agreed`: already agreed on by a level before this one). A failure
-  // leaves the level without the version of any member; a level that makes
-  // a version restorable in one step (the cache's commit record) makes it
-  // one step for all members.
-  virtual GDS_status_t commit(const char *func, std::span<core::Array *const> members,
-                              std::span<const Frozen> versions, GDS_status_t local, bool agreed,
-                              const std::string *group) = 0;
+  // Phase persist of a version of `members` (one array, or a version
+  // group's members, on one communicator; `group`: the group's name, else
+  // nullptr), versions[i] being member i's (`valid` false where this
+  // process could not freeze it). In two steps around the version's one
+  // agreement, which GDS_version_inc makes for every member and every level:
+  // prepare, before it: local and point-to-point work only, reached by every
+  // process whatever it found so far (`local`); returns this process's
+  // status, which the agreement settles. The level may reserve values in
+  // `ballot`; their maxima over the processes come back to start().
+  virtual GDS_status_t prepare(const char * /*func*/, std::span<core::Array *const> /*members*/,
+                               std::span<const Frozen> /*versions*/, GDS_status_t /*local*/,
+                               const std::string * /*group*/, core::Ballot & /*ballot*/) {
+    return GDS_STATUS_OK;
+  }
+  // start, once the agreement went through: the level makes the version
+  // durable (collective, in phases of its own, each agreed) and returns a
+  // status every process agrees on. On failure no member keeps the version
+  // at this level, and the version is abandoned in memory too. A level
+  // that makes a version restorable in one step (the cache's commit record)
+  // makes it one step for all members.
+  virtual GDS_status_t start(const char * /*func*/, std::span<core::Array *const> /*members*/,
+                             const core::Ballot & /*ballot*/) {
+    return GDS_STATUS_OK;
+  }
+  // The version prepared is not made (the agreement failed, or its round is
+  // made again): the level forgets what prepare made. Local.
+  virtual void abandon(std::span<core::Array *const> /*members*/) {}
   // GDS_group_create (collective): why arrays `a` and `b` cannot be in one
   // group at this level ("" if they can); then the group `name` of
   // `members` is opened (the level forgets what it held of an earlier group

@@ -21,11 +21,7 @@ class Memory final : public Level {
   [[nodiscard]] int id() const override { return GDS_LEVEL_NONE; }
   [[nodiscard]] const char *name() const override { return "memory"; }
   [[nodiscard]] bool holds(const core::Array &) const override { return true; }
-  // The frozen copies are the version: nothing to write but the outcome.
-  GDS_status_t commit(const char *func, std::span<core::Array *const> members, std::span<const Frozen>,
-                      GDS_status_t local, bool agreed, const std::string *) override {
-    return agreed ? local : core::agree(func, members.front()->communicator(), local);
-  }
+  // The frozen copies are the version: nothing to prepare or start.
   // The store frees the version's blocks (GDS_version_inc's commit phase).
   void drop(core::Array &, std::uint64_t) override {}
   [[nodiscard]] std::optional<Location> locate(core::Array &a, std::uint64_t number,

@@ -1,6 +1,7 @@
 // The versions module's part of the library's and of every array's life: its
 // settings, and each array's version store and change tracking.
 #include <bit>
+#include <cstdlib>
 
 #include "core/groups.hpp"
 #include "core/log.hpp"
@@ -22,6 +23,21 @@ namespace {
 constexpr const char *kInfoKeys[] = {GDS_VERSION_BLOCK_SIZE_KEY, GDS_MAX_VERSIONS_KEY, GDS_MAX_VERSION_BYTES_KEY};
 
 using gds::core::ull;
+
+// A variable holding a number in [lo, hi]; unset or empty: *out untouched,
+// a bad value warned about and ignored.
+void env_seconds(const char *name, double lo, double hi, double *out) {
+  const char *text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return;
+  char *end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end != text && *end == '\0' && v >= lo && v <= hi) {
+    *out = v;
+    return;
+  }
+  core::log(core::Level::warning, "GDS_init", "%s=\"%s\" is not a number from %g to %g; using %g", name, text, lo, hi,
+            *out);
+}
 
 // GDS_version_inc's, in protocol order.
 constexpr const core::Step *kSteps[] = {&kSettle, &kExchange, &kReserve, &kFreeze, &kPersist, &kCommit};
@@ -48,6 +64,10 @@ class Versions final : public core::Module {
     std::uint64_t prefault = 1;
     core::env_unsigned("GDS_VERSION_PREFAULT", 1, &prefault);
     g_settings.prefault = prefault != 0;
+    g_settings.overhead = 0.05;
+    g_settings.mtbf = 0;
+    env_seconds("GDS_VERSION_OVERHEAD", 1e-6, 0.999999, &g_settings.overhead);
+    env_seconds("GDS_MTBF", 1e-6, 1e12, &g_settings.mtbf);
     rma::set_version_reader(read);
   }
 

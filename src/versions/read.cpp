@@ -71,6 +71,22 @@ std::uint64_t part_bytes(const Array &a, int rank) {
   return count * a.type->extent;
 }
 
+// Where process `owner`'s block table of version v is: its directory
+// entry, read one-sidedly the first time and remembered with the version.
+GDS_status_t table_of(const char *func, Store &store, const Version &v, int owner, SlotRef *where) {
+  for (const auto &[rank, slot] : v.tables_read)
+    if (rank == owner) {
+      *where = slot;
+      return GDS_STATUS_OK;
+    }
+  rma::Window &w = store.slab_window(store.directory_slab());
+  GDS_TRY(w.get(func, where, sizeof(SlotRef), MPI_BYTE, owner, static_cast<MPI_Aint>(store.directory_at(v)),
+                sizeof(SlotRef), MPI_BYTE));
+  GDS_TRY(w.flush(func, owner));
+  v.tables_read.emplace_back(owner, *where);
+  return GDS_STATUS_OK;
+}
+
 // Copies one owner's runs of a version into dest.
 GDS_status_t read_owner(const char *func, Array &a, const Version &v, int owner, const Run *runs,
                         std::size_t nruns, std::byte *dest) {
@@ -86,12 +102,16 @@ GDS_status_t read_owner(const char *func, Array &a, const Version &v, int owner,
   }
 
   // The table entries for blocks first..last.
-  const SlotRef where = v.tables[static_cast<std::size_t>(owner)];
   std::vector<SlotRef> fetched;
   const SlotRef *entries = nullptr;
   if (owner == a.rank) {
     entries = store.local_table(v) + first;
   } else {
+    SlotRef where = kZero;
+    GDS_TRY(table_of(func, store, v, owner, &where));
+    if (where == kZero)  // a table where the owner holds blocks: its directory is not what this process thinks
+      return core::fail_critical(GDS_STATUS_INTERNAL, func, "process %d has no block table of version %llu", owner,
+                                 static_cast<unsigned long long>(v.number));
     const std::uint64_t table_bytes = Store::table_bytes(store.nblocks_of(owner_bytes));
     fetched.resize(std::size_t{last} - first + 1);
     rma::Window &w = store.slab_window(slab_of(where));

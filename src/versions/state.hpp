@@ -9,11 +9,21 @@
 
 #include "core/array.hpp"
 #include "core/phase.hpp"
+#include "versions/level.hpp"
 #include "versions/store.hpp"
 
 namespace gds::versions {
 
 struct Group;  // group.cpp: a version group
+
+// The interval guidance of an array or group (GDS_need_version): what this
+// process measured, and the interval its last version agreed on.
+struct Guidance {
+  std::uint64_t calls = 0;     // GDS_need_version calls since the last version
+  double since = 0;            // when the last version returned (core::now()); 0: none yet
+  double cost = 0;             // this process's seconds inside the last version
+  std::uint64_t interval = 1;  // calls between versions, agreed at the last version (1 until measured)
+};
 
 struct ArrayState final : core::ArrayState {
   static constexpr core::Layer kLayer = 1;  // its place above core (core/module.hpp)
@@ -27,6 +37,7 @@ struct ArrayState final : core::ArrayState {
   bool restarted = false;        // its versions were replayed from a level above memory
   bool warned_unchecked = false; // retention dropped the last version the checks vouched for (warned once)
   std::multiset<std::uint64_t> pinned;  // versions a containment domain needs: retention keeps them
+  Guidance guidance;             // the array's, or (first member) its group's
 };
 
 // Pins a retained version (a containment domain's point in time): retention
@@ -46,8 +57,8 @@ inline std::uint64_t number(const core::Cursor &c) { return c.at_current ? state
 // bytes, and all arrays' versions on a process together at most
 // 1 / kAutoHostDivisor of the host's memory divided among the processes sharing it.
 inline constexpr std::uint64_t kAutoBudget = UINT64_MAX;
-inline constexpr std::uint64_t kAutoFactor = 8;
-inline constexpr std::uint64_t kAutoFloor = std::uint64_t{64} << 20;
+inline constexpr std::uint64_t kAutoFactor = 4;
+inline constexpr std::uint64_t kAutoFloor = std::uint64_t{8} << 20;
 inline constexpr std::uint64_t kAutoHostDivisor = 2;  // half the host
 
 // Settings of the versions module, read at GDS_init (info keys override them per array).
@@ -56,6 +67,8 @@ struct Settings {
   std::uint64_t max_versions = 0;    // GDS_MAX_VERSIONS; 0 = no limit
   std::uint64_t max_bytes = kAutoBudget;  // GDS_MAX_VERSION_BYTES; 0 = no limit, kAutoBudget: the default budget
   bool prefault = true;              // GDS_VERSION_PREFAULT: room for the next version faulted in ahead
+  double overhead = 0.05;            // GDS_VERSION_OVERHEAD: the fraction of run time versions may take
+  double mtbf = 0;                   // GDS_MTBF: mean seconds between failures (0: none; Daly's interval if set)
 };
 extern Settings g_settings;
 
@@ -80,14 +93,32 @@ inline constexpr const core::Phase *kFailablePhases[] = {&kSettle, &kExchange, &
 GDS_status_t make_version(const char *func, std::span<core::Array *const> members,
                           std::span<const GDS_status_t> local, std::uint64_t increment, std::string label,
                           const std::string *group);
+// The interval guidance's answer for the array or group whose first member
+// is `a` (GDS_need_version): counts the call. Local.
+bool need_version(core::Array &a);
 // GDS_version_inc's argument checks; *new_label gets the label.
 GDS_status_t check_inc_args(const char *func, std::uint64_t current, std::uint64_t increment, const char *label,
                             std::size_t label_size, std::string *new_label);
-// GDS_version_restore of one array (`local`: its status so far). Collective.
+// GDS_version_restore of `members` (one array, or a version group's
+// members) to `version` (`local`: this process's status so far), all or
+// none. Collective.
+GDS_status_t restore_versions(const char *func, std::span<core::Array *const> members, std::uint64_t version,
+                              GDS_status_t local);
 GDS_status_t restore_version(const char *func, core::Array &a, std::uint64_t version, GDS_status_t local);
+// The version the members' stores froze and have not committed, as the
+// levels see it (version_inc.cpp).
+Frozen frozen_version(core::Array &a, std::uint64_t number, std::uint64_t next, const std::string &label,
+                      const std::string &next_label);
+// Commits the members' frozen versions (now numbered their current number,
+// which advances by `increment`) and drops drop[m] of member m's oldest
+// versions (fewer where one is pinned). Local: every process does alike.
+void commit_versions(const char *func, std::span<core::Array *const> members, std::uint64_t increment,
+                     const std::string &label, std::vector<std::uint64_t> drop);
 // The label describing retained version `number`'s content: its successor's
 // (the current version's if it is the newest).
 const std::string &content_label(const core::Array &a, std::uint64_t number);
+// The first member of a version group (whose guidance is the group's).
+core::Array *group_first(const Group &g);
 // A version group's members are freed with it (group.cpp): the array's
 // group, if any, forgets it (GDS_finalize frees arrays before groups).
 void leave_group(core::Array &a);

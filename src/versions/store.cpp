@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/bits.hpp"
+#include "core/costs.hpp"
 #include "core/array.hpp"
 #include "core/crc32c.hpp"
 #include "core/log.hpp"
@@ -111,8 +112,13 @@ std::byte *Store::slot_memory(SlotRef r) const {
 }
 
 const SlotRef *Store::local_table(const Version &v) const {
-  const SlotRef t = v.tables[static_cast<std::size_t>(rank_)];
-  return t == kZero ? nullptr : reinterpret_cast<const SlotRef *>(slot_memory(t));
+  return v.table == kZero ? nullptr : reinterpret_cast<const SlotRef *>(slot_memory(v.table));
+}
+
+std::uint64_t Store::directory_slots() const { return directory_ == kMaxSlabs ? 0 : slabs_[directory_]->slots; }
+
+std::uint64_t Store::directory_at(const Version &v) const {
+  return v.index % directory_slots() * sizeof(SlotRef);
 }
 
 void Store::free_slot(SlotRef r) {
@@ -151,26 +157,26 @@ void Store::set_base(std::uint32_t b, SlotRef r, std::uint64_t since) {
   if (r != kZero) slabs_[slab_of(r)]->block[slot_of(r)] = b;
 }
 
-std::uint64_t Store::free_slots(bool tables) const {
+std::uint64_t Store::free_slots(Kind kind) const {
   std::uint64_t n = 0;
   for (const auto &s : slabs_)
-    if (s->tables == tables) n += s->free;
+    if (s->kind == kind) n += s->free;
   return n;
 }
 
-std::uint64_t Store::capacity(bool tables) const {
+std::uint64_t Store::capacity(Kind kind) const {
   std::uint64_t n = 0;
   for (const auto &s : slabs_)
-    if (s->tables == tables) n += s->slots;
+    if (s->kind == kind) n += s->slots;
   return n;
 }
 
-Store::Run Store::take(bool tables, std::uint32_t want) {
+Store::Run Store::take(Kind kind, std::uint32_t want) {
   // The oldest slab with free slots first: the newest is the one still being
   // faulted in (or not yet) when every version is kept.
   for (std::size_t k = 0; k < slabs_.size(); ++k) {
     Slab &s = *slabs_[k];
-    if (s.tables != tables || s.free == 0) continue;
+    if (s.kind != kind || s.free == 0) continue;
     // Next fit from the cursor, wrapping once. With a retention, from the
     // start once the cursor has left the room already faulted in: freed
     // slots there come before slots never touched (geometric growth maps
@@ -267,121 +273,177 @@ void Store::compare_dirty(const std::byte *memory) {
   for (std::uint32_t b = 0; b < nblocks_; ++b) compare_block(b, memory);
 }
 
-void Store::shortage(std::uint64_t *data, std::uint64_t *tables) const {
-  const std::uint64_t need_tables = nblocks_ > 0 ? 1 : 0, free_data = free_slots(false),
-                      free_tables = free_slots(true);
-  // Keeping every version, a slab grows before the room runs out: the next
-  // version's room is then there to be faulted in ahead (prepare).
+Store::Shortage Store::shortage() const {
+  Shortage need;
+  const std::uint64_t need_tables = nblocks_ > 0 ? 1 : 0, free_data = free_slots(Kind::data),
+                      free_tables = free_slots(Kind::tables);
+  // Until retention first drops a version (while every version is kept, or
+  // the budget is not yet reached), a slab grows before the room runs out:
+  // the next version's room is then there to be faulted in ahead (prepare).
   // (Not where that room would pass one slab's most slots: then only what
-  // this version needs.)
+  // this version needs.) In steady state the dropped versions' slots are
+  // the room.
   std::uint64_t need_data = dirty_count_;
-  if (keeps_every_version() && prefault_) {
+  if (prefault_ && numbers_.size() == versions_.size()) {
     const std::uint64_t ahead = 2 * std::uint64_t{dirty_count_};
     if (ahead <= free_data || ahead - free_data <= kMaxSlotsPerSlab) need_data = ahead;
   }
-  *data = need_data > free_data ? need_data - free_data : 0;
-  *tables = need_tables > free_tables ? need_tables - free_tables : 0;
+  need.data = need_data > free_data ? need_data - free_data : 0;
+  need.tables = need_tables > free_tables ? need_tables - free_tables : 0;
+  need.directory = versions_.size() + 1 > directory_slots();
+  return need;
 }
 
-GDS_status_t Store::grow(const char *func, bool data_slab, std::uint64_t data, bool table_slab, std::uint64_t tables) {
+GDS_status_t Store::add_slab(const char *func, Kind kind, std::uint64_t slots, std::uint64_t slot_bytes, bool starve) {
+  // Every process has the same slabs (ids match across processes), so all
+  // reach this refusal alike, before the collective window.
+  if (slabs_.size() >= kMaxSlabs)
+    return core::fail_critical(GDS_STATUS_NOMEM, func, "the array's versions use all %u slabs", kMaxSlabs);
+  auto slab = std::make_unique<Slab>();
+  slab->kind = kind;
+  slab->slot_bytes = slot_bytes;
+  const std::uint64_t wanted = slots * slot_bytes;
+  GDS_status_t s = GDS_STATUS_OK;
+  if (starve)
+    s = core::fail(GDS_STATUS_NOMEM, func, "no memory for %llu bytes of versions (injected fault)",
+                   static_cast<unsigned long long>(wanted));
+  if (s == GDS_STATUS_OK) s = slab->memory.map(func, wanted);
+  if (s != GDS_STATUS_OK) {
+    failed_bytes_ += wanted;
+    slots = 0;
+  }
+  // The window is collective: made on every process, empty where memory failed.
+  const GDS_status_t w =
+      slab->window.create(func, comm_, slab->memory.data(), static_cast<MPI_Aint>(slots * slot_bytes), 1);
+  if (s == GDS_STATUS_OK) s = w;
+  if (w != GDS_STATUS_OK) slots = 0;
+  slab->slots = static_cast<std::uint32_t>(slots);
+  slab->free = slab->slots;
+  if (kind == Kind::data) {
+    slab->last.assign(slots, kNoVersion);
+    slab->block.assign(slots, 0);
+    slab->crc.assign(slots, 0);
+  }
+  slab->free_bits.assign(words_for(slots), ~std::uint64_t{0});
+  if (slots % 64 != 0) slab->free_bits.back() = (std::uint64_t{1} << (slots % 64)) - 1;
+  slabs_.push_back(std::move(slab));
+  return s;
+}
+
+GDS_status_t Store::grow(const char *func, bool data_slab, bool table_slab, bool directory_slab, const Shortage &need) {
   // GDS_inject_fault: this process gets no memory (the window is collective,
   // so it still takes part, with nothing).
   const bool starve = g_fail_memory_after != 0 && --g_fail_memory_after == 0;
   failed_bytes_ = 0;
   GDS_status_t status = GDS_STATUS_OK;
-  const auto add = [&](bool tables_kind, std::uint64_t short_by) {
-    // Every process has the same slabs (ids match across processes), so all
-    // reach this refusal alike, before the collective window.
-    if (slabs_.size() >= kMaxSlabs) {
-      if (status == GDS_STATUS_OK)
-        status = core::fail_critical(GDS_STATUS_NOMEM, func, "the array's versions use all %u slabs", kMaxSlabs);
-      return;
-    }
-    auto slab = std::make_unique<Slab>();
-    slab->tables = tables_kind;
-    slab->slot_bytes = tables_kind ? table_bytes(nblocks_) : data_slot_bytes(local_bytes_);
+  const auto add = [&](Kind kind, std::uint64_t short_by) {
+    const std::uint64_t slot_bytes = kind == Kind::tables ? table_bytes(nblocks_) : data_slot_bytes(local_bytes_);
     // At least what is short and as much as all slabs of the kind so far
     // (geometric growth: few windows), up to kSlabCap; nothing for a process
     // that is not short and still has half its room free.
-    const std::uint64_t have = capacity(tables_kind), free = free_slots(tables_kind);
+    const std::uint64_t have = capacity(kind), free = free_slots(kind);
     std::uint64_t slots = 0;
     if (short_by > 0 || free * 2 < have) {
-      const std::uint64_t cap = std::max<std::uint64_t>(1, kSlabCap / slab->slot_bytes);
-      const std::uint64_t minimum = tables_kind ? 4 : std::max<std::uint64_t>(8, (2u << 20) / slab->slot_bytes);
+      const std::uint64_t cap = std::max<std::uint64_t>(1, kSlabCap / slot_bytes);
+      // At least 2 MiB of slots (64 tables): each slab is a window, whose
+      // creation is a collective that costs tens of milliseconds on an
+      // oversubscribed node; untouched slots cost no memory.
+      const std::uint64_t minimum = std::max<std::uint64_t>(kind == Kind::tables ? 64 : 8, (2u << 20) / slot_bytes);
       slots = std::min<std::uint64_t>(std::max({short_by, std::min(have, cap), minimum}), kMaxSlotsPerSlab);
     }
     GDS_status_t s = GDS_STATUS_OK;
     if (short_by > slots)
       s = core::fail_critical(GDS_STATUS_NOMEM, func, "%llu version blocks do not fit one slab of %u slots",
                               static_cast<unsigned long long>(short_by), kMaxSlotsPerSlab);
-    const std::uint64_t wanted = slots * slab->slot_bytes;
-    if (s == GDS_STATUS_OK && starve)
-      s = core::fail(GDS_STATUS_NOMEM, func, "no memory for %llu bytes of versions (injected fault)",
-                     static_cast<unsigned long long>(wanted));
-    if (s == GDS_STATUS_OK) s = slab->memory.map(func, wanted);
-    if (s != GDS_STATUS_OK) {
-      failed_bytes_ += wanted;
-      slots = 0;
-    }
-    // The window is collective: made on every process, empty where memory failed.
-    const GDS_status_t w = slab->window.create(func, comm_, slab->memory.data(),
-                                               static_cast<MPI_Aint>(slots * slab->slot_bytes), 1);
-    if (s == GDS_STATUS_OK) s = w;
-    if (w != GDS_STATUS_OK) slots = 0;
-    slab->slots = static_cast<std::uint32_t>(slots);
-    slab->free = slab->slots;
-    if (!tables_kind) {
-      slab->last.assign(slots, kNoVersion);
-      slab->block.assign(slots, 0);
-      slab->crc.assign(slots, 0);
-    }
-    slab->free_bits.assign(words_for(slots), ~std::uint64_t{0});
-    if (slots % 64 != 0) slab->free_bits.back() = (std::uint64_t{1} << (slots % 64)) - 1;
-    slabs_.push_back(std::move(slab));
-    if (status == GDS_STATUS_OK) status = s;
+    const GDS_status_t added = add_slab(func, kind, s == GDS_STATUS_OK ? slots : 0, slot_bytes, starve);
+    if (status == GDS_STATUS_OK) status = s != GDS_STATUS_OK ? s : added;
   };
-  if (data_slab) add(false, data);
-  if (table_slab) add(true, tables);
+  if (data_slab) add(Kind::data, need.data);
+  if (table_slab) add(Kind::tables, need.tables);
+  if (directory_slab) {
+    // Twice the versions retained (the same everywhere); the entries of the retained ones move over.
+    const std::uint64_t slots = std::max<std::uint64_t>(64, 2 * (versions_.size() + 1));
+    std::vector<SlotRef> tables;
+    for (const Version &v : versions_) tables.push_back(v.table);
+    const GDS_status_t added = add_slab(func, Kind::directory, slots, sizeof(SlotRef), false);
+    if (status == GDS_STATUS_OK) status = added;
+    if (added == GDS_STATUS_OK) {
+      directory_ = static_cast<std::uint32_t>(slabs_.size() - 1);
+      for (std::size_t k = 0; k < versions_.size(); ++k)
+        std::memcpy(slabs_[directory_]->memory.data() + directory_at(versions_[k]), &tables[k], sizeof(SlotRef));
+    }
+  }
   return status;
 }
 
-GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *table_location, const Fill &fill) {
+bool Store::copy_run(std::uint32_t first, std::uint32_t count, const std::byte *memory, const Fill &fill) {
+  // Runs of consecutive changed blocks go to runs of consecutive slots: one copy each.
+  while (count > 0) {
+    const Run run = take(Kind::data, count);
+    if (run.count == 0) return false;  // the count of free slots disagrees with the bitmaps
+    populate(run);
+    const std::uint64_t at = std::uint64_t{first} << shift_;
+    const std::uint64_t bytes = std::min(std::uint64_t{run.count} << shift_, local_bytes_ - at);
+    std::uint32_t *crcs = slabs_[slab_of(run.first)]->crc.data() + slot_of(run.first);
+    if (fill) {  // a restart's: the levels' read accounts for it
+      fill(at, bytes, slot_memory(run.first));
+      core::crc32c_blocks(slot_memory(run.first), bytes, block_bytes(), crcs);
+    } else {  // each block's CRC32C taken as it is copied
+      copy_out_checksummed(slot_memory(run.first), memory + at, bytes, shift_, crcs);
+      core::add_bytes(core::Work::version, bytes);
+    }
+    for (std::uint32_t i = 0; i < run.count; ++i) pending_table_[first + i] = run.first + i;
+    pending_runs_.push_back(run);
+    first += run.count;
+    count -= run.count;
+  }
+  return true;
+}
+
+void Store::compare_and_copy(const std::byte *memory, bool *short_of) {
+  // One pass: a block that differs from its base is copied at once, while
+  // it is in the cache, as long as a slot is free; past that, the rest is
+  // only compared (the caller grows and freezes again).
+  std::uint64_t room = free_slots(Kind::data);
+  for (std::uint32_t b = 0; b < nblocks_; ++b) {
+    const bool known = is_dirty(b);
+    if (!known) compare_block(b, memory);
+    if (!is_dirty(b)) continue;
+    if (room == 0) {
+      *short_of = true;
+      continue;
+    }
+    if (!copy_run(b, 1, memory, nullptr)) *short_of = true;
+    else --room;
+  }
+}
+
+GDS_status_t Store::freeze(const char *func, const std::byte *memory, const Fill &fill, bool compare, bool *short_of) {
   // Room still being faulted in: done here rather than page by page while copying.
   core::Background::wait(prepared_);
-  if (dirty_count_ > free_slots(false) || (nblocks_ > 0 && free_slots(true) == 0))
-    return core::fail_critical(GDS_STATUS_INTERNAL, func, "version store short of slots after growing");
   pending_table_ = base_;
   pending_runs_.clear();
-  // Runs of consecutive changed blocks go to runs of consecutive slots: one copy each.
-  bool lost = false;
-  for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
-    while (count > 0 && !lost) {
-      const Run run = take(false, count);
-      if (run.count == 0) {  // the count of free slots disagrees with the bitmaps
-        lost = true;
-        break;
-      }
-      populate(run);
-      const std::uint64_t at = std::uint64_t{first} << shift_;
-      const std::uint64_t bytes = std::min(std::uint64_t{run.count} << shift_, local_bytes_ - at);
-      std::uint32_t *crcs = slabs_[slab_of(run.first)]->crc.data() + slot_of(run.first);
-      if (fill) {
-        fill(at, bytes, slot_memory(run.first));
-        core::crc32c_blocks(slot_memory(run.first), bytes, block_bytes(), crcs);
-      } else {  // each block's CRC32C taken as it is copied
-        copy_out_checksummed(slot_memory(run.first), memory + at, bytes, shift_, crcs);
-      }
-      for (std::uint32_t i = 0; i < run.count; ++i) pending_table_[first + i] = run.first + i;
-      pending_runs_.push_back(run);
-      first += run.count;
-      count -= run.count;
+  if (compare) {
+    *short_of = false;
+    compare_and_copy(memory, short_of);
+    if (*short_of || (nblocks_ > 0 && free_slots(Kind::tables) == 0) || directory_slots() < versions_.size() + 1) {
+      *short_of = true;
+      abandon();
+      return GDS_STATUS_OK;
     }
-  });
-  if (lost)
-    return core::fail_critical(GDS_STATUS_INTERNAL, func, "version store found no free slot where one was counted");
+  } else {
+    if (dirty_count_ > free_slots(Kind::data) || (nblocks_ > 0 && free_slots(Kind::tables) == 0))
+      return core::fail_critical(GDS_STATUS_INTERNAL, func, "version store short of slots after growing");
+    bool lost = false;
+    for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
+      if (!lost) lost = !copy_run(first, count, memory, fill);
+    });
+    if (lost)
+      return core::fail_critical(GDS_STATUS_INTERNAL, func, "version store found no free slot where one was counted");
+  }
   pending_table_slot_ = kZero;
   if (nblocks_ > 0) {
-    const Run table = take(true, 1);
+    const Run table = take(Kind::tables, 1);
     if (table.count == 0)
       return core::fail_critical(GDS_STATUS_INTERNAL, func,
                                  "version store found no free table slot where one was counted");
@@ -389,7 +451,10 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *t
     pending_table_slot_ = table.first;
     std::memcpy(slot_memory(pending_table_slot_), pending_table_.data(), std::size_t{nblocks_} * sizeof(SlotRef));
   }
-  *table_location = pending_table_slot_;
+  // Its directory entry: no retained version's (the directory holds more
+  // than the versions retained), so written now whatever becomes of it.
+  const Version next{next_index_, 0, {}, kZero, 0, {}};
+  std::memcpy(slabs_[directory_]->memory.data() + directory_at(next), &pending_table_slot_, sizeof(SlotRef));
   copy_out_fence();
   if (g_corrupt_block != 0 && dirty_count_ > 0) {  // GDS_FAULT_VERSION_CORRUPT: a latent error in the copy
     std::uint64_t k = std::min<std::uint64_t>(g_corrupt_block, dirty_count_);
@@ -404,12 +469,19 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, SlotRef *t
       k = 0;
     });
   }
-  // Other processes read the slots one-sidedly once the version is announced.
-  for (auto &slab : slabs_) GDS_TRY(slab->window.sync(func));
+  pending_frozen_ = true;
+  // Other processes read the slots one-sidedly once the version is made:
+  // the windows written synchronized.
+  std::vector<bool> written(slabs_.size(), false);
+  for (const Run &run : pending_runs_) written[slab_of(run.first)] = true;
+  if (pending_table_slot_ != kZero) written[slab_of(pending_table_slot_)] = true;
+  written[directory_] = true;
+  for (std::size_t k = 0; k < slabs_.size(); ++k)
+    if (written[k]) GDS_TRY(slabs_[k]->window.sync(func));
   return GDS_STATUS_OK;
 }
 
-void Store::commit(std::uint64_t number, std::string label, std::vector<SlotRef> tables) {
+void Store::commit(std::uint64_t number, std::string label) {
   const std::uint64_t index = next_index_;
   for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
     for (std::uint32_t b = first; b < first + count; ++b) {  // the current content is clean again
@@ -420,7 +492,7 @@ void Store::commit(std::uint64_t number, std::string label, std::vector<SlotRef>
   });
   std::fill(dirty_.begin(), dirty_.end(), 0);
   dirty_count_ = 0;
-  versions_.push_back(Version{index, number, std::move(label), std::move(tables), core::next_event()});
+  versions_.push_back(Version{index, number, std::move(label), pending_table_slot_, core::next_event(), {}});
   retired_.emplace_back();
   ++next_index_;
   numbers_.push_back(number);
@@ -429,8 +501,11 @@ void Store::commit(std::uint64_t number, std::string label, std::vector<SlotRef>
   pending_table_.clear();
   pending_runs_.clear();
   pending_table_slot_ = kZero;
+  pending_frozen_ = false;
   publish();
-  if (keeps_every_version()) prepare(taken);
+  // Until retention first drops a version, the next version needs new
+  // memory: fault it in ahead. After that, dropped versions' slots are its room.
+  if (numbers_.size() == versions_.size()) prepare(taken);
 }
 
 void Store::prepare(std::uint64_t slots) {
@@ -444,7 +519,7 @@ void Store::prepare(std::uint64_t slots) {
   std::vector<Range> ranges;
   std::uint64_t left = slots;
   for (const auto &slab : slabs_) {
-    if (slab->tables || slab->free == 0 || left == 0) continue;
+    if (slab->kind != Kind::data || slab->free == 0 || left == 0) continue;
     const std::uint64_t start = std::uint64_t{slab->cursor} * slab->slot_bytes;
     const std::uint64_t n = std::min<std::uint64_t>(left, slab->slots - slab->cursor);
     const std::uint64_t end = std::min<std::uint64_t>(slab->memory.size(), start + n * slab->slot_bytes);
@@ -471,10 +546,12 @@ void Store::abandon() {
   pending_table_.clear();
   pending_runs_.clear();
   pending_table_slot_ = kZero;
+  pending_frozen_ = false;
 }
 
 std::uint64_t Store::drop_wish() const {
-  const std::uint64_t held = versions_.size();
+  // The version frozen is the newest once committed: every retained one may go then.
+  const std::uint64_t held = versions_.size() + (pending_frozen_ ? 1 : 0);
   std::uint64_t wish = 0;
   if (retention_.max_versions > 0 && held > retention_.max_versions) wish = held - retention_.max_versions;
   if (has_byte_budget()) {
@@ -483,19 +560,31 @@ std::uint64_t Store::drop_wish() const {
       const std::uint64_t others = others_stored();
       budget = std::min(budget, retention_.process_bytes > others ? retention_.process_bytes - others : 0);
     }
-    // Simulate the drops, oldest first: what each frees.
+    // Simulate the drops, oldest first: what each frees. The frozen
+    // version's commit retires the base slots of its changed blocks under
+    // the newest version so far (leave_base), which they then free.
     const std::uint64_t stored = stats(0).bytes_stored;
     std::uint64_t freed = 0, k = 0;
     while (k + 1 < held && stored - freed > budget) {
       const Version &v = versions_[k];
-      if (v.tables[static_cast<std::size_t>(rank_)] != kZero) freed += table_bytes(nblocks_);
+      if (v.table != kZero) freed += table_bytes(nblocks_);
       for (SlotRef r : retired_[k])
         if (would_free(r, v.index)) freed += data_slot_bytes(local_bytes_);
+      if (pending_frozen_ && k + 1 == versions_.size()) freed += leaving_base() * data_slot_bytes(local_bytes_);
       ++k;
     }
     wish = std::max(wish, k);
   }
   return std::min(wish, held > 0 ? held - 1 : 0);
+}
+
+std::uint64_t Store::leaving_base() const {
+  std::uint64_t n = 0;
+  for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
+    for (std::uint32_t b = first; b < first + count; ++b)
+      n += base_[b] != kZero && next_index_ > base_since_[b];  // not one a restore brought back
+  });
+  return n;
 }
 
 bool Store::would_free(SlotRef r, std::uint64_t index) const {
@@ -508,8 +597,7 @@ void Store::drop_oldest(std::uint64_t count) {
   count = std::min<std::uint64_t>(count, versions_.empty() ? 0 : versions_.size() - 1);
   for (std::uint64_t k = 0; k < count; ++k) {
     const Version &v = versions_.front();
-    const SlotRef table = v.tables[static_cast<std::size_t>(rank_)];
-    if (table != kZero) free_slot(table);
+    if (v.table != kZero) free_slot(v.table);
     for (SlotRef r : retired_.front())
       if (would_free(r, v.index)) free_slot(r);
     retired_.pop_front();
@@ -556,6 +644,7 @@ void Store::restore(const Version &v, std::byte *memory) {
       std::memset(block, 0, bytes_of_block(b));
     else
       std::memcpy(block, slot_memory(table[b]), bytes_of_block(b));
+    core::add_bytes(core::Work::restore, bytes_of_block(b));
     if (base_[b] != table[b]) {
       leave_base(b);
       set_base(b, table[b], next_index_);
@@ -575,7 +664,8 @@ GDS_version_stats_t Store::stats(std::uint64_t current) const {
   std::uint64_t data = 0, tables = 0, touched = 0;
   for (const auto &slab : slabs_) {
     const std::uint64_t used = std::uint64_t{slab->slots - slab->free} * slab->slot_bytes;
-    (slab->tables ? tables : data) += used;
+    if (slab->kind == Kind::directory) continue;  // a fixed few bytes per retained version
+    (slab->kind == Kind::tables ? tables : data) += used;
     touched += std::uint64_t{slab->touched} * slab->slot_bytes;
   }
   s.bytes_stored = data + tables;

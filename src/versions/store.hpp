@@ -2,12 +2,16 @@
 //
 // A process's part of the array is cut into blocks of 2^shift bytes. A
 // frozen version is a block table: for every block, the slot holding its
-// content. Slots live in slabs: memory GDS maps and exposes through an MPI
-// window made collectively (inside GDS_version_inc, which is collective
-// anyway), so any process reads any version of any part one-sidedly with two
-// operations: the table entries it needs, then the blocks. Tables live in
-// slots of their own slabs; where each process's table of a version is,
-// every process learns when the version is made.
+// content. Slots live in slabs: memory GDS maps (aligned for transparent
+// huge pages) and exposes through an MPI window made collectively (inside
+// GDS_version_inc, which is collective anyway, only when a store must grow),
+// so any process reads any version of any part one-sidedly. Tables live in
+// slots of their own slabs, and each process's directory (a slab of one
+// slot per retained version, indexed by the version's index modulo its
+// size) says where its table of each version is: nothing about tables
+// crosses processes when a version is made; a reader of another process's
+// old version gets its directory entry, then the table entries it needs,
+// then the blocks (read.cpp).
 //
 // A slot holds one block's content from the version that made it on. It
 // stays while the current content's `base` (which slot equals each clean
@@ -61,8 +65,10 @@ struct Version {
   std::uint64_t index = 0;   // in the order versions were made, from 0
   std::uint64_t number = 0;
   std::string label;
-  std::vector<SlotRef> tables;  // per rank: where its block table is (kZero: it has no blocks)
-  std::uint64_t made = 0;       // core::next_event() when it was made (0: replayed by a restart)
+  SlotRef table = kZero;     // where this process's block table is (kZero: it has no blocks)
+  std::uint64_t made = 0;    // core::next_event() when it was made (0: replayed by a restart)
+  // Where other processes' tables are, as reads learnt them (rank, slot).
+  mutable std::vector<std::pair<int, SlotRef>> tables_read;
 };
 
 class Store {
@@ -103,23 +109,37 @@ class Store {
   void compare_dirty(const std::byte *memory);
   // The dirty blocks, as runs (first, count), ascending.
   [[nodiscard]] std::vector<std::pair<std::uint32_t, std::uint32_t>> dirty_runs() const;
-  // Slots short for a version of the dirty blocks: data slots and table slots.
-  void shortage(std::uint64_t *data, std::uint64_t *tables) const;
-  // Collective when any process is short (the caller agreed on it): a slab
-  // of each kind asked for, of this process's own size (0 slots is fine).
-  GDS_status_t grow(const char *func, bool data_slab, std::uint64_t data, bool table_slab, std::uint64_t tables);
+  // What a version of the dirty blocks lacks: data slots, table slots, and
+  // whether the directory is full (the same on every process: versions are).
+  struct Shortage {
+    std::uint64_t data = 0, tables = 0;
+    bool directory = false;
+  };
+  [[nodiscard]] Shortage shortage() const;
+  // Collective when any process is short (the caller agreed on which kinds):
+  // a slab of each kind asked for, of this process's own size (0 slots is fine).
+  GDS_status_t grow(const char *func, bool data_slab, bool table_slab, bool directory_slab, const Shortage &need);
   // Bytes the last failed grow() could not get (for the error GDS raises).
   [[nodiscard]] std::uint64_t failed_bytes() const { return failed_bytes_; }
   // Writes bytes [offset, offset + bytes) of this process's part to dst.
   using Fill = std::function<void(std::uint64_t offset, std::uint64_t bytes, std::byte *dst)>;
   // Copies the dirty blocks of `memory` (or has `fill` write them) into
-  // slots and writes the new table. Nothing becomes visible or owned until
-  // commit(); abandon() undoes it.
-  GDS_status_t freeze(const char *func, const std::byte *memory, SlotRef *table_location, const Fill &fill = nullptr);
-  void commit(std::uint64_t number, std::string label, std::vector<SlotRef> tables);
+  // slots and writes the new table. With `compare`, every clean block is
+  // compared with its base first (GDS_create arrays: the program writes
+  // their memory directly), in the same pass as the copy where the room
+  // allows: a block changed is copied while it is in the cache. *short_of
+  // (with compare) becomes whether the room ran out: then nothing is frozen,
+  // the dirty blocks are known, and the caller grows and freezes again.
+  // Nothing becomes visible or owned until commit(); abandon() undoes it.
+  GDS_status_t freeze(const char *func, const std::byte *memory, const Fill &fill = nullptr, bool compare = false,
+                      bool *short_of = nullptr);
+  // Whether freeze() made a version that commit() has not taken.
+  [[nodiscard]] bool frozen() const { return pending_frozen_; }
+  void commit(std::uint64_t number, std::string label);
   void abandon();
   // How many of the oldest versions retention wants gone here (never the
-  // newest). Without a byte budget every process wishes the same.
+  // newest), with the version frozen counted as made (it is the newest).
+  // Without a byte budget every process wishes the same.
   [[nodiscard]] std::uint64_t drop_wish() const;
   [[nodiscard]] bool has_byte_budget() const { return retention_.max_bytes > 0 || retention_.process_bytes > 0; }
   [[nodiscard]] const Retention &retention() const { return retention_; }
@@ -148,6 +168,10 @@ class Store {
   [[nodiscard]] rma::Window &slab_window(std::uint32_t slab) { return slabs_[slab]->window; }
   [[nodiscard]] const std::byte *local_slot(SlotRef r) const { return slot_memory(r); }
   [[nodiscard]] const SlotRef *local_table(const Version &v) const;
+  // Where any process's directory entry of version v is: the slab and the
+  // byte in it (every process's directory is alike).
+  [[nodiscard]] std::uint32_t directory_slab() const { return directory_; }
+  [[nodiscard]] std::uint64_t directory_at(const Version &v) const;
   // Table slot size of a process with `nblocks` blocks (tables are per process).
   [[nodiscard]] static std::uint64_t table_bytes(std::uint32_t nblocks) {
     return (std::uint64_t{nblocks} * sizeof(SlotRef) + 7) / 8 * 8;
@@ -165,10 +189,11 @@ class Store {
   GDS_status_t release(const char *func);
 
  private:
+  enum class Kind { data, tables, directory };
   struct Slab {
     core::Memory memory;
     rma::Window window;
-    bool tables = false;
+    Kind kind = Kind::data;
     std::uint64_t slot_bytes = 0;     // this process's slot size in this slab
     std::uint32_t slots = 0;          // this process's slots
     std::uint32_t free = 0;           // of them, free
@@ -187,7 +212,14 @@ class Store {
   };
   // Up to `want` consecutive free slots of the given kind (fewer if the
   // first free run is shorter); `want` > 0 and a free slot must exist.
-  Run take(bool tables, std::uint32_t want);
+  Run take(Kind kind, std::uint32_t want);
+  // A slab of `slots` slots of `slot_bytes` (collective: its window).
+  GDS_status_t add_slab(const char *func, Kind kind, std::uint64_t slots, std::uint64_t slot_bytes, bool starve);
+  // Copies one run of dirty blocks into slots (may split it); false if a slot was missing.
+  bool copy_run(std::uint32_t first, std::uint32_t count, const std::byte *memory, const Fill &fill);
+  // Compares the clean blocks with their base, copying those that changed while room lasts.
+  void compare_and_copy(const std::byte *memory, bool *short_of);
+  [[nodiscard]] std::uint64_t directory_slots() const;
   void free_slot(SlotRef r);
   [[nodiscard]] bool is_free(SlotRef r) const;
   // Block b's base slot is replaced (by a new version's slot, or a restore):
@@ -196,12 +228,14 @@ class Store {
   void set_base(std::uint32_t b, SlotRef r, std::uint64_t since);
   // Whether dropping the version with this index frees retired slot r.
   [[nodiscard]] bool would_free(SlotRef r, std::uint64_t index) const;
+  // Base slots the frozen version's commit retires under the newest version (changed blocks').
+  [[nodiscard]] std::uint64_t leaving_base() const;
   [[nodiscard]] std::uint64_t oldest_index() const { return next_index_ - versions_.size(); }
   [[nodiscard]] bool keeps_every_version() const { return retention_.max_versions == 0 && retention_.max_bytes == 0; }
   // After a version: faults in, in the background, room for `slots` more data slots.
   void prepare(std::uint64_t slots);
-  [[nodiscard]] std::uint64_t free_slots(bool tables) const;
-  [[nodiscard]] std::uint64_t capacity(bool tables) const;
+  [[nodiscard]] std::uint64_t free_slots(Kind kind) const;
+  [[nodiscard]] std::uint64_t capacity(Kind kind) const;
   [[nodiscard]] std::uint64_t bytes_of_block(std::uint32_t b) const;
   // Marks block b dirty if `memory` differs from base there.
   void compare_block(std::uint32_t b, const std::byte *memory);
@@ -240,6 +274,8 @@ class Store {
   std::vector<SlotRef> pending_table_;
   std::vector<Run> pending_runs_;  // data slots taken for it
   SlotRef pending_table_slot_ = kZero;
+  bool pending_frozen_ = false;
+  std::uint32_t directory_ = kMaxSlabs;  // the current directory slab (kMaxSlabs: none yet)
 };
 
 // Fault injection (GDS_inject_fault, GDS_FAULT_VERSION_CORRUPT): the next

@@ -1,21 +1,39 @@
-// GDS_version_inc and GDS_version_restore: the collective side of versions.
+// GDS_version_inc: a version of `members` (one array, or a version group's
+// members on one communicator, all at the same number) is one protocol
+// whatever the number of members, with the same few messages at any process
+// count. Its phases end in one agreement, after which a version is made
+// everywhere or nowhere:
 //
-// GDS_version_inc is a sequence of phases; each ends with a status every
-// process agrees on, so all go on to the next phase or all stop, and a
-// failed phase leaves the array as it was (no version, the same number):
-//
-//   settle    a stable point: every write complete, global errors delivered,
-//             the HIGH checks run (and again, while handlers keep writing)
-//   exchange  every process learns which blocks of its memory the others
-//             wrote, and compares the blocks written behind GDS's back
-//   reserve   every process has room for its changed blocks (slabs grow)
-//   freeze    the changed blocks and the block table are copied; every
-//             process learns where every table is
-//   persist   the level above memory (the cache, src/persist), if the array
-//             has one, makes the version durable; if it cannot, the frozen
-//             copies are abandoned
-//   commit    the version exists: numbers, label, retention
+//   settle    every write this process issued on the members is complete
+//             at its target
+//   exchange  every process learns which of its blocks the others wrote,
+//             for every member in one sparse exchange (exchange.hpp: a
+//             message to each process written to, one MPI_Ibarrier), and
+//             compares the blocks written behind GDS's back
+//   reserve   each process knows whether its stores have room for their
+//             changed blocks
+//   freeze    the changed blocks are copied, each block's CRC32C taken as
+//             it is, and the block tables and directory entries written
+//             (GDS_create arrays: compared and copied in one pass)
+//   persist   the levels above memory prepare the version (the cache lays
+//             out its files and tells its peers their lengths)
+//   agree     one allreduce settles them all: every process's status and
+//             arguments, and what only some process knows: global errors
+//             pending or checks to run (the round is abandoned, they are
+//             dealt with and a new round starts), a store short of room
+//             (the same, after it grows: only while versions are new), the
+//             retention's drops, what the levels asked, the interval
+//             guidance's measurements
+//   start     the levels above memory make the version durable (the cache:
+//             its messages, writes and commit records, in phases of its
+//             own); a failure abandons it in memory too
+//   commit    the version exists: numbers, label, retention (no message)
+// Without checks, errors pending or growth, a memory version costs the one
+// MPI_Ibarrier and the one allreduce, and no process sends data that grows
+// with the number of processes.
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <new>
 #include <string>
@@ -23,13 +41,14 @@
 
 #include "core/array.hpp"
 #include "core/collective.hpp"
+#include "core/costs.hpp"
 #include "core/log.hpp"
 #include "core/phase.hpp"
 #include "core/runtime.hpp"
 #include "core/util.hpp"
 #include "gds_version.h"
-#include "rma/stable_point.hpp"
 #include "rma/state.hpp"
+#include "versions/exchange.hpp"
 #include "versions/level.hpp"
 #include "versions/state.hpp"
 
@@ -43,151 +62,52 @@ namespace {
 
 using gds::core::ull;
 
-// How many times global errors may be delivered (handlers may write, raise
-// more, ...) before the snapshot gives up.
-constexpr int kMaxSettleRounds = 8;
+// How many rounds a version may take (global errors delivered, handlers
+// writing and raising more, checks run, stores grown) before it gives up.
+constexpr int kMaxRounds = 8;
 
-// Phase settle. `local` is what the call found so far on this process; a
-// failure after the last agreement goes to *late.
-GDS_status_t settle(const char *func, Array &a, GDS_status_t local, GDS_status_t *late) {
-  Resilience *r = resilience();
-  bool checks_left = true;
-  for (int round = 0;; ++round) {
-    bool delivered = false;
-    bool checks = checks_left && r != nullptr && r->has_version_checks(a);
-    GDS_TRY(rma::stable_point(func, &a, local, &delivered, &checks, late));
-    local = *late;  // agreed on in the next round, or by the next phase
-    *late = GDS_STATUS_OK;
-    if (round == kMaxSettleRounds)  // every process counts the same rounds
-      return agree(func, a.communicator(),
-                   fail(GDS_STATUS_RECOVERY_FAILED, func, "errors kept being raised through %d rounds of recovery",
-                        round));
-    if (delivered) continue;
-    if (checks) {  // some process has HIGH checks: they run once, the next stable point agrees on them
-      checks_left = false;
-      if (local == GDS_STATUS_OK) local = r->has_version_checks(a) ? r->run_version_checks(func, a) : GDS_STATUS_OK;
-      continue;
-    }
-    *late = local;
-    return GDS_STATUS_OK;
+// The interval in seconds between versions that cost `c` seconds each:
+// Daly's optimum with a mean time between failures `m`, else the interval
+// that spends the fraction f of the run's time in versions.
+double interval_seconds(double c, double m, double f) {
+  if (m > 0) {
+    if (c >= 2 * m) return m;
+    const double r = c / (2 * m);
+    return std::sqrt(2 * c * m) * (1 + std::sqrt(r) / 3 + r / 9) - c;
   }
+  return c * (1 - f) / f;
 }
 
-// Phase exchange. Every process tells every other how many written ranges
-// it sends it, its status and the value all must share (the increment or
-// version); then the ranges. Blocks open to direct access since the last
-// version, and every block of a GDS_create array, are compared with their
-// last version. A failure after the last collective of the phase (seeing
-// what the others wrote) goes to `*late`, for the next phase to agree on.
-GDS_status_t exchange(const char *func, Array &a, GDS_status_t local, std::uint64_t agreed, GDS_status_t *late) {
-  rma::ArrayState &rs = rma::state(a);
-  Store &store = *state(a).store;
-  struct Hello {
-    std::uint64_t ranges;
-    std::uint64_t status;
-    std::uint64_t agreed;
-  };
-  const auto p = static_cast<std::size_t>(a.nprocs);
-  if (local == GDS_STATUS_OK) local = rs.window.complete_remote(func);
-  const std::vector<BlockRange> &written = rma::writes_since_drain(a);
-  std::vector<Hello> out(p, Hello{0, static_cast<std::uint64_t>(local), agreed}), in(p);
-  if (local == GDS_STATUS_OK)
-    for (const BlockRange &r : written) ++out[static_cast<std::size_t>(r.rank)].ranges;
-  constexpr int kWords = sizeof(Hello) / sizeof(std::uint64_t);
-  int rc = MPI_Alltoall(out.data(), kWords, MPI_UINT64_T, in.data(), kWords, MPI_UINT64_T, a.communicator());
-  if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Alltoall", rc);
-  if (local != GDS_STATUS_OK) return local;
-  for (const Hello &h : in)
-    if (h.status != GDS_STATUS_OK) return remote_failure(func);
-  for (const Hello &h : in)
-    if (h.agreed != agreed) return arguments_differ(func);
-
-  // The ranges themselves, as (first, last) pairs, sorted by destination already.
-  std::vector<int> send_counts(p), send_displs(p), recv_counts(p), recv_displs(p);
-  int send_total = 0, recv_total = 0;
-  for (std::size_t r = 0; r < p; ++r) {
-    send_counts[r] = static_cast<int>(2 * out[r].ranges);
-    recv_counts[r] = static_cast<int>(2 * in[r].ranges);
-    send_displs[r] = send_total;
-    recv_displs[r] = recv_total;
-    send_total += send_counts[r];
-    recv_total += recv_counts[r];
-  }
-  std::vector<std::uint32_t> send(static_cast<std::size_t>(send_total)), recv(static_cast<std::size_t>(recv_total));
-  for (std::size_t i = 0; i < written.size(); ++i) {
-    send[2 * i] = written[i].first;
-    send[2 * i + 1] = written[i].last;
-  }
-  rc = MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_UINT32_T, recv.data(),
-                     recv_counts.data(), recv_displs.data(), MPI_UINT32_T, a.communicator());
-  if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Alltoallv", rc);
-  *late = rs.window.sync(func);  // see what the others wrote
-  if (*late != GDS_STATUS_OK) return GDS_STATUS_OK;
-
-  std::vector<BlockRange> mine(recv.size() / 2);
-  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = BlockRange{a.rank, recv[2 * i], recv[2 * i + 1]};
-  store.mark_dirty(mine);
-  store.suspect(rma::exposed_since_drain(a));
-  rma::drain_writes(a);
-  store.compare_suspects(rs.base);
-  if (a.user != nullptr) store.compare_dirty(rs.base);
-  return GDS_STATUS_OK;
+// What the interval guidance contributes to a version's agreement: this
+// process's seconds inside the last version, the seconds since it returned,
+// the steps (GDS_need_version calls) since, and its settings. Each becomes
+// its maximum over the processes (nonnegative doubles order as their bits),
+// so every process computes the same interval, even where their settings differ.
+constexpr std::size_t kGuidanceValues = 5;
+void guidance_values(const Guidance &g, core::Ballot &ballot, std::size_t at) {
+  ballot[at] = std::bit_cast<std::uint64_t>(g.cost);
+  ballot[at + 1] = std::bit_cast<std::uint64_t>(g.since > 0 ? core::now() - g.since : 0.0);
+  ballot[at + 2] = g.calls;
+  ballot[at + 3] = std::bit_cast<std::uint64_t>(g_settings.overhead);
+  ballot[at + 4] = std::bit_cast<std::uint64_t>(g_settings.mtbf);
 }
 
-// Phase reserve: slabs for the new blocks, if any process is short of slots.
-// One agreement tells whether any process is short and whether any failed.
-GDS_status_t reserve(const char *func, Array &a, GDS_status_t local) {
-  Store &store = *state(a).store;
-  std::uint64_t data_short = 0, table_short = 0;
-  store.shortage(&data_short, &table_short);
-  std::uint64_t any[2] = {data_short > 0, table_short > 0};
-  GDS_TRY(agree(func, a.communicator(), local, any));
-  if (!any[0] && !any[1]) return GDS_STATUS_OK;
-  return agree(func, a.communicator(), store.grow(func, any[0] != 0, data_short, any[1] != 0, table_short));
-}
-
-// Phase freeze: every process copies its changed blocks and table; all
-// learn where every table is. On failure nothing was made.
-GDS_status_t freeze(const char *func, Array &a, GDS_status_t local, std::vector<SlotRef> *tables,
-                    const Store::Fill &fill = nullptr) {
-  Store &store = *state(a).store;
-  SlotRef table = kZero;
-  const GDS_status_t s = local != GDS_STATUS_OK ? local : store.freeze(func, rma::state(a).base, &table, fill);
-  struct Done {
-    std::uint64_t status;
-    SlotRef table;
-  };
-  const Done mine{static_cast<std::uint64_t>(s), table};
-  std::vector<Done> all(static_cast<std::size_t>(a.nprocs));
-  const int rc = MPI_Allgather(&mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, a.communicator());
-  if (rc != MPI_SUCCESS) {
-    store.abandon();
-    return mpi_fail(func, "MPI_Allgather", rc);
+// After the version: the interval in steps, from the most any process
+// measured (the same on every process: agreed), and this version's cost.
+void guide(Guidance &g, const core::Ballot &ballot, std::size_t at, double cost) {
+  const auto number = [&](std::size_t k) { return std::bit_cast<double>(ballot[at + k]); };
+  const double c = number(0), elapsed = number(1), overhead = number(3), mtbf = number(4);
+  const std::uint64_t calls = ballot[at + 2];
+  if (elapsed > 0 && calls > 0 && c > 0) {
+    const double step = elapsed / static_cast<double>(calls);
+    const double steps = std::ceil(interval_seconds(c, mtbf, overhead) / step);
+    g.interval = steps < 1 ? 1 : steps > 1e15 ? static_cast<std::uint64_t>(1e15) : static_cast<std::uint64_t>(steps);
+  } else {
+    g.interval = 1;  // not measured yet: a version at the next step measures it
   }
-  bool ok = true;
-  for (const Done &d : all) ok = ok && d.status == GDS_STATUS_OK;
-  if (!ok) {
-    store.abandon();
-    return s != GDS_STATUS_OK ? s : remote_failure(func);
-  }
-  tables->resize(all.size());
-  for (std::size_t r = 0; r < all.size(); ++r) (*tables)[r] = all[r].table;
-  return GDS_STATUS_OK;
-}
-
-// The version freeze() made (as `number`, then `next`), until commit or abandon.
-Frozen frozen(Array &a, std::uint64_t number, std::uint64_t next, const std::string &label,
-              const std::string &next_label) {
-  const Store &store = *state(a).store;
-  return Frozen{number,
-                next,
-                &label,
-                &next_label,
-                store.dirty_runs(),
-                store.pending_crcs(),
-                rma::state(a).base,
-                store.local_bytes(),
-                store.shift()};
+  g.calls = 0;
+  g.cost = cost;
+  g.since = core::now();
 }
 
 // Whether a level above memory holds the array.
@@ -196,28 +116,135 @@ bool levelled(const Array &a) {
   return std::any_of(above.begin(), above.end(), [&](const Level *l) { return l->holds(a); });
 }
 
-// Phase persist: the levels above memory that hold the arrays make the
-// version durable in order, or the frozen copies are abandoned. Each agrees
-// on its outcome, which the next one starts from; a failure leaves the
-// levels after it alone. A group's members go to each level in one call
-// (one commit record).
-GDS_status_t persist(const char *func, std::span<Array *const> members, GDS_status_t local, std::uint64_t increment,
-                     const std::string &new_label, const std::string *group) {
-  std::vector<Frozen> v;
-  v.reserve(members.size());
-  for (Array *a : members) v.push_back(frozen(*a, state(*a).current, state(*a).current + increment, state(*a).label,
-                                              new_label));
-  GDS_status_t status = local;
-  bool agreed = false;
-  for (gds::versions::Level *l : levels()) {
-    if (!l->holds(*members.front())) continue;
-    status = l->commit(func, members, v, status, agreed, group);
-    agreed = true;
-    if (status != GDS_STATUS_OK) break;
+// What one round of a version learns in its agreement, per member: global
+// errors pending, checks to run, a store short of slots, tables or
+// directory room, the retention's drops (with a byte budget); then what
+// the levels reserve.
+struct Round {
+  static constexpr std::size_t kPerMember = 6;
+  enum : std::size_t { kPending, kChecks, kData, kTables, kDirectory, kDrop };
+  core::Ballot ballot;
+  std::size_t guidance = 0;  // where the interval guidance's values are
+  std::vector<Store::Shortage> need;
+  std::uint64_t &at(std::size_t member, std::size_t what) { return ballot[member * kPerMember + what]; }
+  [[nodiscard]] bool any(std::size_t members, std::size_t what) const {
+    for (std::size_t m = 0; m < members; ++m)
+      if (ballot[m * kPerMember + what] != 0) return true;
+    return false;
   }
-  if (status != GDS_STATUS_OK)
-    for (Array *a : members) state(*a).store->abandon();
-  return status;
+};
+
+// Phases reserve and freeze for each member: its shortage noted, or its
+// version frozen. Returns this process's status.
+GDS_status_t freeze_all(const char *func, std::span<Array *const> members, GDS_status_t s, bool checks_left,
+                        Round *round) {
+  Resilience *r = resilience();
+  const std::size_t k = members.size();
+  round->need.assign(k, {});
+  for (std::size_t m = 0; m < k; ++m) {
+    Array &a = *members[m];
+    Store &store = *state(a).store;
+    round->at(m, Round::kPending) = r != nullptr && r->global_pending(&a) != 0;
+    round->at(m, Round::kChecks) = checks_left && r != nullptr && r->has_version_checks(a);
+    round->need[m] = store.shortage();
+  }
+  s = kReserve.reach(func, s);
+  GDS_status_t made = kFreeze.reach(func, s);
+  for (std::size_t m = 0; m < k; ++m) {
+    Array &a = *members[m];
+    Store &store = *state(a).store;
+    const bool compare = a.user != nullptr;  // GDS_create: the program writes the memory itself
+    Store::Shortage &need = round->need[m];
+    bool short_of = !compare && (need.data > 0 || need.tables > 0 || need.directory);
+    if (made == GDS_STATUS_OK && !short_of) made = store.freeze(func, rma::state(a).base, nullptr, compare, &short_of);
+    if (short_of) need = store.shortage();  // compared: what it lacks is known now
+    round->at(m, Round::kData) = need.data > 0;
+    round->at(m, Round::kTables) = need.tables > 0;
+    round->at(m, Round::kDirectory) = need.directory;
+  }
+  return made;
+}
+
+// Abandons what a round made of the version (frozen copies, the levels' preparations).
+void abandon(std::span<Array *const> members) {
+  for (Level *l : levels())
+    if (l->holds(*members.front())) l->abandon(members);
+  for (Array *a : members) state(*a).store->abandon();
+}
+
+// After an agreed round that must be made again: global errors delivered,
+// checks run (*local: their outcome, for the next round), stores grown.
+GDS_status_t prepare_next_round(const char *func, std::span<Array *const> members, Round &round, bool *checks_left,
+                                GDS_status_t *local) {
+  Resilience *r = resilience();
+  const std::size_t k = members.size();
+  for (std::size_t m = 0; m < k; ++m)
+    if (round.at(m, Round::kPending) && r != nullptr) {
+      const GDS_status_t d = r->deliver_global(func, members[m]);
+      if (*local == GDS_STATUS_OK) *local = d;
+    }
+  if (round.any(k, Round::kChecks)) {  // checks run once, on consistent data; the next round agrees on them
+    *checks_left = false;
+    for (Array *a : members)
+      if (*local == GDS_STATUS_OK && r != nullptr && r->has_version_checks(*a)) *local = r->run_version_checks(func, *a);
+  }
+  for (std::size_t m = 0; m < k; ++m) {
+    const bool data = round.at(m, Round::kData), tables = round.at(m, Round::kTables);
+    const bool directory = round.at(m, Round::kDirectory);
+    if (data || tables || directory)  // collective per member: every process knows which grow
+      GDS_TRY(agree(func, members[m]->communicator(),
+                    state(*members[m]).store->grow(func, data, tables, directory, round.need[m])));
+  }
+  return GDS_STATUS_OK;
+}
+
+// Phases settle to agree, in rounds until one goes through: the members'
+// versions frozen and prepared by the levels, every process agreed.
+// *drops: per member, the versions retention drops. On failure nothing remains.
+GDS_status_t agree_on_version(const char *func, std::span<Array *const> members, GDS_status_t local,
+                              std::uint64_t signature, std::uint64_t increment, const std::string &new_label,
+                              const std::string *group, Round *round, std::vector<std::uint64_t> *drops) {
+  const std::size_t k = members.size();
+  const bool above = levelled(*members.front());
+  bool checks_left = true;
+  for (int n = 0;; ++n) {
+    GDS_status_t s = kSettle.reach(func, local);
+    s = kExchange.reach(func, exchange(func, members, s));
+    round->ballot.clear();
+    round->ballot.reserve(k * Round::kPerMember);
+    round->guidance = round->ballot.reserve(kGuidanceValues);
+    guidance_values(state(*members.front()).guidance, round->ballot, round->guidance);
+    s = freeze_all(func, members, s, checks_left, round);
+    for (std::size_t m = 0; m < k; ++m)
+      round->at(m, Round::kDrop) = state(*members[m]).store->frozen() ? state(*members[m]).store->drop_wish() : 0;
+    std::vector<Frozen> v;
+    for (Array *a : members)
+      v.push_back(frozen_version(*a, state(*a).current, state(*a).current + increment, state(*a).label, new_label));
+    s = kPersist.reach(func, s);
+    if (above)
+      for (Level *l : levels())
+        if (l->holds(*members.front())) {
+          const GDS_status_t p = l->prepare(func, members, v, s, group, round->ballot);
+          if (s == GDS_STATUS_OK) s = p;
+        }
+    const GDS_status_t agreed = agree(func, members.front()->communicator(), s, round->ballot.values(), signature);
+    const bool again = round->any(k, Round::kPending) || round->any(k, Round::kChecks) ||
+                       round->any(k, Round::kData) || round->any(k, Round::kTables) ||
+                       round->any(k, Round::kDirectory);
+    if (agreed != GDS_STATUS_OK || again) abandon(members);
+    GDS_TRY(agreed);
+    if (!again) {
+      drops->resize(k);
+      for (std::size_t m = 0; m < k; ++m) (*drops)[m] = round->at(m, Round::kDrop);
+      return GDS_STATUS_OK;
+    }
+    if (n + 1 == kMaxRounds)  // every process counts the same rounds
+      return agree(func, members.front()->communicator(),
+                   fail(GDS_STATUS_RECOVERY_FAILED, func,
+                        "errors kept being raised (or checks kept failing) through %d rounds", n + 1));
+    local = GDS_STATUS_OK;
+    GDS_TRY(prepare_next_round(func, members, *round, &checks_left, &local));
+  }
 }
 
 // Warnings for drops that cost the program something: a handle moved to a
@@ -265,31 +292,29 @@ void warn_drops(const char *func, Array &a, std::uint64_t count) {
       why, ull(vs[vouched].number), ull(a.id));
 }
 
-// Phase commit: the members' versions exist; retention drops the oldest
-// (without a byte budget every process wishes alike; with one the processes
-// agree on the most any wishes, for all members in one allreduce). Nothing
-// in it can fail but that allreduce.
-GDS_status_t commit(const char *func, std::span<Array *const> members, std::uint64_t increment,
-                    const std::string &label, std::span<std::vector<SlotRef>> tables) {
-  std::vector<std::uint64_t> drop(members.size());
-  bool budget = false;
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    ArrayState &s = state(*members[i]);
-    s.store->commit(s.current, std::move(s.label), std::move(tables[i]));
+}  // namespace
+
+Frozen frozen_version(Array &a, std::uint64_t number, std::uint64_t next, const std::string &label,
+                      const std::string &next_label) {
+  const Store &store = *state(a).store;
+  if (!store.frozen()) return Frozen{number, next, &label, &next_label, {}, {}, nullptr, 0, 0, false};
+  return Frozen{number,           next,           &label, &next_label, store.dirty_runs(), store.pending_crcs(),
+                rma::state(a).base, store.local_bytes(), store.shift(), true};
+}
+
+void commit_versions(const char *func, std::span<Array *const> members, std::uint64_t increment,
+                     const std::string &label, std::vector<std::uint64_t> drop) {
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    Array &a = *members[m];
+    ArrayState &s = state(a);
+    Store &store = *s.store;
+    store.commit(s.current, std::move(s.label));
     s.current += increment;
     s.label = label;
     s.newest_holds = label;
-  }
-  for (std::size_t i = 0; i < members.size(); ++i) {  // after every commit: the process-wide budget sees them all
-    drop[i] = state(*members[i]).store->drop_wish();
-    budget = budget || state(*members[i]).store->has_byte_budget();
-  }
-  if (budget) GDS_TRY(agree(func, members.front()->communicator(), GDS_STATUS_OK, drop));
-  for (std::size_t m = 0; m < members.size(); ++m) {
-    Array &a = *members[m];
-    Store &store = *state(a).store;
-    if (!state(a).pinned.empty()) {  // retention stops at the oldest pinned version
-      const std::uint64_t oldest_pinned = *state(a).pinned.begin();
+    if (!store.has_byte_budget()) drop[m] = store.drop_wish();
+    if (!s.pinned.empty()) {  // retention stops at the oldest pinned version
+      const std::uint64_t oldest_pinned = *s.pinned.begin();
       std::uint64_t keep = 0;
       while (keep < drop[m] && keep < store.versions().size() &&
              store.versions()[static_cast<std::size_t>(keep)].number < oldest_pinned)
@@ -302,8 +327,9 @@ GDS_status_t commit(const char *func, std::span<Array *const> members, std::uint
         if (l->holds(a)) l->drop(a, store.versions()[static_cast<std::size_t>(i)].number);
     store.drop_oldest(drop[m]);  // memory's drop
   }
-  return GDS_STATUS_OK;
 }
+
+namespace {
 
 void log_stats(const char *func, const Array &a) {
   const ArrayState &s = state(a);
@@ -326,46 +352,41 @@ GDS_status_t check_collective(const char *func, const Array &a) {
 
 }  // namespace
 
-// The phases for `members` (one array, or a version group's members on
-// one communicator, all at the same number), each ending agreed; a failure
-// of the system (MPI, memory) is raised through Open Resilience once, by
-// the caller. All members make the version, or none does.
 GDS_status_t make_version(const char *func, std::span<Array *const> members, std::span<const GDS_status_t> local,
                           std::uint64_t increment, std::string new_label, const std::string *group) {
-  const std::size_t k = members.size();
-  std::vector<GDS_status_t> late(k, GDS_STATUS_OK);
-  // A phase is reached (kill point, injected failure) once per version, by the first member.
-  const auto first = [&](std::size_t i, GDS_status_t s, const core::Phase &p) {
-    return i == 0 ? p.reach(func, s) : s;
-  };
-  for (std::size_t i = 0; i < k; ++i) GDS_TRY(settle(func, *members[i], first(i, local[i], kSettle), &late[i]));
-  for (std::size_t i = 0; i < k; ++i)
-    GDS_TRY(exchange(func, *members[i], first(i, late[i], kExchange), increment, &late[i]));
-  for (std::size_t i = 0; i < k; ++i) GDS_TRY(reserve(func, *members[i], first(i, late[i], kReserve)));
-  // Without a level the persist phase has no agreement of its own: its
-  // (injected) failure is agreed on by freeze's.
+  const double started = core::now();
+  GDS_status_t mine = GDS_STATUS_OK;
+  for (const GDS_status_t l : local)
+    if (mine == GDS_STATUS_OK) mine = l;
+  Round round;
+  std::vector<std::uint64_t> drops;
+  core::Signature sig;
+  sig.add(increment);
+  GDS_TRY(agree_on_version(func, members, mine, sig.value(), increment, new_label, group, &round, &drops));
   const bool above = levelled(*members.front());
-  GDS_status_t frozen_status = kFreeze.reach(func, GDS_STATUS_OK);
-  if (!above) frozen_status = kPersist.reach(func, frozen_status);
-  std::vector<std::vector<SlotRef>> tables(k);
-  for (std::size_t i = 0; i < k; ++i) {
-    const GDS_status_t made = freeze(func, *members[i], i == 0 ? frozen_status : GDS_STATUS_OK, &tables[i]);
-    if (made != GDS_STATUS_OK) {
-      for (std::size_t j = 0; j < i; ++j) state(*members[j]).store->abandon();
-      return made;
+  if (above)
+    for (Level *l : levels()) {
+      if (!l->holds(*members.front())) continue;
+      if (const GDS_status_t durable = l->start(func, members, round.ballot); durable != GDS_STATUS_OK) {
+        abandon(members);
+        return durable;
+      }
     }
-  }
-  if (above) GDS_TRY(persist(func, members, kPersist.reach(func, GDS_STATUS_OK), increment, new_label, group));
   kCommit.reach();
   const std::uint64_t number = state(*members.front()).current;
-  GDS_TRY(commit(func, members, increment, new_label, tables));
+  commit_versions(func, members, increment, new_label, std::move(drops));
   if (above)
     for (Array *a : members)
       for (gds::versions::Level *l : levels())
         if (l->holds(*a)) l->committed(func, *a, number);
+  guide(state(*members.front()).guidance, round.ballot, round.guidance, core::now() - started);
   return GDS_STATUS_OK;
 }
 
+bool need_version(Array &a) {
+  Guidance &g = state(a).guidance;
+  return ++g.calls >= g.interval;
+}
 
 GDS_status_t check_inc_args(const char *func, std::uint64_t current, std::uint64_t increment, const char *label,
                             std::size_t label_size, std::string *new_label) {
@@ -387,78 +408,6 @@ GDS_status_t check_inc_args(const char *func, std::uint64_t current, std::uint64
   return GDS_STATUS_OK;
 }
 
-// The label that describes version `number`'s content: its successor's
-// (the label given to the GDS_version_inc that froze it).
-void pin(core::Array &a, std::uint64_t number) { state(a).pinned.insert(number); }
-
-void unpin(core::Array &a, std::uint64_t number) {
-  auto &pins = state(a).pinned;
-  if (auto it = pins.find(number); it != pins.end()) pins.erase(it);
-}
-
-const std::string &content_label(const core::Array &a, std::uint64_t number) {
-  const ArrayState &s = state(a);
-  const std::deque<Version> &vs = s.store->versions();
-  const auto next = std::upper_bound(vs.begin(), vs.end(), number,
-                                     [](std::uint64_t n, const Version &v) { return n < v.number; });
-  return next == vs.end() ? s.newest_holds : next->label;
-}
-
-GDS_status_t restore_version(const char *func, core::Array &a, std::uint64_t version, GDS_status_t s) {
-  ArrayState &vs = state(a);
-  if (s == GDS_STATUS_OK) s = check_collective(func, a);
-  const Version *v = vs.store->find(version);
-  if (s == GDS_STATUS_OK && v == nullptr)
-    s = vs.store->dropped(version)
-            ? fail(GDS_STATUS_VERSION_DROPPED, func, "version=%llu was dropped by retention", ull(version))
-            : fail(GDS_STATUS_NO_VERSION, func, "version=%llu does not exist (current is %llu)", ull(version),
-                   ull(vs.current));
-  GDS_status_t late = GDS_STATUS_OK;
-  GDS_TRY(checked(func, &a, exchange(func, a, s, version, &late)));
-  // All roll back or none does.
-  GDS_TRY(checked(func, &a, agree(func, a.communicator(), late)));
-  gds::rma::ArrayState &rs = gds::rma::state(a);
-  vs.store->restore(*v, rs.base);
-  std::string label = content_label(a, version);  // the current content is the version's
-  vs.label = std::move(label);
-  for (gds::versions::Level *l : levels())
-    if (l->holds(a)) l->restored(a, version);
-  // Nobody writes again before every process has rolled back.
-  return agree(func, a.communicator(), rs.window.sync(func));
-}
-
-
-
-
-GDS_status_t replay(const char *func, core::Array &a, std::uint64_t number, std::string label, std::uint64_t next,
-                    std::string next_label, const BlockRuns &changed, const ReplayOptions &options, bool *refused) {
-  ArrayState &s = state(a);
-  std::vector<BlockRange> written;
-  written.reserve(changed.size());
-  for (const auto &[first, count] : changed) written.push_back(BlockRange{a.rank, first, first + count - 1});
-  s.store->mark_dirty(written);
-  GDS_TRY(reserve(func, a, GDS_STATUS_OK));
-  std::vector<SlotRef> tables;
-  GDS_TRY(freeze(func, a, GDS_STATUS_OK, &tables, options.fill));
-  if (options.check) {
-    std::uint64_t bad[1] = {options.check(frozen(a, number, next, label, next_label)) != GDS_STATUS_OK};
-    const GDS_status_t agreed = agree(func, a.communicator(), GDS_STATUS_OK, bad);
-    if (agreed != GDS_STATUS_OK || bad[0] != 0) s.store->abandon();
-    GDS_TRY(agreed);
-    *refused = bad[0] != 0;
-    if (*refused) return GDS_STATUS_OK;
-  }
-  s.current = number;
-  s.restarted = true;
-  s.label = std::move(label);
-  Array *one[1] = {&a};
-  GDS_TRY(commit(func, one, next - number, next_label, std::span<std::vector<SlotRef>>(&tables, 1)));
-  // Filled from elsewhere, the version is not what the memory holds: the
-  // next version copies every block.
-  if (options.fill) s.store->mark_dirty(written);
-  return GDS_STATUS_OK;
-}
-
 }  // namespace gds::versions
 
 using namespace gds::versions;
@@ -467,6 +416,7 @@ extern "C" {
 
 GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const char *label, size_t label_size) try {
   GDS_ENTER();
+  const Timed timed(Work::version);
   Cursor *cursor = nullptr;
   GDS_status_t s = GDS_STATUS_OK;
   GDS_TRY(resolve_collective(__func__, gds, &cursor, &s));
@@ -488,12 +438,15 @@ GDS_API GDS_status_t GDS_version_inc(GDS_gds_t gds, GDS_size_t increment, const 
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 
-GDS_API GDS_status_t GDS_version_restore(GDS_gds_t gds, GDS_size_t version) try {
+GDS_API GDS_status_t GDS_need_version(GDS_gds_t gds, int *flag) try {
   GDS_ENTER();
   Cursor *cursor = nullptr;
-  GDS_status_t s = GDS_STATUS_OK;
-  GDS_TRY(resolve_collective(__func__, gds, &cursor, &s));
-  return restore_version(__func__, *cursor->array, version, s);
+  GDS_TRY(resolve(__func__, gds, &cursor));
+  GDS_REQUIRE(flag != nullptr, GDS_STATUS_NULL_ARGUMENT, "flag is NULL");
+  Array *a = cursor->array;
+  if (state(*a).group != nullptr) a = group_first(*state(*a).group);  // the group's guidance
+  *flag = need_version(*a) ? 1 : 0;
+  return GDS_STATUS_OK;
 } GDS_API_CATCH
 
 }  // extern "C"

@@ -1,0 +1,71 @@
+// Phase exchange of GDS_version_inc and GDS_version_restore: every process
+// learns which blocks of its memory the others wrote one-sidedly since the
+// last version, for every member at once, in one sparse exchange: each
+// process sends the processes it wrote to (and only those) one message with
+// its ranges of every member (core::sparse_exchange: MPI_Issend, then one
+// MPI_Ibarrier). Its own writes it marks itself; blocks open to direct
+// stores are compared with their last version.
+#include <map>
+#include <vector>
+
+#include "core/collective.hpp"
+#include "core/log.hpp"
+#include "rma/state.hpp"
+#include "versions/exchange.hpp"
+#include "versions/state.hpp"
+
+using gds::core::Array;
+using gds::rma::BlockRange;
+
+namespace gds::versions {
+
+namespace {
+
+constexpr int kTagWrites = 0x6d60;
+
+}  // namespace
+
+GDS_status_t exchange(const char *func, std::span<Array *const> members, GDS_status_t local) {
+  const std::size_t k = members.size();
+  const int me = members.front()->rank;
+  // Every write issued is complete at its target before any target hears of it.
+  for (Array *a : members)
+    if (local == GDS_STATUS_OK) local = rma::state(*a).window.complete_remote(func);
+  std::map<int, std::vector<std::uint32_t>> to;  // target -> (member, first, last)...
+  std::vector<std::vector<BlockRange>> mine(k);
+  if (local == GDS_STATUS_OK)
+    for (std::size_t i = 0; i < k; ++i)
+      for (const BlockRange &r : rma::writes_since_drain(*members[i])) {
+        if (r.rank == me) mine[i].push_back(r);
+        else to[r.rank].insert(to[r.rank].end(), {static_cast<std::uint32_t>(i), r.first, r.last});
+      }
+  std::vector<std::pair<int, std::vector<std::uint32_t>>> out(to.begin(), to.end());
+  bool malformed = false;
+  // Every process takes part whatever it found (it then sends nothing).
+  GDS_TRY(core::sparse_exchange(func, members.front()->communicator(), kTagWrites, out,
+                                [&](int, std::span<const std::uint32_t> words) {
+                                  for (std::size_t w = 0; w + 3 <= words.size(); w += 3) {
+                                    if (words[w] >= k) malformed = true;
+                                    else mine[words[w]].push_back(BlockRange{me, words[w + 1], words[w + 2]});
+                                  }
+                                  malformed = malformed || words.size() % 3 != 0;
+                                }));
+  if (malformed && local == GDS_STATUS_OK)
+    local = core::fail_critical(GDS_STATUS_INTERNAL, func, "a malformed range of written blocks arrived");
+  // What the others sent is marked whatever this process found: they
+  // drained their logs. Its own log stays unless it was sent.
+  for (std::size_t i = 0; i < k; ++i) {
+    Array &a = *members[i];
+    const GDS_status_t synced = rma::state(a).window.sync(func);  // see what the others wrote
+    if (local == GDS_STATUS_OK) local = synced;
+    Store &store = *state(a).store;
+    store.mark_dirty(mine[i]);
+    if (local != GDS_STATUS_OK) continue;
+    store.suspect(rma::exposed_since_drain(a));
+    rma::drain_writes(a);
+    store.compare_suspects(rma::state(a).base);
+  }
+  return local;
+}
+
+}  // namespace gds::versions

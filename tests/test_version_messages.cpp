@@ -1,0 +1,209 @@
+// The MPI calls a version makes, counted per process inside the version
+// calls by a PMPI counter (support/mpi_count.cpp), at every process count
+// from 1 to the job's in one run (arrays over the first k processes), for
+// one array and for groups of 1 and 3 members, in memory and with PARTNER
+// and XOR caches. In steady state (the store grown, the cache's files
+// laid out) a version makes at most 2 collectives in memory and 4 with the
+// cache, whatever the number of members; none whose data grows with the
+// processes; and the same collectives, bytes and messages at every process
+// count (each process writes into its own part and into the next
+// process's, as a stencil does). XOR sets are of 2 (their messages grow
+// with the set's size, which GDS_SET_SIZE bounds). A restore is counted too.
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "support/gds_test.hpp"
+#include "support/mpi_count.hpp"
+
+using namespace gds::test;
+
+namespace {
+
+constexpr Index kPart = 16384;  // ints per process per member (64 KiB)
+constexpr int kWarmVersions = 4;
+constexpr int kCountedVersions = 4;
+
+struct Setting {
+  const char *name;
+  const char *copy_type;  // nullptr: memory only
+  std::uint64_t max_collectives;
+  int min_processes;
+};
+constexpr Setting kSettings[] = {
+    {"memory", nullptr, 2, 1},
+    {"PARTNER", "PARTNER", 4, 2},
+    {"XOR", "XOR", 4, 2},
+};
+
+// What one configuration counted: the most of any version and process.
+struct Counted {
+  MpiCounts version, restore;
+};
+
+// The most of each count, element by element.
+void most(MpiCounts *into, const MpiCounts &c) {
+  into->collectives = std::max(into->collectives, c.collectives);
+  into->collective_bytes = std::max(into->collective_bytes, c.collective_bytes);
+  into->growing = std::max(into->growing, c.growing);
+  into->objects = std::max(into->objects, c.objects);
+  into->messages = std::max(into->messages, c.messages);
+  into->message_bytes = std::max(into->message_bytes, c.message_bytes);
+  into->rma = std::max(into->rma, c.rma);
+  into->rma_bytes = std::max(into->rma_bytes, c.rma_bytes);
+}
+
+constexpr int kFields = 8;
+std::array<std::uint64_t, kFields> fields(const MpiCounts &c) {
+  return {c.collectives, c.collective_bytes, c.growing, c.objects, c.messages, c.message_bytes, c.rma, c.rma_bytes};
+}
+MpiCounts from_fields(const std::uint64_t *f) { return MpiCounts{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]}; }
+
+class VersionMessages : public MpiTest {
+ protected:
+  void SetUp() override {
+    long id = static_cast<long>(getpid());
+    MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    dir = "/tmp/gds-messages-" + std::to_string(id);
+    if (rank == 0) std::system(("mkdir -p " + dir).c_str());
+    barrier();
+  }
+  void TearDown() override {
+    barrier();
+    if (rank == 0) std::system(("rm -rf " + dir).c_str());
+    MpiTest::TearDown();
+  }
+
+  // Versions (and a restore) of `members` arrays over the first k processes
+  // (a group when `grouped`), counted; the most over the processes, on every process.
+  Counted measure(const Setting &s, int k, int members, bool grouped) {
+    Counted mine;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < k ? 0 : MPI_UNDEFINED, rank, &comm);
+    if (comm != MPI_COMM_NULL) {
+      run(s, comm, k, members, grouped, &mine);
+      MPI_Comm_free(&comm);
+    }
+    std::array<std::uint64_t, 2 * kFields> in{}, out{};
+    const auto v = fields(mine.version), r = fields(mine.restore);
+    std::copy(v.begin(), v.end(), in.begin());
+    std::copy(r.begin(), r.end(), in.begin() + kFields);
+    allreduce(in.data(), out.data(), 2 * kFields, MPI_UINT64_T, MPI_MAX);
+    return Counted{from_fields(out.data()), from_fields(out.data() + kFields)};
+  }
+
+  // (Collective over comm only: EXPECT, not ASSERT_ALL, which is over every process.)
+  void run(const Setting &s, MPI_Comm comm, int k, int members, bool grouped, Counted *counted) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    if (s.copy_type != nullptr) {
+      MPI_Info_set(info, GDS_COPY_TYPE_KEY, s.copy_type);
+      MPI_Info_set(info, GDS_CACHE_BASE_KEY, dir.c_str());
+      MPI_Info_set(info, GDS_SET_SIZE_KEY, "2");  // XOR: sets of 2 (of 3 where 3 processes must share one)
+    }
+    std::vector<GDS_gds_t> arrays(static_cast<std::size_t>(members), GDS_NULL);
+    const Index n = kPart * static_cast<Index>(k);
+    for (int m = 0; m < members; ++m) {
+      const std::string name = std::string(s.name) + "-k" + std::to_string(k) + "-m" + std::to_string(members) +
+                               (grouped ? "g" : "") + "-" + std::to_string(m);
+      MPI_Info_set(info, GDS_NAME_KEY, name.c_str());
+      EXPECT_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_INT, GDS_PRIORITY_HIGH, comm, info, &arrays[m]));
+    }
+    MPI_Info_free(&info);
+    GDS_group_t group = GDS_GROUP_NULL;
+    if (grouped) EXPECT_GDS_OK(GDS_group_create("counted", members, arrays.data(), &group));
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    const auto version = [&](int v, bool count) {
+      // Into its own part (at an offset of its own) and 16 elements into the next process's.
+      std::vector<int> data(4096, v);
+      for (GDS_gds_t a : arrays) {
+        const Index own = kPart * static_cast<Index>(me) + 97 * static_cast<Index>(me), own_end = own + 4095;
+        EXPECT_GDS_OK(GDS_put(data.data(), nullptr, &own, &own_end, a));
+        const Index next = kPart * static_cast<Index>((me + 1) % k) + 8000, next_end = next + 15;
+        EXPECT_GDS_OK(GDS_put(data.data(), nullptr, &next, &next_end, a));
+        EXPECT_GDS_OK(GDS_fence(a));
+      }
+      if (count) count_mpi_start();
+      if (grouped)
+        EXPECT_GDS_OK(GDS_group_version_inc(group, 1, nullptr, 0));
+      else
+        EXPECT_GDS_OK(GDS_version_inc(arrays[0], 1, nullptr, 0));
+      if (count) most(&counted->version, count_mpi_stop());
+    };
+    for (int v = 0; v < kWarmVersions; ++v) version(v, false);
+    for (int v = 0; v < kCountedVersions; ++v) version(kWarmVersions + v, true);
+    // Back to the version before the last.
+    GDS_size_t current = 0;
+    EXPECT_GDS_OK(GDS_get_version_number(arrays[0], &current));
+    count_mpi_start();
+    if (grouped)
+      EXPECT_GDS_OK(GDS_group_version_restore(group, current - 2));
+    else
+      EXPECT_GDS_OK(GDS_version_restore(arrays[0], current - 2));
+    counted->restore = count_mpi_stop();
+    if (grouped) EXPECT_GDS_OK(GDS_group_free(&group));
+    for (GDS_gds_t &a : arrays) EXPECT_GDS_OK(GDS_free(&a));
+  }
+
+  std::string dir;
+};
+
+TEST_F(VersionMessages, SameAtEveryProcessCountAndMemberCount) {
+  for (const Setting &s : kSettings) {
+    // [k][shape]: one array, a group of 1, a group of 3.
+    constexpr int kShapes = 3;
+    const int members_of[kShapes] = {1, 1, 3};
+    const bool grouped_of[kShapes] = {false, true, true};
+    std::vector<std::array<Counted, kShapes>> at(static_cast<std::size_t>(nprocs) + 1);
+    for (int k = s.min_processes; k <= nprocs; ++k)
+      for (int shape = 0; shape < kShapes; ++shape) {
+        at[k][shape] = measure(s, k, members_of[shape], grouped_of[shape]);
+        const Counted &c = at[k][shape];
+        const std::string where = std::string(s.name) + ", " + std::to_string(k) + " process(es), " +
+                                  (grouped_of[shape] ? "a group of " + std::to_string(members_of[shape]) : "one array");
+        if (rank == 0)
+          std::printf("%s:\n  version: %s\n  restore: %s\n", where.c_str(), c.version.describe().c_str(),
+                      c.restore.describe().c_str());
+        EXPECT_LE(c.version.collectives, s.max_collectives) << where;
+        EXPECT_EQ(c.version.growing, 0u) << where;
+        EXPECT_EQ(c.version.objects, 0u) << where << ": no communicator or window in steady state";
+        EXPECT_EQ(c.restore.growing, 0u) << where;
+        EXPECT_EQ(c.restore.objects, 0u) << where;
+        // No more collectives than one array, and in memory no more messages
+        // (the cache sends each member's file: its messages are per member).
+        if (shape > 0) {
+          EXPECT_EQ(c.version.collectives, at[k][0].version.collectives) << where;
+          EXPECT_EQ(c.restore.collectives, at[k][0].restore.collectives) << where;
+          if (s.copy_type == nullptr) {
+            EXPECT_EQ(c.version.messages, at[k][0].version.messages) << where;
+          }
+        }
+        // The same at every process count with neighbours (2 on): collectives,
+        // their bytes, messages and bytes. (An XOR set's messages grow with
+        // its size, at most GDS_SET_SIZE: at 3 processes the one set has 3.)
+        if (k > 2 && !(s.copy_type != nullptr && std::string(s.copy_type) == "XOR" && k % 2 == 1)) {
+          const Counted &two = at[2][shape];
+          EXPECT_EQ(c.version.collectives, two.version.collectives) << where;
+          EXPECT_EQ(c.version.collective_bytes, two.version.collective_bytes) << where;
+          EXPECT_EQ(c.version.messages, two.version.messages) << where;
+          EXPECT_EQ(c.version.message_bytes, two.version.message_bytes) << where;
+          EXPECT_EQ(c.version.rma, two.version.rma) << where;
+          EXPECT_EQ(c.restore.collectives, two.restore.collectives) << where;
+          EXPECT_EQ(c.restore.collective_bytes, two.restore.collective_bytes) << where;
+          EXPECT_EQ(c.restore.messages, two.restore.messages) << where;
+        }
+        // Alone, a process tells no one anything.
+        if (k == 1) {
+          EXPECT_EQ(c.version.messages, 0u) << where;
+          EXPECT_EQ(c.version.rma, 0u) << where;
+        }
+      }
+  }
+}
+
+}  // namespace
