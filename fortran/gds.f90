@@ -31,6 +31,41 @@ MODULE GDS_C_INTERFACES
     CHARACTER(KIND=C_CHAR) :: holds(256)   ! what the version holds (its successor's label), NUL-terminated
     INTEGER(C_SIZE_T) :: holds_size        ! that label's full length
   END TYPE
+  ! GDS_cost_t and GDS_costs_t (gds_costs.h), re-exported by MODULE GDS:
+  ! what resilience cost this process (GDS_GET_COSTS).
+  TYPE, BIND(C) :: GDS_COST_T
+    INTEGER(C_INT64_T) :: calls  ! calls (or operations)
+    REAL(C_DOUBLE) :: seconds    ! seconds inside them, on the calling thread
+    INTEGER(C_INT64_T) :: bytes  ! bytes copied, written, sent or read
+  END TYPE
+  TYPE, BIND(C) :: GDS_COSTS_T
+    REAL(C_DOUBLE) :: elapsed            ! seconds since GDS_INIT or GDS_RESET_COSTS
+    TYPE(GDS_COST_T) :: versions         ! GDS_VERSION_INC, GDS_GROUP_VERSION_INC
+    TYPE(GDS_COST_T) :: restores         ! GDS_VERSION_RESTORE, GDS_GROUP_VERSION_RESTORE
+    TYPE(GDS_COST_T) :: cache            ! the cache's part of them; cache file bytes
+    TYPE(GDS_COST_T) :: redundancy       ! PARTNER copies and XOR chunks
+    TYPE(GDS_COST_T) :: flushes          ! flushes to the prefix
+    TYPE(GDS_COST_T) :: restarts         ! arrays restarted from persisted versions
+  END TYPE
+  INTERFACE
+    INTEGER(C_INT) FUNCTION c_get_costs(costs) BIND(C, NAME="GDS_get_costs")
+      IMPORT :: C_INT, GDS_COSTS_T
+      TYPE(GDS_COSTS_T), INTENT(OUT) :: costs
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_reset_costs() BIND(C, NAME="GDS_reset_costs")
+      IMPORT :: C_INT
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_need_version(gds, flag) BIND(C, NAME="GDS_need_version")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: gds
+      INTEGER(C_INT) :: flag
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_need_version(group, flag) BIND(C, NAME="GDS_group_need_version")
+      IMPORT :: C_INT, C_PTR
+      TYPE(C_PTR), VALUE :: group
+      INTEGER(C_INT) :: flag
+    END FUNCTION
+  END INTERFACE
   INTERFACE
     INTEGER(C_INT) FUNCTION c_group_create(name, count, arrays, group) BIND(C, NAME="GDS_group_create")
       IMPORT :: C_INT, C_PTR, C_CHAR
@@ -523,6 +558,7 @@ MODULE GDS
   PRIVATE :: c_group_create, c_group_free, c_group_version_inc, c_group_version_restore, c_group_version_verify, &
     c_group_get_version_number, c_group_move_to_newest, c_group_move_to_prev, c_group_move_to_next, &
     c_group_version_dec, c_group_get_restart_info, c_restart_query
+  PRIVATE :: c_get_costs, c_reset_costs, c_need_version, c_group_need_version
   PRIVATE :: c_init, c_finalize, c_comm_rank, c_comm_size, c_failure_group, c_alloc, c_create, c_free, c_get_attr, &
     c_get_comm, c_put, c_get, c_acc, c_get_acc, c_cas, c_wait, c_wait_local, c_fence, c_access, &
     c_get_access_buffer_type, c_get_access_buffer_ld, c_release, c_distribution, c_locate, &
@@ -1198,6 +1234,42 @@ CONTAINS
     DO i = 1, MIN(INT(state%holds_size), 255, LEN(text))
       text(i:i) = state%holds(i)
     END DO
+  END SUBROUTINE
+
+  ! GDS extension: what resilience cost this process so far (GDS_get_costs):
+  ! calls, seconds and bytes of each kind of work. Local.
+  SUBROUTINE GDS_GET_COSTS(costs, status)
+    TYPE(GDS_COSTS_T), INTENT(OUT) :: costs
+    INTEGER, INTENT(OUT) :: status
+    status = c_get_costs(costs)
+  END SUBROUTINE
+
+  ! GDS extension: starts this process's cost accounts afresh. Local.
+  SUBROUTINE GDS_RESET_COSTS(status)
+    INTEGER, INTENT(OUT) :: status
+    status = c_reset_costs()
+  END SUBROUTINE
+
+  ! GDS extension (SCR_Need_checkpoint): whether to make a version of the
+  ! array now. Call once per step and version when flag is 1; the same flag
+  ! on every process (docs/versions.md gives the interval it follows). Local.
+  SUBROUTINE GDS_NEED_VERSION(gds, flag, status)
+    TYPE(C_PTR), INTENT(IN) :: gds
+    INTEGER, INTENT(OUT) :: flag, status
+    INTEGER(C_INT) :: f
+    f = 0
+    status = c_need_version(gds, f)
+    flag = f
+  END SUBROUTINE
+
+  ! GDS extension: GDS_NEED_VERSION for a version group. Local.
+  SUBROUTINE GDS_GROUP_NEED_VERSION(group, flag, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    INTEGER, INTENT(OUT) :: flag, status
+    INTEGER(C_INT) :: f
+    f = 0
+    status = c_group_need_version(group, f)
+    flag = f
   END SUBROUTINE
 
   SUBROUTINE GDS_LAST_ERROR_MESSAGE(text)

@@ -104,11 +104,11 @@ TEST_F(Cxx, GroupsVersionRestoreAndNavigateTheirArraysTogether) {
   EXPECT_EQ(g.version_number(), 1u);
   EXPECT_EQ(x.version(), 1u);
   EXPECT_EQ(r.version(), 1u);
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   std::vector<double> zero(1, 0.0);
   if (rank == nprocs - 1) x.put(zero, box({0}, {0}));
   x.wait();
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   g.restore(0);
   std::vector<double> got(1);
   x.get(got, box({0}, {0}));
@@ -128,6 +128,22 @@ TEST_F(Cxx, GroupsVersionRestoreAndNavigateTheirArraysTogether) {
     EXPECT_EQ(e.status(), GDS_STATUS_INVALID);
   }
   EXPECT_EQ(g.restart_info().restarted, 0);
+}
+
+TEST_F(Cxx, CostsAndIntervalGuidance) {
+  auto a = gds::array<int>::alloc({static_cast<index_t>(1024 * nprocs)});
+  gds::reset_costs();
+  EXPECT_TRUE(a.need_version()) << "nothing measured yet: a version now";
+  a.version_inc();
+  const GDS_costs_t c = gds::costs();
+  EXPECT_EQ(c.versions.calls, 1u);
+  EXPECT_GT(c.versions.seconds, 0.0);
+  EXPECT_EQ(c.restores.calls, 0u);
+  auto b = gds::array<int>::alloc({3});
+  gds::group g("guided", b);
+  EXPECT_TRUE(g.need_version());
+  g.version_inc();
+  EXPECT_EQ(gds::costs().versions.calls, 2u);
 }
 
 TEST_F(Cxx, ErrorsCarryTheStatusAndTheMessage) {
@@ -384,7 +400,7 @@ TEST_F(Cxx, FlushToPrefixAndRestart) {
     a.fence();
   }
   // Freeing waits for the removal of what the prefix no longer keeps.
-  MPI_Barrier(MPI_COMM_WORLD);
+  gds::test::barrier();
   EXPECT_FALSE(std::filesystem::exists(std::string(dir) + "/gds.default/cxxflush/v0.h5"));  // the prefix keeps 2
   opt.info.back().second = "1";
   auto b = gds::array<double>::alloc({n, 3}, opt);

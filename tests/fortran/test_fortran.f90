@@ -82,6 +82,7 @@ PROGRAM TEST_FORTRAN
   INTEGER :: stat, provided, rank, np, owner, owns, i, j, failures, all_failures, flag, kind, ierr
   INTEGER, TARGET :: type_handle
   TYPE(GDS_RESTART_INFO_T) :: restart
+  TYPE(GDS_COSTS_T) :: costs
   CHARACTER(80) :: text
   CHARACTER, POINTER :: label(:)
 
@@ -210,6 +211,14 @@ PROGRAM TEST_FORTRAN
   END DO
   CALL GDS_GET_VERSION_NUMBER(g, n, stat)
   CALL CHECK(n == 2, "version number")
+  ! Costs and interval guidance (GDS extensions).
+  CALL GDS_GET_COSTS(costs, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. costs%versions%calls == 2 .AND. costs%versions%seconds > 0 .AND. &
+    costs%elapsed >= costs%versions%seconds .AND. costs%restores%calls == 0, "GDS_GET_COSTS")
+  CALL GDS_NEED_VERSION(g, flag, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. (flag == 0 .OR. flag == 1), "GDS_NEED_VERSION")
+  CALL GDS_NEED_VERSION(GDS_NULL, flag, stat)
+  CALL CHECK(stat == GDS_STATUS_NULL_HANDLE, "GDS_NEED_VERSION of GDS_NULL")
   CALL GDS_DESCRIPTOR_CLONE(g, h, stat)
   CALL GDS_VERSION_DEC(h, 2_8, stat)
   CALL GDS_GET(C_LOC(get_buf), [0_8], [1_8], [1_8], h, stat)
@@ -254,6 +263,11 @@ PROGRAM TEST_FORTRAN
   ! A group of one: verify by group (version 2 has rank 0's damaged block).
   CALL GDS_GROUP_CREATE("f90group", 1, [g], grp, stat)
   CALL CHECK(stat == GDS_STATUS_OK, "GDS_GROUP_CREATE")
+  CALL GDS_GROUP_NEED_VERSION(grp, flag, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. (flag == 0 .OR. flag == 1), "GDS_GROUP_NEED_VERSION")
+  CALL GDS_RESET_COSTS(stat)
+  CALL GDS_GET_COSTS(costs, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. costs%versions%calls == 0 .AND. costs%restores%bytes == 0, "GDS_RESET_COSTS")
   CALL GDS_GROUP_VERSION_VERIFY(grp, 0_8, stat)
   CALL CHECK(stat == GDS_STATUS_OK, "GDS_GROUP_VERSION_VERIFY of a sound version")
   CALL GDS_GROUP_VERSION_VERIFY(grp, 2_8, stat)

@@ -252,6 +252,13 @@ class array {
 
   // ---- versions ----------------------------------------------------------------------
 
+  /// Whether to make a version now (GDS_need_version()): call once per
+  /// step, version when true; the same answer on every process.
+  [[nodiscard]] bool need_version() {
+    int flag = 0;
+    detail::check(GDS_need_version(handle_, &flag));
+    return flag != 0;
+  }
   /// Freezes the current content as a version and advances the current
   /// number by `increment`; `label` goes to the new current version (collective).
   void version_inc(std::string_view label = {}, index_t increment = 1) {

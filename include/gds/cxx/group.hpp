@@ -46,6 +46,13 @@ class group {
   /// The C handle, for calls the wrappers lack.
   [[nodiscard]] GDS_group_t native_handle() const noexcept { return handle_; }
 
+  /// Whether to make a group version now (GDS_group_need_version()): call
+  /// once per step, version when true; the same answer on every process.
+  [[nodiscard]] bool need_version() {
+    int flag = 0;
+    detail::check(GDS_group_need_version(handle_, &flag));
+    return flag != 0;
+  }
   /// A version of every member at once (GDS_group_version_inc).
   void version_inc(std::string_view label = {}, index_t increment = 1) {
     detail::check(GDS_group_version_inc(handle_, increment, label.data(), label.size()));

@@ -72,6 +72,18 @@ class runtime {
   return flag != 0;
 }
 
+/// What resilience cost this process so far (GDS_get_costs()): calls,
+/// seconds and bytes of versions, restores, cache writes, redundancy,
+/// flushes and restarts.
+[[nodiscard]] inline GDS_costs_t costs() {
+  GDS_costs_t c{};
+  detail::check(GDS_get_costs(&c));
+  return c;
+}
+
+/// Starts this process's cost accounts afresh (GDS_reset_costs()).
+inline void reset_costs() { detail::check(GDS_reset_costs()); }
+
 }  // namespace gds
 
 #endif  // GDS_CXX_RUNTIME_HPP
