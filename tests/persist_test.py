@@ -596,8 +596,9 @@ def records():
         base = fresh_base("records")
         env = env_for(base, copy)
         tag = f"records {copy}"
+        # Rank 0 dies 300 ms after reaching its record of version V: the others write theirs meanwhile.
         p = run(f"{tag}: rank 0 killed at the last version's record", ["write", "2", "row", "alloc", str(V)], env,
-                expect_ok=False, kill_env=f"cache.record:{V}", victim=0)
+                expect_ok=False, kill_env=f"cache.record:{V}:300", victim=0)
         if p is None:
             continue
         if p.returncode == 0:

@@ -20,6 +20,7 @@ namespace {
 struct Armed {
   std::string name;
   std::uint64_t left = 0;
+  std::uint64_t delay_ms = 0;  // GDS_TEST_KILL: how long the process lives on after reaching the point
   [[nodiscard]] bool armed() const { return left > 0; }
   // Whether this is the time: the n-th reach of the step named `step`.
   bool hit(const char *step) {
@@ -30,17 +31,23 @@ struct Armed {
 
 Armed g_kill, g_fail;
 
-// <name>:<n> with n >= 1, naming one of the modules' steps (`agreed`: a phase).
+// <name>:<n> with n >= 1, naming one of the modules' steps (`agreed`: a
+// phase); GDS_TEST_KILL also takes <name>:<n>:<milliseconds>.
 Armed parse(const char *variable, bool phases_only) {
   const char *v = std::getenv(variable);
   if (v == nullptr || *v == '\0') return {};
-  const char *colon = std::strrchr(v, ':');
-  const std::optional<std::uint64_t> n = colon != nullptr ? parse_unsigned(colon + 1) : std::nullopt;
-  if (colon == nullptr || colon == v || !n || *n == 0) {
-    log(Level::warning, "GDS_init", "%s=%s is not <step>:<n> with n >= 1; ignored", variable, v);
+  const char *colon = std::strchr(v, ':');
+  const char *second = colon != nullptr ? std::strchr(colon + 1, ':') : nullptr;
+  const std::string count = colon == nullptr ? "" : second == nullptr ? std::string(colon + 1)
+                                                                      : std::string(colon + 1, second);
+  const std::optional<std::uint64_t> n = parse_unsigned(count.c_str());
+  const std::optional<std::uint64_t> delay = second != nullptr ? parse_unsigned(second + 1) : std::uint64_t{0};
+  if (colon == nullptr || colon == v || !n || *n == 0 || !delay || *delay > 60000 || (second != nullptr && phases_only)) {
+    log(Level::warning, "GDS_init", "%s=%s is not <step>:<n>%s with n >= 1; ignored", variable, v,
+        phases_only ? "" : "[:<milliseconds up to 60000>]");
     return {};
   }
-  Armed a{std::string(v, static_cast<std::size_t>(colon - v)), *n};
+  Armed a{std::string(v, static_cast<std::size_t>(colon - v)), *n, *delay};
   for (const Step *s : all_steps())
     if (a.name == s->name() && (s->agreed() || !phases_only)) return a;
   log(Level::warning, "GDS_init", "%s=%s names no %s of GDS (tests/list_steps lists them); ignored", variable, v,
@@ -52,6 +59,7 @@ void kill_if_armed(const char *name) {
   if (!g_kill.hit(name)) [[likely]]
     return;
   log(Level::warning, "GDS_TEST_KILL", "killing this process at kill point %s", name);
+  if (g_kill.delay_ms > 0) ::usleep(static_cast<useconds_t>(g_kill.delay_ms * 1000));  // the others go on meanwhile
   ::kill(::getpid(), SIGKILL);
 }
 
