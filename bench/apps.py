@@ -3,23 +3,45 @@
 
 At --np processes (default 2), in one run:
 
-1. Overhead. For each application, the loop TIME of the plain form and of the resilient form with
-   no error (--inject none), a version every 1, 10 and 100 steps, under three storage settings:
+1. Cost per version. Every resilient run has GDS_PRINT_COSTS=1: each process prints at GDS_finalize what
+   resilience cost it (per kind of work: calls, seconds inside them, bytes); per kind the slowest process's
+   seconds and bytes are taken (calls are the same everywhere). Per application and storage setting:
+   versions, seconds and bytes per version (versions seconds / calls: the whole of each
+   GDS_group_version_inc or GDS_version_inc, the application's check not included; the cache writes
+   synchronously by default, so its work is inside these seconds) against the floor measured in the
+   same run: right after each repeat's runs of that application and storage, bench/floor.c
+   (gds_bench_floor, --floor-bin) at the same process count times a warm memcpy of the bytes per version
+   and, for the cache settings, writing the cache bytes per version (cache bytes / versions: every array's
+   file) to a file under --shm + fsync, exchanging them with the partner and writing its copy + fsync; the
+   floor is the memcpy plus that. Two readings:
+     every 10  the mean over the run's versions, first versions (first touch of their memory) included;
+               its seconds / the memcpy of its bytes is the whole-run ratio (the 3x target in memory)
+     every 1   steady state: the mean over steps versions made back to back, where the first few (before
+               the retention reuses memory) are a small share (the 2x target in memory, 1.3x in the cache)
+   The ratio cost / floor is given as the median and range over the repeats, each run against its floor.
+2. Overhead. From the steady per-version cost and one plain step (plain TIME / STEPS): the overhead at a
+   version every 1, 10 and 100 steps, cost / (k x step), next to what the floor alone would give.
+3. The check, apart: the resilient form with --every 0 --check 10 (checks, no versions; memory storage; md,
+   which takes no --check and checks its energy every step, with --every 0), interleaved too: its TIME - the
+   plain TIME of its repeat, median and range (a difference of two noisy run times), and per check
+   (/ (STEPS / 10), md / STEPS).
+4. Whole run (noise +-25% run to run): the loop TIME of the plain form and of the resilient form with no
+   error (--inject none), a version every 1, 10 and 100 steps, under three storage settings:
      memory  no persistence variable (versions in memory only)
      cache   GDS_JOB_ID (fresh per run), GDS_CACHE_BASE (a fresh directory under --shm, removed
              after the run), GDS_COPY_TYPE=PARTNER, GDS_RANKS_PER_NODE=1
      prefix  the cache setting plus GDS_PREFIX (a fresh directory under --disk, removed after the
-             run) and GDS_FLUSH=10 (every 10th version flushed to HDF5)
+             run) and GDS_FLUSH=10 (every 10th version flushed to HDF5; the floor leaves the flushes out)
    The runs are interleaved (plain, then every configuration, and that --repeat times) so that
    drift hits all alike. Reported: medians and min-max of TIME, and the overhead
    resilient median / plain median - 1 (with the range of the per-repeat ratios, each resilient
    run against the plain run of its own repeat; and, less sensitive to one slow run, the median
    of those ratios and fastest / fastest - 1).
-2. Lines: `diff <plain> <resilient>` of each application's sources: lines added (>) and removed
+5. Lines: `diff <plain> <resilient>` of each application's sources: lines added (>) and removed
    (<); the added count is the figure (targets: 30 for CG and MD, 20 for heat), without the added
    lines tagged `[inject]` (the tests' fault injection, shown as a column of their own), with the
    number of added lines longer than 100 characters.
-3. Recovery, at a version every 10 steps, memory storage: RECOVERY_TIME of --inject flip, latent
+6. Recovery, at a version every 10 steps, memory storage: RECOVERY_TIME of --inject flip, latent
    and library as a multiple of one plain step (plain TIME / STEPS), median over the repeats, with
    the RECOVERED line (where the error was found, which version was taken: the steps redone).
    For kill (cache storage, every 10): the run is killed at step steps/2 and run again
@@ -27,16 +49,17 @@ At --np processes (default 2), in one run:
    remaining steps (its start-up, restart and versioning included), and the parts: the rerun's
    time outside its loop beyond a fresh resilient start (cache, every 10) and the steps lost
    (killed at `at`, resumed from the last version), all in steps.
-4. A PNG (--plot): overhead against versioning interval, one panel per application, one line per
-   storage setting, with the targets (2% memory, 3% cache, at 10) marked.
-5. The Markdown tables, on stdout and in --md (and every run's figures in --json).
+7. A PNG (--plot): per application, the milliseconds per version of each storage setting (steady, and
+   the every-10 mean with the first versions) next to the floor's, with the ratio cost / floor.
+8. The Markdown tables, on stdout and in --md (and every run's figures in --json).
 
 Before every run the script waits for the machine to be idle (other processes below --idle cores
 over a second), and it runs a timed run again (--retries) when other processes used more than that
 during it (from /proc/stat, less this script's children's CPU time); the tables say how many.
 Every run is bounded by MPIEXEC_TIMEOUT and a timer of its own (--timeout). A run that fails,
-prints no TIME or an ANSWER other than the plain form's is reported as failed, and the script
-exits 1 at the end. Progress goes to stderr. Python 3 standard library, and matplotlib (Debian's
+prints no TIME or an ANSWER other than the plain form's, a resilient run without every process's
+cost lines, and a floor run without its FLOOR lines are reported as failed, and the script exits 1
+at the end. Progress goes to stderr. Python 3 standard library, and matplotlib (Debian's
 python3-matplotlib) for the plot.
 
   nice -n 10 bench/apps.py                 # the full measurement (15-20 minutes at 2 processes)
@@ -44,6 +67,7 @@ python3-matplotlib) for the plot.
 """
 import argparse
 import json
+import math
 import os
 import re
 import resource
@@ -58,21 +82,31 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# name: executables (under --bin-dir), sources (under examples/), default and --quick sizes, line target
+# name: executables (under --bin-dir), sources (under examples/), default and --quick sizes, line target, the
+# interval of the checks timed alone (--check; None: the program checks every step and takes no --check)
 APPS = {
     "cg": dict(plain="cg/cg", resilient="cg/cg_resilient", sources=("cg/cg.cpp", "cg/cg_resilient.cpp"),
-               n=64, steps=300, quick_n=8, quick_steps=200, target=30),
+               n=64, steps=300, quick_n=8, quick_steps=200, target=30, check=10),
     "md": dict(plain="md/md", resilient="md/md_resilient", sources=("md/md.cpp", "md/md_resilient.cpp"),
-               n=8, steps=300, quick_n=3, quick_steps=200, target=30),
+               n=8, steps=300, quick_n=3, quick_steps=200, target=30, check=None),
     "heat": dict(plain="heat/heat", resilient="heat/heat_resilient",
                  sources=("heat/heat.f90", "heat/heat_resilient.f90"),
-                 n=1024, steps=1000, quick_n=32, quick_steps=200, target=20),
+                 n=1024, steps=1000, quick_n=32, quick_steps=200, target=20, check=10),
 }
 STORAGES = ("memory", "cache", "prefix")
 INTERVALS = (1, 10, 100)
 KINDS = ("flip", "latent", "library")
 TARGETS = {"memory": 2.0, "cache": 3.0}  # overhead targets in percent, at a version every 10 steps
 RECOVERY_EVERY = 10
+COST_INTERVALS = (1, 10)  # the runs whose costs are set against the floor: steady state, and first versions in
+# Targets of the cost per version against the floor: storage -> {interval: at most}. In memory the floor is the
+# memcpy, so at every 10 the ratio is the whole run's: all versions' seconds / a memcpy of all their bytes.
+RATIO_TARGETS = {"memory": {1: 2.0, 10: 3.0}, "cache": {1: 1.3}}
+# GDS_PRINT_COSTS's records; not anchored to lines: the processes' stderr reaches mpiexec's in pieces, so
+# one process's record may start in the middle of another's line.
+COST_SINCE = re.compile(r"GDS costs, process (\d+): [0-9.]+ s since GDS_init")
+COST_KIND = re.compile(r"GDS costs, process (\d+): (\w+)\s+(\d+) calls\s+([0-9.eE+-]+) s "
+                       r"\(\s*[0-9.]+%\)\s+(\d+) bytes")
 
 
 def parse_args(argv):
@@ -88,7 +122,10 @@ def parse_args(argv):
         p.add_argument(f"--{app}-n", type=int, default=None, help=f"{app}: --n (default {APPS[app]['n']})")
         p.add_argument(f"--{app}-steps", type=int, default=None,
                        help=f"{app}: --steps (default {APPS[app]['steps']}; at least 200 so every 100 makes 2 versions)")
-    p.add_argument("--no-recovery", action="store_true", help="skip part 3 (recovery)")
+    p.add_argument("--floor-bin", default=None,
+                   help="the floor program, bench/floor.c (default <bin-dir>/../../bench/gds_bench_floor, so "
+                        "build/release/bench/gds_bench_floor; without it the tables have no floor)")
+    p.add_argument("--no-recovery", action="store_true", help="skip the recovery part")
     p.add_argument("--mpiexec", default="mpiexec.mpich -bind-to core",
                    help="launcher, shell-split (default 'mpiexec.mpich -bind-to core', as bench/run.sh)")
     p.add_argument("--timeout", type=float, default=None, help="seconds per run (default 600; --quick 120)")
@@ -136,6 +173,9 @@ def parse_args(argv):
         k, v = item.split("=", 1)
         a.extra_env[k] = v
     a.shm, a.disk = os.path.abspath(a.shm), os.path.abspath(a.disk)
+    a.floor_given, a.missing_floor = a.floor_bin is not None, None
+    if not a.floor_given:
+        a.floor_bin = os.path.normpath(os.path.join(a.bin_dir, "..", "..", "bench", "gds_bench_floor"))
     return a
 
 
@@ -200,6 +240,29 @@ class Run:
     def steps(self):
         return self.number("STEPS")
 
+    def costs(self):
+        """GDS_PRINT_COSTS's lines: the processes that printed, and per kind of work the calls, and the
+        slowest process's seconds and bytes."""
+        processes = {int(m.group(1)) for m in COST_SINCE.finditer(self.err)}
+        kinds = {}
+        for m in COST_KIND.finditer(self.err):
+            k = kinds.setdefault(m.group(2), dict(calls=0, seconds=0.0, bytes=0))
+            k["calls"] = max(k["calls"], int(m.group(3)))
+            k["seconds"] = max(k["seconds"], float(m.group(4)))
+            k["bytes"] = max(k["bytes"], int(m.group(5)))
+        return dict(processes=len(processes), kinds=kinds)
+
+    def floor(self):
+        """gds_bench_floor's lines: measure -> seconds."""
+        found = {}
+        for v in self.values("FLOOR"):
+            parts = v.split()
+            try:
+                found[parts[0]] = float(parts[1])
+            except (IndexError, ValueError):
+                pass
+        return found
+
     @property
     def answer(self):
         found = self.values("ANSWER")
@@ -220,7 +283,7 @@ class Run:
         return dict(label=self.label, cmd=self.cmd, env=self.env_shown, rc=self.rc, wall=self.wall,
                     timed_out=self.timed_out, foreign_cores=self.foreign, time=self.time, steps=self.steps,
                     answer=self.answer, recovery_time=self.recovery_time, recovered=self.values("RECOVERED"),
-                    restarted=self.values("RESTARTED"))
+                    restarted=self.values("RESTARTED"), costs=self.costs(), floor=self.floor())
 
 
 class Bench:
@@ -234,7 +297,8 @@ class Bench:
         self.base_env = {k: v for k, v in os.environ.items() if not k.startswith(("GDS_", "SCR_"))}
 
     def exe(self, app, form):
-        return os.path.join(self.args.bin_dir, APPS[app][form])
+        """The executable of an application's form, or (form "floor") the floor program."""
+        return self.args.floor_bin if form == "floor" else os.path.join(self.args.bin_dir, APPS[app][form])
 
     def storage(self, kind, tag):
         """The environment of a storage setting, and the fresh directories it made (to remove after)."""
@@ -272,6 +336,7 @@ class Bench:
         cmd = shlex.split(args.mpiexec) + ["-n", str(args.np), self.exe(app, form)] + [str(x) for x in app_args]
         env = dict(self.base_env)
         if form == "resilient":
+            env["GDS_PRINT_COSTS"] = "1"
             env.update(args.extra_env)
         env.update(env_extra)
         env["MPIEXEC_TIMEOUT"] = str(max(1, int(args.timeout)))
@@ -302,6 +367,8 @@ class Bench:
             line += f", TIME {r.time:.3f} s"
         if r.recovery_time is not None:
             line += f", RECOVERY_TIME {r.recovery_time:.4f} s"
+        for measure, seconds in r.floor().items():
+            line += f", floor {measure} {seconds * 1e3:.4g} ms"
         if foreign is not None:
             line += f", others {foreign:.2f} cores"
         if r.timed_out:
@@ -340,6 +407,208 @@ class Bench:
             return None
         return r
 
+    def version_costs(self, r):
+        """A resilient run's costs (Run.costs), or None (a failure) when not every process printed them."""
+        c = r.costs()
+        if c["processes"] != self.args.np:
+            self.fail(r, f"GDS costs lines from {c['processes']} of {self.args.np} processes (GDS_PRINT_COSTS=1)")
+            return None
+        return c["kinds"]
+
+    def floor(self, label, app, nbytes, file_bytes):
+        """gds_bench_floor at --np processes: the warm memcpy of `nbytes` and, if `file_bytes`, the cache's
+        writes and exchange of that many bytes (files in a fresh directory under --shm); {measure: seconds}
+        or None (a failure, or no floor program)."""
+        if self.args.floor_bin is None:
+            return None
+        cmd = ["--bytes", nbytes]
+        workdir = None
+        if file_bytes:
+            workdir = tempfile.mkdtemp(prefix=f"gds-bench-floor-{app}-", dir=self.args.shm)
+            cmd += ["--file-bytes", file_bytes, "--dir", workdir, "--scheme", "partner"]
+        try:
+            r = self.run(label, app, "floor", cmd, {}, retry=True)
+        finally:
+            if workdir:
+                shutil.rmtree(workdir, ignore_errors=True)
+        found = r.floor()
+        wanted = ("memcpy", "cache") if file_bytes else ("memcpy",)
+        if r.rc != 0 or r.timed_out or any(m not in found for m in wanted):
+            self.fail(r, f"exit status {r.rc}, FLOOR lines {sorted(found)}, wanted {list(wanted)}")
+            return None
+        return found
+
+
+def per_version(kinds, floor):
+    """One run's figures per version (seconds, bytes, the cache's bytes) from its costs, against the floor
+    measured after it (memcpy of the bytes, plus the cache's writes and exchange; None: no floor): ratio =
+    seconds / floor. None without versions."""
+    v = kinds.get("versions")
+    if not v or v["calls"] == 0:
+        return None
+    calls = v["calls"]
+    f = dict(calls=calls, seconds=v["seconds"] / calls, bytes=v["bytes"] / calls,
+             cache_bytes=kinds.get("cache", {}).get("bytes", 0) / calls)
+    if floor is not None:
+        f.update(memcpy=floor["memcpy"], cache_floor=floor.get("cache", 0.0))
+        f["floor"] = f["memcpy"] + f["cache_floor"]
+        f["ratio"] = f["seconds"] / f["floor"] if f["floor"] > 0 else None
+    return f
+
+
+def summarize(figures):
+    """Per-version figures over the repeats: the median of each, and the lists of the ratios."""
+    out = dict(repeats=len(figures))
+    for key in ("calls", "seconds", "bytes", "cache_bytes", "memcpy", "cache_floor", "floor", "ratio"):
+        xs = [f[key] for f in figures if f.get(key) is not None]
+        out[key] = median(xs)
+        out[key + "_all"] = xs
+    return out
+
+
+def measure_floor(b, label, app, storage, runs, figures):
+    """After one repeat's runs of an application and storage: the floor of the runs in COST_INTERVALS (one
+    gds_bench_floor run per distinct size), and their per-version figures appended to `figures`."""
+    floors = {}
+    for k in COST_INTERVALS:
+        r = runs.get(k)
+        kinds = b.version_costs(r) if r is not None else None
+        if kinds is None:
+            continue
+        f = per_version(kinds, None)
+        if f is None:
+            b.fail(r, "no versions in its GDS costs")
+            continue
+        size = (round(f["bytes"]), round(f["cache_bytes"]) if storage != "memory" else 0)
+        if size not in floors:
+            floors[size] = b.floor(f"{label} floor of every {k}", app, *size)
+        figures.setdefault((app, storage, k), []).append(per_version(kinds, floors[size]))
+
+
+def cost_tables(args, costs, step_time):
+    """The Markdown of the cost per version against the floor, and of the overhead that follows from it."""
+    md = ["## Cost per version against the floor\n",
+          "GDS's own accounts (GDS_PRINT_COSTS=1; per kind the slowest process): seconds per version = versions "
+          "seconds / calls, the whole of each version call (the check not included; the cache writes synchronously "
+          "by default, inside it). The floor is measured after each repeat's runs of that application "
+          "and storage (gds_bench_floor, same processes): a warm memcpy of the bytes per version, plus, for the "
+          "cache settings, writing the cache bytes per version (every array's file) to a file in "
+          f"{args.shm} + fsync, the exchange with the partner and its copy written + fsync (the prefix's "
+          "flushes are not in it). Every 10: the mean over the run's versions, first versions (first touch of "
+          "their memory) included; in memory, where the floor is the memcpy, its cost / floor is the whole-run "
+          "ratio (all versions' seconds / a memcpy of all their bytes). Every 1: steady state, the mean over "
+          "versions made back to back, the first few a small share. Cost / floor: median and range over the "
+          "repeats, each run against its own floor. Targets: memory every 1 (steady) <= 2, every 10 (whole "
+          "run) <= 3; cache every 1 <= 1.3.\n"]
+    if args.missing_floor:
+        md.append(f"**No floor**: {args.missing_floor} is missing (build gds_bench_floor, bench/floor.c).\n")
+    md += ["| app | storage | every | versions | ms / version | MiB / version | cache MiB / version "
+           "| floor ms (memcpy + cache) | cost / floor: median | min-max | target |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for app in args.apps:
+        for storage in STORAGES:
+            for k in COST_INTERVALS:
+                c = costs.get((app, storage, k))
+                if c is None:
+                    md.append(f"| {app} | {storage} | {k} | failed | | | | | | | |")
+                    continue
+                floor = num(ms(c["floor"]))
+                if storage != "memory" and c["floor"] is not None:
+                    floor += f" ({num(ms(c['memcpy']))} + {num(ms(c['cache_floor']))})"
+                md.append(f"| {app} | {storage} | {k} | {fmt(c['calls'], 0)} | {num(ms(c['seconds']))} | "
+                          f"{num(mib(c['bytes']))} | {num(mib(c['cache_bytes'])) if storage != 'memory' else '-'} | "
+                          f"{floor} | "
+                          f"{num(c['ratio'])} | {num_range(c['ratio_all'])} | {target_cell(storage, k, c)} |")
+    md.append("")
+    md += ["## Steady-state overhead from the per-version cost\n",
+           "cost / (k x step) at a version every k steps, step = plain TIME / STEPS (median), cost = the "
+           "steady-state seconds per version (every-1 runs, median over the repeats), next to the same with the "
+           "floor per version: what versioning adds to the loop however fast the library is (the check comes "
+           "on top: next section). Last column: the same at every 10 from the every-10 runs' mean (first "
+           "versions included).\n",
+           "| app | storage | step (ms) | ms / version | floor (ms) | "
+           + " | ".join(f"every {k}: GDS | floor" for k in INTERVALS) + " | every 10, first versions in |",
+           "| --- | --- | ---: | ---: | ---: | " + " | ".join("---: | ---:" for _ in INTERVALS) + " | ---: |"]
+    for app in args.apps:
+        st = step_time.get(app)
+        for storage in STORAGES:
+            c, c10 = costs.get((app, storage, 1)), costs.get((app, storage, 10))
+            cells = []
+            for k in INTERVALS:
+                cells.append(f"{share(per_step(c and c['seconds'], k, st))} | "
+                             f"{share(per_step(c and c['floor'], k, st))}")
+            md.append(f"| {app} | {storage} | {num(ms(st))} | {num(ms(c and c['seconds']))} | "
+                      f"{num(ms(c and c['floor']))} | " + " | ".join(cells)
+                      + f" | {share(per_step(c10 and c10['seconds'], 10, st))} |")
+    md.append("")
+    return md
+
+
+def target_cell(storage, k, c):
+    """Whether a row meets its target (RATIO_TARGETS), "-" for rows without one."""
+    most = RATIO_TARGETS.get(storage, {}).get(k)
+    if most is None:
+        return "-"
+    if c["ratio"] is None:
+        return f"<= {most:g}: no floor"
+    return f"<= {most:g}: {'met' if c['ratio'] <= most else 'missed'}"
+
+
+def check_table(args, checks, step_time):
+    """The Markdown of the application's check alone: the resilient form with --every 0 (--check c) against the
+    plain run of its repeat."""
+    md = ["## The check, apart (noisy: a difference of two run times)\n",
+          "The resilient form with `--every 0 --check c` (checks, no versions, memory storage; md takes no "
+          "--check: it checks the energy every step): its TIME - the plain TIME of its repeat (GDS's set-up "
+          "in the loop included, if any), median and range over the repeats; per check = that / (STEPS / c); "
+          "and as a share of the loop at a check every k steps (the check runs before every version, so this "
+          "comes on top of the versions' overhead).\n",
+          "| app | checks every | TIME (s): median | min-max | checks - plain (s): median | min-max | ms / check | "
+          + " | ".join(f"a check every {k}" for k in INTERVALS) + " |",
+          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | " + " | ".join("---:" for _ in INTERVALS) + " |"]
+    for app in args.apps:
+        every = APPS[app]["check"] or 1
+        runs = [(r, p) for r, p in checks.get(app, []) if p is not None]
+        diffs = [r.time - p.time for r, p in runs]
+        per_check = median([(r.time - p.time) / (r.steps / every) for r, p in runs if r.steps])
+        st = step_time.get(app)
+        cells = [share(per_step(per_check, k, st)) for k in INTERVALS]
+        times = [r.time for r, _ in runs]
+        md.append(f"| {app} | {every} | {fmt(median(times))} | {fmt_range(times)} | {fmt(median(diffs), 4)} | "
+                  f"{fmt_range(diffs, 4)} | {num(ms(per_check))} | " + " | ".join(cells) + " |")
+    md.append("")
+    return md
+
+
+def ms(x):
+    return None if x is None else 1e3 * x
+
+
+def mib(x):
+    return None if x is None else x / 1048576
+
+
+def per_step(seconds, k, step):
+    """Seconds spent once every k steps as a share of the steps' time (None if either is unknown)."""
+    return None if seconds is None or not step else seconds / (k * step)
+
+
+def num(x):
+    """A number with three significant digits, without an exponent ("-" for None)."""
+    if x is None:
+        return "-"
+    digits = 2 - math.floor(math.log10(abs(x))) if x else 2
+    return f"{x:.{max(0, digits)}f}"
+
+
+def num_range(xs):
+    return "-" if not xs else f"{num(min(xs))} to {num(max(xs))}"
+
+
+def share(x):
+    """A fraction as a percentage with three significant digits."""
+    return "-" if x is None else num(100 * x) + "%"
+
 
 def median(xs):
     return statistics.median(xs) if xs else None
@@ -350,7 +619,7 @@ def fmt(x, digits=3):
 
 
 def fmt_range(xs, digits=3):
-    return "-" if not xs else f"{min(xs):.{digits}f}-{max(xs):.{digits}f}"
+    return "-" if not xs else f"{min(xs):.{digits}f}{' to ' if min(xs) < 0 else '-'}{max(xs):.{digits}f}"
 
 
 def pct(x):
@@ -382,44 +651,47 @@ def line_counts(app):
                 files=APPS[app]["sources"])
 
 
-def plot(args, overhead):
+def plot(args, costs):
+    """Per application, the milliseconds per version of each storage setting (steady, every 1; the mean at
+    every 10, first versions in) next to the floor's (the memcpy, and the cache's writes and exchange on top),
+    the steady ratio cost / floor above its bar."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    colours = {"memory": "tab:blue", "cache": "tab:orange", "prefix": "tab:green"}
-    fig, axes = plt.subplots(1, len(args.apps), figsize=(max(6.5, 5 * len(args.apps)), 4.2), squeeze=False)
+    bars = (("GDS, steady (every 1)", 1, "seconds", "tab:blue"),
+            ("GDS, every 10 (first versions in)", 10, "seconds", "tab:cyan"),
+            ("floor: + cache write, exchange", 1, "floor", "0.8"),
+            ("floor: memcpy", 1, "memcpy", "0.45"))
+    width = 0.27
+    fig, axes = plt.subplots(1, len(args.apps), figsize=(max(6.5, 5 * len(args.apps)), 4.4), squeeze=False)
     for ax, app in zip(axes[0], args.apps):
-        for storage in STORAGES:
-            xs, ys, lo, hi = [], [], [], []
-            for k in INTERVALS:
-                o = overhead.get((app, storage, k))
-                if o is None or o["overhead"] is None:
+        for i, storage in enumerate(STORAGES):
+            for label, k, key, colour in bars:
+                c = costs.get((app, storage, k))
+                if c is None or c[key] is None:
                     continue
-                xs.append(k)
-                ys.append(100 * o["overhead"])
-                lo.append(100 * (o["overhead"] - min(o["paired"])))
-                hi.append(100 * (max(o["paired"]) - o["overhead"]))
-            if xs:
-                ax.errorbar(xs, ys, yerr=[[max(0, v) for v in lo], [max(0, v) for v in hi]], marker="o",
-                            capsize=3, color=colours[storage], label=storage)
-        for storage, target in TARGETS.items():
-            ax.hlines(target, 6.5, 15.5, colors=colours[storage], linestyles="--", linewidth=2.5)
-            ax.annotate(f"target {storage} {target:g}%", (15.5, target), textcoords="offset points",
-                        xytext=(4, -3 if storage == "memory" else 3), fontsize=7, color=colours[storage])
-        ax.axhline(0, color="grey", linewidth=0.6)
-        ax.set_xscale("log")
-        ax.set_xticks(list(INTERVALS))
-        ax.set_xticklabels([str(k) for k in INTERVALS])
-        ax.set_yscale("symlog", linthresh=10)
-        ax.set_xlabel("a version every k steps")
-        ax.set_ylabel("overhead (%) over the plain form")
+                x = i + {"seconds": (-1 if k == 1 else 0), "floor": 1, "memcpy": 1}[key] * width
+                err = None
+                if key == "seconds" and c["seconds_all"]:
+                    xs = c["seconds_all"]
+                    err = [[1e3 * (c["seconds"] - min(xs))], [1e3 * (max(xs) - c["seconds"])]]
+                ax.bar(x, 1e3 * c[key], width, yerr=err, capsize=3, color=colour, label=label if i == 0 else None)
+                if key == "seconds" and k == 1 and c["ratio"] is not None:
+                    ax.annotate(f"{num(c['ratio'])}x", (x, 1e3 * max(c["seconds_all"])), textcoords="offset points",
+                                xytext=(0, 3), ha="center", fontsize=7)
+        ax.set_xticks(range(len(STORAGES)))
+        ax.set_xticklabels(STORAGES)
+        ax.set_yscale("log")
+        ax.set_ylabel("ms per version")
         n, steps = args.sizes[app]
         ax.set_title(f"{app} (--n {n}, {steps} steps, {args.np} processes)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle(f"resilient vs plain, {args.repeat} repeat(s): medians, bars the per-repeat range", fontsize=10)
-    fig.tight_layout()
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+    handles = {label: h for ax in axes[0] for h, label in zip(*ax.get_legend_handles_labels())}
+    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=len(bars), fontsize=8)
+    fig.suptitle(f"cost per version inside GDS against its floor measured in the same run, {args.repeat} repeat(s): "
+                 "medians, bars the range; above, steady cost / floor", fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     os.makedirs(os.path.dirname(os.path.abspath(args.plot)), exist_ok=True)
     fig.savefig(args.plot, dpi=110)
     plt.close(fig)
@@ -449,6 +721,12 @@ def main(argv):
             if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
                 print(f"apps.py: {exe}: not an executable file (build the examples first)", file=sys.stderr)
                 return 2
+    if not (os.path.isfile(args.floor_bin) and os.access(args.floor_bin, os.X_OK)):
+        print(f"apps.py: {args.floor_bin}: not an executable file (build gds_bench_floor, bench/floor.c)"
+              + ("" if args.floor_given else ": the tables will have no floor"), file=sys.stderr)
+        if args.floor_given:
+            return 2
+        args.missing_floor, args.floor_bin = args.floor_bin, None
     if shutil.which(shlex.split(args.mpiexec)[0]) is None:
         print(f"apps.py: launcher {args.mpiexec} not found", file=sys.stderr)
         return 2
@@ -462,28 +740,41 @@ def main(argv):
     print(f"apps.py: {args.np} processes, {args.repeat} repeat(s), sizes "
           + ", ".join(f"{app} --n {n} --steps {s}" for app, (n, s) in args.sizes.items()), file=sys.stderr)
 
-    # 1. Plain, then every configuration, R times.
+    # Plain, then every configuration, the floor after each storage setting's runs, and the checks alone;
+    # R times.
     plain = {app: [] for app in args.apps}            # runs
     res = {}                                          # (app, storage, k) -> [(run, plain run of the repeat)]
+    figures = {}                                      # (app, storage, k in COST_INTERVALS) -> [per_version()]
+    checks = {app: [] for app in args.apps}           # [(run with checks only, plain run of the repeat)]
     for rep in range(args.repeat):
         for app in args.apps:
             n, steps = args.sizes[app]
             size = ["--n", n, "--steps", steps]
-            p = b.timed(f"{rep + 1}/{args.repeat} {app} plain", app, "plain", size, {})
+            tag = f"{rep + 1}/{args.repeat} {app}"
+            p = b.timed(f"{tag} plain", app, "plain", size, {})
             if p is not None:
                 plain[app].append(p)
             reference = p.answer if p is not None else (plain[app][0].answer if plain[app] else None)
             for storage in STORAGES:
+                runs = {}
                 for k in INTERVALS:
                     env, dirs = b.storage(storage, app)
                     try:
-                        r = b.timed(f"{rep + 1}/{args.repeat} {app} {storage} every {k}", app, "resilient",
+                        r = b.timed(f"{tag} {storage} every {k}", app, "resilient",
                                     size + ["--every", k, "--inject", "none"], env, reference)
                     finally:
                         for d in dirs:
                             shutil.rmtree(d, ignore_errors=True)
                     if r is not None:
                         res.setdefault((app, storage, k), []).append((r, p))
+                        runs[k] = r
+                measure_floor(b, f"{tag} {storage}", app, storage, runs, figures)
+            every = APPS[app]["check"]
+            r = b.timed(f"{tag} checks every {every or 1}, no versions", app, "resilient",
+                        size + ["--every", 0] + (["--check", every] if every else []) + ["--inject", "none"], {},
+                        reference)
+            if r is not None:
+                checks[app].append((r, p))
 
     overhead = {}
     for app in args.apps:
@@ -498,6 +789,7 @@ def main(argv):
                     times=times, median=median(times), paired=paired,
                     overhead=(median(times) / pm - 1) if times and pm else None,
                     min_min=(min(times) / pmin - 1) if times and pmin else None)
+    costs = {key: summarize(fs) for key, fs in figures.items()}
 
     # 3. Recovery, interleaved too.
     recovery = {}   # (app, kind) -> [run]
@@ -562,7 +854,9 @@ def main(argv):
         step_time[app] = st
         md.append(f"| {app} | `--n {n} --steps {steps}` | {fmt(pm)} | {fmt_range(times)} | {fmt(st and st * 1e3)} |")
     md.append("")
-    md.append("## Overhead of the resilient form, no error\n")
+    md += cost_tables(args, costs, step_time)
+    md += check_table(args, checks, step_time)
+    md.append("## Whole run (noise ±25% run to run): overhead of the resilient form, no error\n")
     md.append("Overhead = resilient median / plain median - 1; in parentheses the range over the repeats of "
               "each resilient run against the plain run of its own repeat. Versions are checked before they "
               "are made (--check defaults to --every).\n")
@@ -576,7 +870,8 @@ def main(argv):
                 cells.append(f"{pct(o['overhead'])} ({pct_range(o['paired'])})" if o["overhead"] is not None else "failed")
             md.append(f"| {app} | {storage} | " + " | ".join(cells) + " |")
     md.append("")
-    md.append("Other estimates of the same, less sensitive to one slow run: the median of the per-repeat ratios, "
+    md.append("Whole run (noise ±25% run to run), other estimates of the same, less sensitive to one slow run: "
+              "the median of the per-repeat ratios, "
               "and fastest resilient / fastest plain - 1.\n")
     md.append("| app | storage | " + " | ".join(f"every {k}: paired median | min/min" for k in INTERVALS) + " |")
     md.append("| --- | --- | " + " | ".join("---: | ---:" for _ in INTERVALS) + " |")
@@ -588,7 +883,7 @@ def main(argv):
                 cells.append(f"{pct(median(o['paired']))} | {pct(o['min_min'])}")
             md.append(f"| {app} | {storage} | " + " | ".join(cells) + " |")
     md.append("")
-    md.append("Loop TIME of the resilient form (s):\n")
+    md.append("Whole run (noise ±25% run to run): loop TIME of the resilient form (s):\n")
     md.append("| app | storage | every k | median | min-max |")
     md.append("| --- | --- | ---: | ---: | ---: |")
     for app in args.apps:
@@ -675,9 +970,11 @@ def main(argv):
         f.write(text)
     with open(args.json, "w") as f:
         json.dump(dict(np=args.np, repeat=args.repeat, sizes=args.sizes, mpiexec=args.mpiexec,
-                       extra_env=args.extra_env, lines=lines, failures=b.failures, runs=b.records), f, indent=1)
+                       extra_env=args.extra_env, lines=lines, failures=b.failures,
+                       per_version={f"{app} {storage} every {k}": c for (app, storage, k), c in costs.items()},
+                       runs=b.records), f, indent=1)
     try:
-        plot(args, overhead)
+        plot(args, costs)
         print(f"apps.py: wrote {args.md}, {args.json} and {args.plot}", file=sys.stderr)
     except ImportError as e:
         b.failures.append(f"plot: {e} (apt-get install python3-matplotlib)")

@@ -217,9 +217,10 @@ GDS_status_t agree_on_version(const char *func, std::span<Array *const> members,
     s = freeze_all(func, members, s, checks_left, round);
     for (std::size_t m = 0; m < k; ++m)
       round->at(m, Round::kDrop) = state(*members[m]).store->frozen() ? state(*members[m]).store->drop_wish() : 0;
-    std::vector<Frozen> v;
-    for (Array *a : members)
-      v.push_back(frozen_version(*a, state(*a).current, state(*a).current + increment, state(*a).label, new_label));
+    std::vector<Frozen> v;  // what the levels above memory take of the version
+    if (above)
+      for (Array *a : members)
+        v.push_back(frozen_version(*a, state(*a).current, state(*a).current + increment, state(*a).label, new_label));
     s = kPersist.reach(func, s);
     if (above)
       for (Level *l : levels())
