@@ -11,6 +11,8 @@ At --np processes (default 2), in one run:
    synchronously by default, so its work is inside these seconds) against the floor measured in the
    same run: right after each repeat's runs of that application and storage, bench/floor.c
    (gds_bench_floor, --floor-bin) at the same process count times a warm memcpy of the bytes per version
+   (into memory touched before but not in the caches, as the versions' memory is in steady state: a ring
+   as large as the retained versions)
    and, for the cache settings, writing the cache bytes per version (cache bytes / versions: every array's
    file) to a file under --shm + fsync, exchanging them with the partner and writing its copy + fsync; the
    floor is the memcpy plus that. Two readings:
@@ -491,7 +493,8 @@ def cost_tables(args, costs, step_time):
           "GDS's own accounts (GDS_PRINT_COSTS=1; per kind the slowest process): seconds per version = versions "
           "seconds / calls, the whole of each version call (the check not included; the cache writes synchronously "
           "by default, inside it). The floor is measured after each repeat's runs of that application "
-          "and storage (gds_bench_floor, same processes): a warm memcpy of the bytes per version, plus, for the "
+          "and storage (gds_bench_floor, same processes): a warm memcpy of the bytes per version (into a ring as "
+          "large as the retained versions: touched, not in the caches), plus, for the "
           "cache settings, writing the cache bytes per version (every array's file) to a file in "
           f"{args.shm} + fsync, the exchange with the partner and its copy written + fsync (the prefix's "
           "flushes are not in it). Every 10: the mean over the run's versions, first versions (first touch of "

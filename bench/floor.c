@@ -4,7 +4,10 @@
  *   gds_bench_floor --bytes B [--file-bytes F --dir D --scheme partner|xor] [--repeat N]
  *
  * Every process does the same at the same time (a barrier before each repetition):
- *   memcpy  a warm memcpy of B bytes (source and destination allocated and touched first);
+ *   memcpy  a warm memcpy of B bytes: into memory touched before but not in the caches, as a version's
+ *           memory is in steady state (retention reuses the dropped versions' slots): the destination
+ *           cycles through a ring as large as the versions the default budget keeps (5 x B, at least
+ *           8 MiB); memcpy_hot: into one buffer (in the caches when B is small), for reference;
  *   cache   with --file-bytes: write F bytes to a new file in D, fsync it and D; exchange the redundancy
  *           with MPI_Sendrecv and write what arrived to another file in D, fsync it and D. PARTNER sends
  *           the F bytes to the next process (rank ^ 1; in a ring for odd counts) and keeps the previous
@@ -13,6 +16,7 @@
  *           The files are removed after each repetition, untimed.
  * Rank 0 prints, per measure, the slowest process's median over the N repetitions (default 21):
  *   FLOOR memcpy <seconds>
+ *   FLOOR memcpy_hot <seconds>
  *   FLOOR cache <seconds>
  */
 #define _POSIX_C_SOURCE 200809L
@@ -156,13 +160,16 @@ static double slowest_median(double *t, int n) {
 /* Called through a volatile pointer, so that the compiler cannot drop copies nobody reads. */
 static void *(*volatile copy_bytes)(void *, const void *, size_t) = memcpy;
 
-static double time_memcpy(const Options *o, double *t) {
-  unsigned char *src = touched(o->bytes, 1), *dst = touched(o->bytes, 0);
+static double time_memcpy(const Options *o, double *t, int hot) {
+  const size_t ring = hot ? o->bytes : (5 * o->bytes > (8u << 20) ? 5 * o->bytes : (size_t)8 << 20);
+  unsigned char *src = touched(o->bytes, 1), *dst = touched(ring, 0);
+  size_t at = 0;
   copy_bytes(dst, src, o->bytes);
   for (int i = 0; i < o->repeat; ++i) {
+    at = at + 2 * o->bytes > ring ? 0 : at + o->bytes;
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    copy_bytes(dst, src, o->bytes);
+    copy_bytes(dst + at, src, o->bytes);
     t[i] = MPI_Wtime() - t0;
   }
   free(src);
@@ -204,8 +211,10 @@ int main(int argc, char **argv) {
   }
   double *t = malloc(sizeof *t * (size_t)o.repeat);
   if (t == NULL) fail("malloc of", "the timings");
-  const double copy = time_memcpy(&o, t);
+  const double copy = time_memcpy(&o, t, 0);
   if (rank == 0) printf("FLOOR memcpy %.9f\n", copy);
+  const double hot = time_memcpy(&o, t, 1);
+  if (rank == 0) printf("FLOOR memcpy_hot %.9f\n", hot);
   if (o.file_bytes > 0) {
     const double cache = time_cache(&o, t);
     if (rank == 0) printf("FLOOR cache %.9f\n", cache);

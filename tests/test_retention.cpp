@@ -1,5 +1,5 @@
 // Retention by default: the byte budget every array gets without
-// GDS_MAX_VERSION_BYTES (4 x its part on the process, at least 8 MiB), the
+// GDS_MAX_VERSION_BYTES (4 x its part on the process, at least 1 MiB), the
 // bound on all of a process's arrays together (half the host's memory,
 // GDS_HOST_MEMORY here, shared by the processes on it), the explicit opt-out,
 // and the warnings when retention drops a version a handle points at or the
@@ -77,7 +77,7 @@ class Retention : public gds::test::MpiTest {
 };
 
 // Without GDS_MAX_VERSION_BYTES an array keeps what fits 4 x its part, at
-// least 8 MiB: with a 4 MiB part, 16 MiB. Process r changes (r % 3 + 2) MiB
+// least 1 MiB: with a 4 MiB part, 16 MiB. Process r changes (r % 3 + 2) MiB
 // per version, so the process changing most decides what everyone drops.
 TEST_F(Retention, DefaultBudgetBoundsEveryArray) {
   const Index part = 4 * kMiB, budget = 16 * kMiB, changed = (rank % 3 + 2) * kMiB;
@@ -111,8 +111,8 @@ TEST_F(Retention, DefaultBudgetBoundsEveryArray) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
-// A small part gets the floor: 8 MiB keeps over a hundred versions of a
-// 64 KiB part rewritten whole, and still recycles memory in a long run.
+// A small part gets the floor: 1 MiB keeps 16 versions of a 64 KiB part
+// rewritten whole (not 4), and recycles memory from then on.
 TEST_F(Retention, DefaultBudgetHasAFloorForSmallParts) {
   const Index part = 64 * 1024;
   GDS_gds_t g = make(part, {{GDS_VERSION_BLOCK_SIZE_KEY, "4096"}});
@@ -121,8 +121,8 @@ TEST_F(Retention, DefaultBudgetHasAFloorForSmallParts) {
     ASSERT_ALL_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
   }
   const GDS_version_stats_t s = stats(g);
-  EXPECT_LE(s.bytes_stored, 8 * kMiB);
-  EXPECT_GE(s.versions, 8 * kMiB / part - 3);
+  EXPECT_LE(s.bytes_stored, kMiB);
+  EXPECT_GE(s.versions, kMiB / part - 3);
   EXPECT_LT(s.versions, 200u);
   expect_same_everywhere(s);
   EXPECT_GDS_OK(GDS_free(&g));

@@ -30,7 +30,7 @@ extern "C" {
 #define GDS_MAX_VERSIONS_KEY "gds_max_versions"             /**< frozen versions kept, 0 = no limit; GDS_MAX_VERSIONS */
 #define GDS_MAX_VERSION_BYTES_KEY "gds_max_version_bytes"   /**< bytes each process's versions may store, 0 = no limit;
                                                                  GDS_MAX_VERSION_BYTES; default: 4 x the process's part (at
-                                                                 least 8 MiB) and all arrays of a process together at most
+                                                                 least 1 MiB) and all arrays of a process together at most
                                                                  half the host's memory over its processes
                                                                  (docs/versions.md) */
 /**@}*/

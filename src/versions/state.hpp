@@ -58,7 +58,7 @@ inline std::uint64_t number(const core::Cursor &c) { return c.at_current ? state
 // 1 / kAutoHostDivisor of the host's memory divided among the processes sharing it.
 inline constexpr std::uint64_t kAutoBudget = UINT64_MAX;
 inline constexpr std::uint64_t kAutoFactor = 4;
-inline constexpr std::uint64_t kAutoFloor = std::uint64_t{8} << 20;
+inline constexpr std::uint64_t kAutoFloor = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t kAutoHostDivisor = 2;  // half the host
 
 // Settings of the versions module, read at GDS_init (info keys override them per array).
