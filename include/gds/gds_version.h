@@ -160,8 +160,9 @@ GDS_API GDS_status_t GDS_descriptor_clone(GDS_gds_t in_gds, GDS_gds_t *clone_gds
  * \brief Makes the current content equal to a retained version (GDS extension).
  *
  * Every process rolls its own part back from its own copy of the version,
- * copying only the blocks that differ from it (and scanning the block table,
- * 8 bytes per block). Outstanding operations are completed first. The
+ * copying only the blocks that differ from it (it compares the version's
+ * block table with the current content's: 4 bytes per block each, 8 read per
+ * block). Outstanding operations are completed first. The
  * current version number does not change; the current label becomes the one
  * that describes the restored content: the label of the version after
  * \p version (the label given to the GDS_version_inc() that made it). The
