@@ -20,7 +20,8 @@ before it (docs/testing.md#the-readmes-code-blocks):
   <!-- test: skip (reason) -->       not run; the reason is required
 
 A README block without a marker fails the test, so nothing drifts silently.
-Blocks in docs/ are run only if marked.
+Blocks in docs/ are run only if marked; their C and C++ blocks are compiled by
+docs_code.py (markers c-fragment, cpp-fragment, c-file, cpp-file).
 """
 import argparse
 import os
@@ -236,6 +237,8 @@ def run_blocks(args, top, readme, found, scratch):
 
     for path, (line, lang, marker, text) in found:
         if marker is None or marker.startswith('skip') or marker == 'c-program':
+            continue
+        if re.match(r'(c|cpp)-(fragment|file)\b', marker):  # docs/: compiled by docs_code.py
             continue
         where = f'{path.relative_to(top)}:{line}'
         kind, _, rest = marker.partition(' ')
