@@ -327,7 +327,10 @@ class Bench:
                 if waited > 1.5:
                     print(f"[{label}] waited {waited:.0f} s for the machine to be idle (others: {share:.2f} cores)",
                           file=sys.stderr, flush=True)
-            r = self.run_once(label + (f" (again, {attempt})" if attempt else ""), app, form, app_args, env_extra)
+            env = dict(env_extra)
+            if attempt and "GDS_JOB_ID" in env:  # a run done again is a new job, not a restart of the one it repeats
+                env["GDS_JOB_ID"] += f"-again{attempt}"
+            r = self.run_once(label + (f" (again, {attempt})" if attempt else ""), app, form, app_args, env)
             if r.foreign is None or r.foreign <= args.idle or args.idle <= 0:
                 break
             self.contended += 1
