@@ -11,9 +11,10 @@ before it (docs/testing.md#the-readmes-code-blocks):
 
   <!-- test: c-program -->           the README's C blocks, in order, form one program: app.c
   <!-- test: sh [expect="re"]... --> run with bash in the scratch directory (app.c, prog.c and
-                                      prog.cpp present; mpiexec, cc, c++ and pkg-config reach
-                                      the build tree installed into a scratch prefix); it must
-                                      exit 0 and its output match every expect
+                                      prog.cpp present; cc, c++ and pkg-config reach the build
+                                      tree installed into a scratch prefix; the MPI commands run
+                                      as written, e.g. mpiexec.mpich); it must exit 0 and its
+                                      output match every expect
   <!-- test: cmake-project -->       a CMakeLists.txt, configured and built beside prog.c
   <!-- test: python cwd=flush -->    (docs/ too) run in a directory holding the flush that
                                       tests/docs_flush_example.c writes
@@ -26,6 +27,7 @@ docs_code.py (markers c-fragment, cpp-fragment, c-file, cpp-file).
 import argparse
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -219,7 +221,12 @@ def run_blocks(args, top, readme, found, scratch):
     p = run(['cmake', '--install', str(Path(args.build).resolve()), '--prefix', str(prefix)], scratch, None, 'install')
     if p.returncode != 0:
         return fail('cmake --install of the build tree failed')
-    wrapper(bindir, 'mpiexec', args.mpiexec, [])
+    # The README's MPI commands run as written (mpiexec.mpich, Debian's MPICH, which
+    # ./scripts/gds builds with): a tree built with another MPI cannot run them.
+    mpiexec = shlex.split(args.mpiexec)
+    mpich = shutil.which('mpiexec.mpich')
+    if not mpich or os.path.realpath(shutil.which(mpiexec[0]) or mpiexec[0]) != os.path.realpath(mpich):
+        return fail(f'the README runs mpiexec.mpich, but this tree was built for {mpiexec[0]}')
     wrapper(bindir, 'cc', shutil.which('cc') or 'gcc', args.flag)
     wrapper(bindir, 'c++', shutil.which('c++') or 'g++', args.flag)
     env = {k: v for k, v in os.environ.items() if not k.startswith(('GDS_', 'SCR_')) and k != 'FLUSH_to_SCR'}
@@ -263,7 +270,7 @@ def run_blocks(args, top, readme, found, scratch):
         elif kind == 'python':
             cwd = work
             if 'cwd=flush' in rest:
-                cwd = flush_dir(top, scratch, env)
+                cwd = flush_dir(top, scratch, env, mpiexec)
                 if cwd is None:
                     fail(f'{where}: the example flush could not be made')
                     continue
@@ -273,7 +280,7 @@ def run_blocks(args, top, readme, found, scratch):
             fail(f'{where}: unknown marker "{marker}"')
 
 
-def flush_dir(top, scratch, env):
+def flush_dir(top, scratch, env, mpiexec):
     d = scratch / 'flush'
     if d.exists():
         return d
@@ -284,7 +291,7 @@ def flush_dir(top, scratch, env):
            'build the example flush').returncode != 0:
         return None
     e = dict(env, GDS_JOB_ID='demo', GDS_PREFIX=str(d / 'prefix'), GDS_COPY_TYPE='NONE')
-    if run(['mpiexec', '-n', '2', './gen'], d, e, 'write the example flush').returncode != 0:
+    if run([*mpiexec, '-n', '2', './gen'], d, e, 'write the example flush').returncode != 0:
         return None
     return d
 
