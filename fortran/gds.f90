@@ -91,6 +91,19 @@ MODULE GDS_C_INTERFACES
       TYPE(C_PTR), VALUE :: group
       INTEGER(C_INT64_T), VALUE :: version
     END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_version_restore_newest(group, version) &
+        BIND(C, NAME="GDS_group_version_restore_newest")
+      IMPORT :: C_INT, C_INT64_T, C_PTR
+      TYPE(C_PTR), VALUE :: group
+      INTEGER(C_INT64_T) :: version
+    END FUNCTION
+    INTEGER(C_INT) FUNCTION c_group_get_version_label(group, label, label_size) &
+        BIND(C, NAME="GDS_group_get_version_label")
+      IMPORT :: C_INT, C_SIZE_T, C_PTR
+      TYPE(C_PTR), VALUE :: group
+      TYPE(C_PTR) :: label
+      INTEGER(C_SIZE_T) :: label_size
+    END FUNCTION
     INTEGER(C_INT) FUNCTION c_group_version_verify(group, version) BIND(C, NAME="GDS_group_version_verify")
       IMPORT :: C_INT, C_INT64_T, C_PTR
       TYPE(C_PTR), VALUE :: group
@@ -556,6 +569,7 @@ MODULE GDS
 
   ! The C entry points stay inside the module.
   PRIVATE :: c_group_create, c_group_free, c_group_version_inc, c_group_version_restore, c_group_version_verify, &
+    c_group_version_restore_newest, c_group_get_version_label, &
     c_group_get_version_number, c_group_move_to_newest, c_group_move_to_prev, c_group_move_to_next, &
     c_group_version_dec, c_group_get_restart_info, c_restart_query
   PRIVATE :: c_get_costs, c_reset_costs, c_need_version, c_group_need_version
@@ -1159,6 +1173,31 @@ CONTAINS
     INTEGER(8), INTENT(IN) :: version
     INTEGER, INTENT(OUT) :: status
     status = c_group_version_restore(group, version)
+  END SUBROUTINE
+
+  ! GDS extension: every member back to the newest version they all retain;
+  ! version receives its number (GDS_STATUS_NO_VERSION before the first group version).
+  SUBROUTINE GDS_GROUP_VERSION_RESTORE_NEWEST(group, version, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    INTEGER(8), INTENT(OUT) :: version
+    INTEGER, INTENT(OUT) :: status
+    INTEGER(C_INT64_T) :: v
+    v = 0
+    status = c_group_version_restore_newest(group, v)
+    version = v
+  END SUBROUTINE
+
+  ! GDS extension: the label of the version the group's handles point at, as a
+  ! Fortran string (blank-padded, cut to LEN(label)). Local.
+  SUBROUTINE GDS_GROUP_GET_VERSION_LABEL(group, label, status)
+    TYPE(C_PTR), INTENT(IN) :: group
+    CHARACTER(*), INTENT(OUT) :: label
+    INTEGER, INTENT(OUT) :: status
+    TYPE(C_PTR) :: p
+    INTEGER(C_SIZE_T) :: n
+    label = ""
+    status = c_group_get_version_label(group, p, n)
+    IF (status == GDS_STATUS_OK) CALL c_to_string(p, n, label)
   END SUBROUTINE
 
   ! GDS extension: every member's stored copy of a version against its checksums (GDS_STATUS_CORRUPT if damaged).

@@ -2,8 +2,10 @@
 // different shapes in one version group ("g"), whose content after step k
 // is a known function of (array, k), versioned every step with label "k=<k>".
 //
-//   group_app <steps>
-// Asks GDS_restart_query("g") first. Starting afresh, it writes step 0's
+//   group_app <steps> [unnamed]
+// With "unnamed", the second array gets no GDS_NAME_KEY: the group names it
+// g.1, and a restart fills it at GDS_group_create rather than at its
+// creation. Asks GDS_restart_query("g") first. Starting afresh, it writes step 0's
 // content; restarting, it checks right after GDS_group_create that every
 // member holds the same step's content (the step its current label names,
 // the same for all, and the step the query reported) and resumes from it.
@@ -99,12 +101,13 @@ int main(int argc, char **argv) {
   // Processes hold different amounts: a grows by 1000 per process plus an odd
   // tail; b has fewer elements than 4 processes; c is tiny.
   const GDS_size_t count[kArrays] = {static_cast<GDS_size_t>(1000 * np + 333), 3, static_cast<GDS_size_t>(np + 1)};
-  const char *names[kArrays] = {"a", "b", "c"};
+  const bool unnamed = argc > 2 && std::strcmp(argv[2], "unnamed") == 0;
+  const char *names[kArrays] = {"a", unnamed ? nullptr : "b", "c"};
   GDS_gds_t a[kArrays];
   for (int m = 0; m < kArrays; ++m) {
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, GDS_NAME_KEY, names[m]);
+    if (names[m] != nullptr) MPI_Info_set(info, GDS_NAME_KEY, names[m]);
     OK(GDS_alloc(1, &count[m], nullptr, MPI_DOUBLE, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &a[m]));
     MPI_Info_free(&info);
   }

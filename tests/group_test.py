@@ -3,7 +3,7 @@
 checks the restart: every member comes back at the same step, the one
 GDS_restart_query reported (group_app checks the content of all of them).
 
-  group_test.py --mpiexec M --app group_app --steps list_steps --np N [--seed S] [--rounds R]
+  group_test.py --mpiexec M --app group_app --steps list_steps --np N [--seed S] [--rounds R] [--tool gds-index]
 
 Per round: a kill point (the phases and points of GDS_version_inc and of
 the cache, as tests/list_steps lists them; the group's commit record is
@@ -11,7 +11,10 @@ written between "cache.record" and "cache.recorded"), the n-th time, on a
 random process; the job dies; the rerun restarts from the cache (PARTNER across
 one-process nodes, SINGLE at 1 process, XOR at 3 or more every other
 round). Then the same from the prefix with the cache removed (flushes of
-the members published at different times). Prints the seed."""
+the members published at different times). Some rounds leave a member
+unnamed: the group names it g.1 and restarts it at GDS_group_create; after
+the restart, gds-index (--tool) must show it so, in the group's view too.
+Prints the seed."""
 import argparse
 import os
 import random
@@ -31,6 +34,7 @@ ap.add_argument("--steps", required=True, help="tests/list_steps")
 ap.add_argument("--np", type=int, required=True)
 ap.add_argument("--seed", type=int, default=int(os.environ.get("GDS_TEST_SEED", time.time_ns() % 1000000)))
 ap.add_argument("--rounds", type=int, default=6)
+ap.add_argument("--tool", help="gds-index: checks its list and groups views after each restart")
 args = ap.parse_args()
 rng = random.Random(args.seed)
 print(f"group_test: seed {args.seed} (GDS_TEST_SEED={args.seed} repeats it), {args.np} process(es)", flush=True)
@@ -41,11 +45,11 @@ failures = []
 tmp = tempfile.mkdtemp(prefix="gds_group_test.")
 
 
-def run(what, env, kill=None, victim=0, expect_ok=True):
+def run(what, env, kill=None, victim=0, expect_ok=True, unnamed=False):
     cmd = mpilaunch.split(args.mpiexec)
     for r in range(args.np):
         own = {"GDS_TEST_KILL": kill} if kill and r == victim else {}
-        cmd += ["-n", "1"] + mpilaunch.env_args(args.mpiexec, own) + [args.app, str(STEPS)]
+        cmd += ["-n", "1"] + mpilaunch.env_args(args.mpiexec, own) + [args.app, str(STEPS)] + (["unnamed"] if unnamed else [])
         if r + 1 < args.np:
             cmd.append(":")
     env = dict(os.environ, MPIEXEC_TIMEOUT="100", **env)
@@ -72,6 +76,23 @@ def settings(job, copy, sync, prefix=None):
     return env
 
 
+def check_index(what, directory, job, unnamed):
+    """gds-index names the members as the group does and shows the group with its versions."""
+    member = "g.1" if unnamed else "b"
+    listed = subprocess.run([args.tool, "list", directory, "--job", job], capture_output=True, text=True, timeout=60)
+    grouped = subprocess.run([args.tool, "groups", directory, "--job", job], capture_output=True, text=True,
+                             timeout=60)
+    rows = [l.split() for l in grouped.stdout.splitlines()[1:]]
+    ok = (listed.returncode == 0 and grouped.returncode == 0
+          and any(r[2:3] == [member] for r in (l.split() for l in listed.stdout.splitlines()[1:]))
+          and not any(r[2].startswith("array") for r in (l.split() for l in listed.stdout.splitlines()[1:]))
+          and rows and all(r[2] == "g" and f"a,{member},c" in r for r in rows)
+          and any("complete" in " ".join(r) for r in rows))
+    if not ok:
+        failures.append(f"{what}: gds-index does not show member {member} and group g")
+        print(f"FAIL {what}: gds-index\n{listed.stdout}{listed.stderr}{grouped.stdout}{grouped.stderr}", flush=True)
+
+
 killed = restarts = 0
 for rnd in range(args.rounds):
     sync = "0" if rnd % 4 >= 2 else "1"  # cache writes synchronous (the default), or asynchronous
@@ -82,12 +103,13 @@ for rnd in range(args.rounds):
     victim = rng.randrange(args.np)
     copy = "SINGLE" if args.np == 1 else ("XOR" if args.np >= 3 and rnd % 2 else "PARTNER")
     from_prefix = rnd % 3 == 2
+    unnamed = rnd % 4 in (1, 2)
     job = f"g{rnd}"
     prefix = os.path.join(tmp, "prefix") if from_prefix else None
     env = settings(job, copy, sync, prefix)
-    what = f"round {rnd}: kill {point}:{nth} on rank {victim}, {copy} {'sync' if sync == '1' else 'async'}{', restart from the prefix' if from_prefix else ''}"
+    what = f"round {rnd}: kill {point}:{nth} on rank {victim}, {copy} {'sync' if sync == '1' else 'async'}{', restart from the prefix' if from_prefix else ''}{', b unnamed' if unnamed else ''}"
     print(what, flush=True)
-    p = run(what + " (first run)", env, kill=f"{point}:{nth}", victim=victim, expect_ok=False)
+    p = run(what + " (first run)", env, kill=f"{point}:{nth}", victim=victim, expect_ok=False, unnamed=unnamed)
     if p is None:
         continue
     if p.returncode == 0:
@@ -97,7 +119,7 @@ for rnd in range(args.rounds):
     killed += 1
     if from_prefix:
         shutil.rmtree(os.path.join(tmp, "cache"), ignore_errors=True)
-    p = run(what + " (restart)", env)
+    p = run(what + " (restart)", env, unnamed=unnamed)
     if p is not None and p.returncode == 0:
         line = [l for l in p.stdout.splitlines() if l.startswith("group_app: ok")][0]
         print("  " + line, flush=True)
@@ -107,6 +129,8 @@ for rnd in range(args.rounds):
         if "restarted=1" in line and from_prefix and "level=2" not in line:
             failures.append(f"{what}: did not restart from the prefix")
             print(f"FAIL {what}: not from the prefix", flush=True)
+        if args.tool:
+            check_index(what, os.path.join(tmp, "prefix") if from_prefix else os.path.join(tmp, "cache"), job, unnamed)
 shutil.rmtree(tmp, ignore_errors=True)
 if killed == 0 or restarts == 0:
     failures.append(f"{killed} job(s) killed, {restarts} restarted: the test proved nothing")

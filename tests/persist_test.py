@@ -1032,6 +1032,11 @@ def tool():
     if f"model {V - 1} " in index or f"model {V - 2} " not in index:
         failures.append(f"tool: the index after remove: {index}")
     gi("list", "/proc/no-such-dir", expect=2)
+    # No version group here: the groups view is its header alone (group_test.py checks groups).
+    if len(gi("groups", base).stdout.splitlines()) != 1 or len(gi("groups", pfx, "g").stdout.splitlines()) != 1:
+        failures.append("tool: groups lists a group in a job without one")
+    gi("groups", "/proc/no-such-dir", expect=2)
+    gi("groups", base, "g", "extra", expect=2)
     gi("frobnicate", pfx, expect=2)
 
 

@@ -128,6 +128,35 @@ TEST_F(Cxx, GroupsVersionRestoreAndNavigateTheirArraysTogether) {
     EXPECT_EQ(e.status(), GDS_STATUS_INVALID);
   }
   EXPECT_EQ(g.restart_info().restarted, 0);
+  // The newest version back, whatever its number, and the group's own label.
+  EXPECT_EQ(g.version_label(), "iter=10");
+  if (rank == 0) x.put(zero, box({0}, {0}));
+  x.wait();
+  gds::test::barrier();
+  EXPECT_EQ(g.restore_newest(), 0u);
+  x.get(got, box({0}, {0}));
+  x.wait();
+  EXPECT_EQ(got[0], 1.5);
+}
+
+TEST_F(Cxx, GroupRestoreNewestBeforeAnyVersionThrows) {
+  auto x = gds::array<double>::alloc({4});
+  gds::group g("early", x);
+  EXPECT_EQ(g.version_label(), "");
+  try {
+    (void)g.restore_newest();
+    ADD_FAILURE() << "restored a version that does not exist";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_NO_VERSION);
+    EXPECT_NE(std::string_view(e.what()).find("GDS_group_version_restore_newest"), std::string_view::npos) << e.what();
+  }
+  g.free();
+  try {
+    (void)g.version_label();
+    ADD_FAILURE() << "a freed group has a label";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_NULL_HANDLE);
+  }
 }
 
 TEST_F(Cxx, CostsAndIntervalGuidance) {
@@ -264,6 +293,89 @@ TEST_F(Cxx, CreateWithLambdas) {
   EXPECT_EQ(GDS_get_attr(a.native_handle(), GDS_CREATE_FLAVOR, &flavor, &flag), GDS_STATUS_OK);
   EXPECT_EQ(flavor, GDS_FLAVOR_CREATE);
   a.fence();
+}
+
+// GDS_create without mapping functions: the program's buffers in alloc()'s
+// block layout, in either order, with the same checks as the C call.
+TEST_F(Cxx, CreateWithTheDefaultLayout) {
+  const index_t p = static_cast<index_t>(nprocs), me = static_cast<index_t>(rank), n = 4 * p;
+  std::vector<int> local(4);
+  for (index_t k = 0; k < 4; ++k) local[k] = static_cast<int>(me * 4 + k);  // global index me * 4 + k
+  auto a = gds::array<int>::create({n}, local);
+  std::vector<int> all(n);
+  a.get(all, box({0}, {n - 1}));
+  a.wait();
+  for (index_t i = 0; i < n; ++i) EXPECT_EQ(all[i], static_cast<int>(i));
+  EXPECT_EQ(a.locate(std::vector<index_t>{n - 1}).rank, nprocs - 1);
+  a.fence();
+  // Column-major 2-D, whatever grid the block layout picks: a buffer as long
+  // as the whole array is enough for any block (its tail is not the array's).
+  gds::options col;
+  col.storage = gds::order::col_major;
+  std::vector<double> buffer(6 * p, -1.0);
+  auto b = gds::array<double>::create({2 * p, 3}, buffer, col);
+  std::vector<double> values(6 * p);
+  std::iota(values.begin(), values.end(), 0.0);  // column-major: element (i, j) is i + j * 2p
+  if (rank == 0) b.put(values, box({0, 0}, {2 * p - 1, 2}));
+  b.wait();
+  b.fence();
+  for (index_t j = 0; j < 3; ++j)
+    for (index_t i = 0; i < 2 * p; ++i) {
+      const gds::location where = b.locate(std::vector<index_t>{i, j});
+      if (where.rank == rank) {
+        EXPECT_EQ(buffer[where.offset], static_cast<double>(i + j * 2 * p)) << i << "," << j;
+      }
+    }
+  b.fence();
+  // Too short a buffer on the last process: refused on every process.
+  std::vector<int> shorter(rank == nprocs - 1 ? 3 : 4);
+  try {
+    auto c = gds::array<int>::create({n}, shorter);
+    ADD_FAILURE() << "a buffer shorter than the block";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), rank == nprocs - 1 ? GDS_STATUS_INVALID_COUNT : GDS_STATUS_REMOTE_ERROR);
+  }
+  gds::options chunks;
+  chunks.min_chunks = {2};
+  try {
+    auto c = gds::array<int>::create({n}, local, chunks);
+    ADD_FAILURE() << "min_chunks taken by create";
+  } catch (const gds::error &e) {
+    EXPECT_EQ(e.status(), GDS_STATUS_INVALID);
+  }
+}
+
+// The order a program writes naturally: its buffer deleted before the array's
+// destructor runs. The destructor (GDS_free) never touches the buffer, which
+// the ASan tier checks: a read or write of it would be a heap-use-after-free.
+TEST_F(Cxx, BufferFreedBeforeTheArray) {
+  const index_t p = static_cast<index_t>(nprocs), n = 1000 * p;
+  {
+    double *buf = new double[1000]();
+    auto a = gds::array<double>::create({n}, std::span<double>(buf, 1000));
+    std::vector<double> v(n, 2.5);
+    if (rank == 0) a.put(v, box({0}, {n - 1}));
+    a.wait();
+    a.fence();
+    a.version_inc("one");
+    std::vector<double> w(n, 3.5);
+    if (rank == nprocs - 1) a.put(w, box({0}, {n - 1}));
+    a.wait();
+    a.fence();
+    a.version_inc("two");
+    EXPECT_EQ(buf[999], 3.5);
+    a.fence();   // the last access of any process to the buffers
+    delete[] buf;
+  }  // ~array: GDS_free with the buffer gone
+  gds::test::barrier();
+  {
+    gds::array<int> b;
+    {
+      std::vector<int> scoped(8, 1);  // gone before the array it backs
+      b = gds::array<int>::create({8 * p}, scoped);
+      b.fence();
+    }
+  }
 }
 
 // A mapping that throws is reported as a status, not propagated through C.

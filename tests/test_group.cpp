@@ -358,6 +358,181 @@ TEST_F(Group, VerifyChecksEveryMember) {
   ASSERT_ALL_GDS_OK(GDS_group_free(&g));
 }
 
+// The group's own restore of its newest version and its label: processes
+// write different amounts, navigate differently (local calls), one holds a
+// region open; bad inputs are refused with a status and a message.
+TEST_F(Group, RestoreNewestAndLabel) {
+  GDS_group_t g = GDS_GROUP_NULL;
+  ASSERT_ALL_GDS_OK(GDS_group_create("newest", kArrays, a, &g));
+  char *l = nullptr;
+  size_t n = 0;
+  ASSERT_GDS_OK(GDS_group_get_version_label(g, &l, &n));
+  EXPECT_EQ(std::string(l, n), "") << "version 0 has an empty label";
+  // No version yet: refused on every process, nothing restored.
+  GDS_size_t restored = 99;
+  EXPECT_EQ(GDS_group_version_restore_newest(g, &restored), GDS_STATUS_NO_VERSION);
+  EXPECT_TRUE(message_names("GDS_group_version_restore_newest", "no version"));
+  EXPECT_EQ(restored, 99u);
+  std::mt19937 rng(4321);
+  for (Index step = 1; step <= 2; ++step) {
+    random_writes(rng, step);
+    versions[step - 1] = current;
+    const std::string label = "step=" + std::to_string(step);
+    ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, label.data(), label.size()));
+  }
+  ASSERT_GDS_OK(GDS_group_get_version_label(g, &l, &n));
+  EXPECT_EQ(std::string(l, n), "step=2");
+  // Navigation is local: even processes look at version 0, odd ones stay.
+  if (rank % 2 == 0) {
+    ASSERT_GDS_OK(GDS_group_move_to_prev(g));
+    ASSERT_GDS_OK(GDS_group_move_to_prev(g));
+    ASSERT_GDS_OK(GDS_group_get_version_label(g, &l, &n));
+    EXPECT_EQ(std::string(l, n), "") << "version 0's own label";
+    ASSERT_GDS_OK(GDS_group_move_to_next(g));
+    ASSERT_GDS_OK(GDS_group_get_version_label(g, &l, &n));
+    EXPECT_EQ(std::string(l, n), "step=1") << "version 1's own label";
+    ASSERT_GDS_OK(GDS_group_move_to_newest(g));
+  }
+  // Writes after the last version, then the newest version back; odd processes do not ask which.
+  random_writes(rng, 3);
+  ASSERT_ALL_GDS_OK(GDS_group_version_restore_newest(g, rank % 2 == 0 ? &restored : nullptr));
+  if (rank % 2 == 0) {
+    EXPECT_EQ(restored, 1u);
+  }
+  expect_content(a, versions[1], "the newest version restored");
+  ASSERT_GDS_OK(GDS_group_get_version_label(g, &l, &n));
+  EXPECT_EQ(std::string(l, n), "step=2") << "the label describing the restored content";
+  current = versions[1];
+  // A region open on the last process: every process refuses, nothing restored.
+  random_writes(rng, 4);
+  GDS_access_handle_t open = nullptr;
+  void *buf = nullptr;
+  const Index last = size[0] - 1;  // the last process's own element
+  if (rank == nprocs - 1) ASSERT_GDS_OK(GDS_access(a[0], &last, &last, GDS_ACCESS_BUFFER_DIRECT, &buf, &open));
+  const GDS_status_t s = GDS_group_version_restore_newest(g, nullptr);
+  EXPECT_EQ(s, rank == nprocs - 1 ? GDS_STATUS_ACCESS_CONFLICT : GDS_STATUS_REMOTE_ERROR);
+  if (rank == nprocs - 1) {
+    EXPECT_TRUE(message_names("GDS_group_version_restore_newest", "GDS_release"));
+    ASSERT_GDS_OK(GDS_release(&open));
+  }
+  expect_content(a, current, "nothing restored while a region was open");
+  // Bad inputs to the label getter.
+  EXPECT_EQ(GDS_group_get_version_label(g, nullptr, &n), GDS_STATUS_NULL_ARGUMENT);
+  EXPECT_TRUE(message_names("GDS_group_get_version_label", "label is NULL"));
+  EXPECT_EQ(GDS_group_get_version_label(g, &l, nullptr), GDS_STATUS_NULL_ARGUMENT);
+  EXPECT_TRUE(message_names("GDS_group_get_version_label", "label_size is NULL"));
+  ASSERT_GDS_OK(GDS_move_to_prev(a[2]));  // one handle moved alone
+  EXPECT_EQ(GDS_group_get_version_label(g, &l, &n), GDS_STATUS_INVALID);
+  EXPECT_TRUE(message_names("GDS_group_get_version_label", "different versions"));
+  ASSERT_GDS_OK(GDS_group_move_to_newest(g));
+  EXPECT_EQ(GDS_group_get_version_label(GDS_GROUP_NULL, &l, &n), GDS_STATUS_NULL_HANDLE);
+  EXPECT_EQ(GDS_group_version_restore_newest(GDS_GROUP_NULL, nullptr), GDS_STATUS_NULL_HANDLE);
+  EXPECT_TRUE(message_names("GDS_group_version_restore_newest", "group"));
+  // A freed group.
+  const GDS_group_t stale = g;
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+  EXPECT_EQ(GDS_group_get_version_label(stale, &l, &n), GDS_STATUS_FREED_HANDLE);
+  EXPECT_TRUE(message_names("GDS_group_get_version_label", "group"));
+  EXPECT_EQ(GDS_group_version_restore_newest(stale, &restored), GDS_STATUS_FREED_HANDLE);
+  EXPECT_TRUE(message_names("GDS_group_version_restore_newest", "group"));
+  // Members labelled apart before they were grouped: the group has no one label.
+  for (int k = 0; k < kArrays; ++k) {
+    const std::string own = "own" + std::to_string(k);
+    ASSERT_ALL_GDS_OK(GDS_version_inc(a[k], 1, own.data(), own.size()));
+  }
+  ASSERT_ALL_GDS_OK(GDS_group_create("apart", kArrays, a, &g));
+  EXPECT_EQ(GDS_group_get_version_label(g, &l, &n), GDS_STATUS_INVALID);
+  EXPECT_TRUE(message_names("GDS_group_get_version_label", "different labels"));
+  ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, "together", 8));
+  ASSERT_GDS_OK(GDS_group_get_version_label(g, &l, &n));
+  EXPECT_EQ(std::string(l, n), "together");
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+}
+
+// Members the program did not name are named after their group in the
+// cache (<group>.<i>), and restart under that name at GDS_group_create; a
+// named member keeps its name. Each process writes its own part.
+TEST_F(Group, UnnamedMembersAreNamedAfterTheGroupAndRestart) {
+  char dir[] = "/tmp/gds_group_names_XXXXXX";
+  if (rank == 0 && mkdtemp(dir) == nullptr) dir[0] = 0;
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  ASSERT_ALL(dir[0] != 0);
+  int node = 0, nodes = 0;
+  ASSERT_GDS_OK(GDS_failure_group(rank, &node, &nodes));
+  const std::string cache = std::string(dir) + "/gds.default/node" + std::to_string(node) + "/";
+  const Index n = 10 * static_cast<Index>(nprocs) + 1;
+  const auto make = [&](const char *restart, GDS_gds_t out[3]) {
+    for (int k = 0; k < 3; ++k) {
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, GDS_COPY_TYPE_KEY, "SINGLE");
+      MPI_Info_set(info, GDS_CACHE_BASE_KEY, dir);
+      MPI_Info_set(info, GDS_RESTART_KEY, restart);
+      if (k == 1) MPI_Info_set(info, GDS_NAME_KEY, "named");
+      ASSERT_ALL_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_LONG_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &out[k]));
+      MPI_Info_free(&info);
+    }
+  };
+  const auto value = [](int k, Index i, int step) { return static_cast<Value>(k * 100000 + i * 10 + step); };
+  GDS_gds_t m[3];
+  make("0", m);
+  GDS_group_t g = GDS_GROUP_NULL;
+  ASSERT_ALL_GDS_OK(GDS_group_create("st", 3, m, &g));
+  for (int step = 1; step <= 2; ++step) {
+    for (int k = 0; k < 3; ++k) {
+      Index lo = 0, hi = 0;
+      int owns = 0;
+      ASSERT_GDS_OK(GDS_distribution(m[k], rank, &lo, &hi, &owns));
+      std::vector<Value> part;
+      for (Index i = lo; owns && i <= hi; ++i) part.push_back(value(k, i, step));
+      if (owns) ASSERT_GDS_OK(GDS_put(part.data(), nullptr, &lo, &hi, m[k]));
+      EXPECT_GDS_OK(GDS_fence(m[k]));
+    }
+    const std::string label = "step=" + std::to_string(step);
+    ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, label.data(), label.size()));
+  }
+  EXPECT_TRUE(std::filesystem::is_directory(cache + "st.0/r" + std::to_string(rank)));
+  EXPECT_TRUE(std::filesystem::is_directory(cache + "named/r" + std::to_string(rank)));
+  EXPECT_TRUE(std::filesystem::is_directory(cache + "st.2/r" + std::to_string(rank)));
+  gds::test::barrier();
+  for (const auto &e : std::filesystem::directory_iterator(cache))
+    EXPECT_NE(e.path().filename().string().rfind("array", 0), 0u) << "a member left under its default name: " << e.path();
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+  for (GDS_gds_t &x : m) ASSERT_ALL_GDS_OK(GDS_free(&x));
+  // The rerun: the unnamed members find nothing at their creation, everything at the group's.
+  make("1", m);
+  GDS_restart_info_t info{};
+  ASSERT_GDS_OK(GDS_get_restart_info(m[0], &info));
+  EXPECT_EQ(info.restarted, 0) << "an unnamed member restarts with its group";
+  ASSERT_GDS_OK(GDS_get_restart_info(m[1], &info));
+  EXPECT_EQ(info.restarted, 1) << "a named member restarts at its creation";
+  ASSERT_ALL_GDS_OK(GDS_group_create("st", 3, m, &g));
+  ASSERT_GDS_OK(GDS_group_get_restart_info(g, &info));
+  EXPECT_EQ(info.restarted, 1);
+  EXPECT_EQ(info.level, GDS_LEVEL_CACHE);
+  EXPECT_EQ(info.version, 1u);
+  char *l = nullptr;
+  size_t len = 0;
+  ASSERT_GDS_OK(GDS_group_get_version_label(g, &l, &len));
+  EXPECT_EQ(std::string(l, len), "step=2");
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_GDS_OK(GDS_get_restart_info(m[k], &info));
+    EXPECT_EQ(info.restarted, 1) << "member " << k;
+    std::vector<Value> got(n);
+    const Index lo = 0, hi = n - 1;
+    EXPECT_GDS_OK(GDS_get(got.data(), nullptr, &lo, &hi, m[k]));
+    EXPECT_GDS_OK(GDS_wait(m[k]));
+    for (Index i = 0; i < n; ++i) ASSERT_EQ(got[i], value(k, i, 2)) << "member " << k << ", element " << i;
+  }
+  GDS_size_t restored = 0;
+  ASSERT_ALL_GDS_OK(GDS_group_version_restore_newest(g, &restored));
+  EXPECT_EQ(restored, 1u);
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+  for (GDS_gds_t &x : m) ASSERT_ALL_GDS_OK(GDS_free(&x));
+  gds::test::barrier();
+  if (rank == 0) std::filesystem::remove_all(dir);
+}
+
 TEST_F(Group, LabelAfterRestoreDescribesTheContent) {
   for (int step = 1; step <= 3; ++step) {
     const std::string l = "iter=" + std::to_string(step * 10);

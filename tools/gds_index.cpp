@@ -1,6 +1,7 @@
 // gds-index: what GDS persisted, without GDS running (as SCR's scr_index).
 //
 //   gds-index list   <dir> [array]                 arrays and versions, level, size, label, time, state
+//   gds-index groups <dir> [group]                 version groups: members and versions, level, state
 //   gds-index verify <dir> [array [version]]       every checksum; exit 1 if anything is damaged
 //   gds-index export <dir> <array> <version> <out.h5>   a flushed version as a standalone HDF5 file
 //   gds-index remove <dir> <array> <version>       a version's files (cache and prefix)
@@ -28,6 +29,7 @@
 #include "persist/h5.hpp"
 #include "persist/names.hpp"
 #include "persist/prefix_files.hpp"
+#include "persist/query.hpp"
 
 namespace {
 
@@ -36,6 +38,7 @@ using namespace gds::persist;
 int usage() {
   std::fprintf(stderr,
                "usage: gds-index list   <dir> [array] [--job ID]\n"
+               "       gds-index groups <dir> [group] [--job ID]\n"
                "       gds-index verify <dir> [array [version]] [--job ID]\n"
                "       gds-index export <dir> <array> <version> <out.h5> [--job ID]\n"
                "       gds-index remove <dir> <array> <version> [--job ID]\n"
@@ -238,6 +241,118 @@ int list(const std::string &dir, const std::string &only, const std::string &job
   return 0;
 }
 
+// --- version groups: the cache's <group>@group records, the prefix's member lists ---
+
+// A version of a group in the cache, as its commit records say.
+struct GroupVersion {
+  std::vector<std::string> members;  // in the group's order
+  std::uint64_t nprocs = 0;
+  std::string record;  // a record's path (for its time)
+};
+
+// Every version group of the job's cache: group -> version -> its records.
+std::map<std::string, std::map<std::uint64_t, GroupVersion>> cache_groups(const std::string &job_dir) {
+  std::map<std::string, std::map<std::uint64_t, GroupVersion>> out;
+  for (const std::string &node : list_dir(job_dir)) {
+    if (!is_node_dir(node)) continue;
+    for (const std::string &entry : list_dir(job_dir + "/" + node)) {
+      const std::optional<std::string> group = group_of_dir(entry);
+      if (!group) continue;
+      const std::string gdir = job_dir + "/" + node + "/" + entry;
+      for (const std::string &rdir : list_dir(gdir))
+        for (const std::string &name : list_dir(gdir + "/" + rdir)) {
+          const CacheName c = parse_cache_name(name);
+          if (c.kind != CacheName::record || c.tmp) continue;
+          const std::string path = gdir + "/" + rdir + "/" + name;
+          std::vector<std::byte> bytes;
+          GroupRecord g;
+          if (!read_file(path, &bytes).ok() || !parse_group_record(bytes, &g).ok() || g.members.empty()) continue;
+          GroupVersion &v = out[*group][c.number];
+          if (!v.members.empty()) continue;
+          for (const auto &[member, r] : g.members) v.members.push_back(member);
+          v.nprocs = g.members.front().second.nprocs;
+          v.record = path;
+        }
+    }
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string out;
+  for (const std::string &n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+// The prefix's groups: <job>/<group>@group files naming the members.
+std::map<std::string, std::vector<std::string>> prefix_groups(const std::string &job_dir) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const std::string &entry : list_dir(job_dir)) {
+    const std::optional<std::string> group = group_of_dir(entry);
+    if (!group || is_dir(job_dir + "/" + entry)) continue;
+    std::vector<std::string> members = read_group_members(job_dir + "/" + entry);
+    if (!members.empty()) out[*group] = std::move(members);
+  }
+  return out;
+}
+
+// One line per version of every group: its members, and whether each holds it.
+int groups(const std::string &dir, const std::string &only, const std::string &job) {
+  std::printf("%-12s %-6s %-16s %8s %-20s %-12s %-12s %-24s %s\n", "JOB", "LEVEL", "GROUP", "VERSION", "TIME (UTC)",
+              "LABEL", "HOLDS", "MEMBERS", "STATE");
+  const auto line = [](const std::string &jname, const char *level, const std::string &group, std::uint64_t n,
+                       const std::string &time, const std::string &label, const std::string &holds,
+                       const std::vector<std::string> &members, const std::string &state) {
+    std::printf("%-12s %-6s %-16s %8llu %-20s %-12s %-12s %-24s %s\n", jname.c_str(), level, group.c_str(),
+                static_cast<unsigned long long>(n), time.c_str(), quoted(label).c_str(), quoted(holds).c_str(),
+                joined(members).c_str(), state.c_str());
+  };
+  for (const std::string &jd : jobs(dir, job)) {
+    const std::string jname = job_of_dir(base_name(jd)).value_or(base_name(jd));
+    for (const auto &[group, versions] : cache_groups(jd)) {
+      if (!only.empty() && group != only) continue;
+      std::map<std::string, std::map<std::uint64_t, CacheVersion>> of;  // each member's versions
+      for (const auto &[n, v] : versions)
+        for (const std::string &m : v.members)
+          if (of.count(m) == 0) of[m] = cache_versions(jd, m);
+      for (const auto &[n, v] : versions) {
+        std::string state, label, holds;
+        for (const std::string &m : v.members) {
+          const auto it = of[m].find(n);
+          const std::string ms = it == of[m].end() ? "no files" : cache_state(it->second);
+          if (it != of[m].end() && label.empty() && holds.empty()) {
+            label = it->second.label;
+            holds = it->second.holds;
+          }
+          if (ms.rfind("complete (", 0) != 0) state += (state.empty() ? "" : "; ") + m + ": " + ms;
+        }
+        if (state.empty())
+          state = "complete (" + std::to_string(v.members.size()) + " members, " + std::to_string(v.nprocs) +
+                  " processes)";
+        line(jname, "cache", group, n, mtime(v.record), label, holds, v.members, state);
+      }
+    }
+    for (const auto &[group, members] : prefix_groups(jd)) {
+      if (!only.empty() && group != only) continue;
+      std::map<std::uint64_t, std::vector<std::string>> flushed_by;  // version -> the members that flushed it
+      for (const std::string &m : members)
+        for (const std::uint64_t n : flushed_versions(jd + "/" + m)) flushed_by[n].push_back(m);
+      for (const auto &[n, by] : flushed_by) {
+        h5::Meta meta;
+        const bool read = h5::read_meta(flushed_path(jd + "/" + by.front(), n), &meta).ok();
+        std::string missing;
+        for (const std::string &m : members)
+          if (std::find(by.begin(), by.end(), m) == by.end()) missing += (missing.empty() ? "" : ",") + m;
+        const std::string state = missing.empty() ? "complete (flushed by every member)"
+                                                  : "incomplete (not flushed by " + missing + ")";
+        line(jname, "prefix", group, n, read && meta.time != 0 ? when(meta.time) : "-", read ? meta.label : "",
+             read ? meta.next_label : "", members, state);
+      }
+    }
+  }
+  return 0;
+}
+
 int verify(const std::string &dir, const std::string &only, std::uint64_t version, const std::string &job) {
   int bad = 0, checked = 0;
   const auto report = [&](const std::string &path, const Result &why) {
@@ -392,6 +507,7 @@ int main(int argc, char **argv) {
   };
   std::uint64_t version = kNone;
   if (cmd == "list" && a.size() <= 3) return list(dir, a.size() > 2 ? a[2] : "", job);
+  if (cmd == "groups" && a.size() <= 3) return groups(dir, a.size() > 2 ? a[2] : "", job);
   if (cmd == "verify" && a.size() <= 4) {
     if (a.size() == 4 && !number(3, &version)) return 2;
     return verify(dir, a.size() > 2 ? a[2] : "", version, job);

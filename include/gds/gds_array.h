@@ -67,7 +67,9 @@ GDS_API GDS_status_t GDS_alloc(GDS_size_t ndims, const GDS_size_t count[],
  * at least the block's size (GDS_STATUS_INVALID_COUNT); elements beyond it are
  * not the array's. One of the two NULL is GDS_STATUS_NULL_ARGUMENT.
  *
- * The buffers must stay valid until GDS_free(). Access through GDS_put() and
+ * The buffers must stay valid while any process accesses the array, up to
+ * the GDS_fence() (or other collective on the array) after the last access;
+ * GDS_free() itself never touches them. Access through GDS_put() and
  * friends goes through an MPI window over them. An application that stores
  * into its buffer directly does it as a DIRECT access does: between
  * GDS_access(GDS_ACCESS_BUFFER_DIRECT) and GDS_release() on the box it
@@ -137,6 +139,13 @@ GDS_API GDS_status_t GDS_create_with_context(
  * (and, for GDS_alloc(), its memory) and invalidates every clone of it. It
  * fails on every process, freeing nothing, if any process still has a region
  * open with GDS_access().
+ *
+ * GDS_free() never reads or writes the buffers of a GDS_create() array
+ * (after the processes agree that every operation completed, it only
+ * releases the MPI window over them): a program may free its buffer before
+ * GDS_free() (a C++ array's destructor), once no process accesses the array
+ * any more, that is after a GDS_fence() (or another collective on the
+ * array) that follows the last operation on it.
  *
  * On a handle made by GDS_descriptor_clone(): local; frees only that handle.
  *

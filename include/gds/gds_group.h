@@ -118,6 +118,45 @@ GDS_API GDS_status_t GDS_group_version_inc(GDS_group_t group, GDS_size_t increme
 GDS_API GDS_status_t GDS_group_version_restore(GDS_group_t group, GDS_size_t version);
 
 /**
+ * \brief Restores every member to the newest version they all retain (GDS extension).
+ *
+ * GDS_group_version_restore() of the newest frozen version every member
+ * retains: what a program wants after a failure that did not end the job,
+ * without asking which number that is. The current version (what the
+ * program has written since the last GDS_group_version_inc()) has no stored
+ * copy, so it is never the one restored.
+ *
+ * Completion and collectiveness as GDS_group_version_restore(); every
+ * process restores the same version.
+ *
+ * \param[in] group the group
+ * \param[out] version the version restored, or NULL
+ * \return GDS_STATUS_OK, GDS_STATUS_NO_VERSION (no version yet: nothing is restored), GDS_STATUS_INVALID,
+ *         and as GDS_group_version_restore()
+ */
+GDS_API GDS_status_t GDS_group_version_restore_newest(GDS_group_t group, GDS_size_t *version);
+
+/**
+ * \brief The label of the version the group's handles point at (GDS extension). Local.
+ *
+ * As GDS_get_version_label() of every member's handle (those passed to
+ * GDS_group_create()), which GDS_group_version_inc() labels alike: the
+ * current version's label after a GDS_group_version_inc(), a restore or a
+ * restart, an old version's after GDS_group_move_to_prev() and the other
+ * navigation calls. *label points at GDS's own NUL-terminated copy, valid
+ * until the version is dropped or the group's members freed; *label_size
+ * excludes the NUL.
+ *
+ * \param[in] group the group
+ * \param[out] label the label
+ * \param[out] label_size its length in bytes
+ * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_VERSION_DROPPED, GDS_STATUS_INVALID (the
+ *         handles point at different versions, or the members were labelled apart before the group
+ *         was made), handle statuses
+ */
+GDS_API GDS_status_t GDS_group_get_version_label(GDS_group_t group, char **label, size_t *label_size);
+
+/**
  * \brief Checks the stored copy of one version of every member against its checksums (GDS extension).
  *
  * GDS_version_verify() of each member's whole array, every member checked

@@ -60,4 +60,8 @@ PersistentLevel &prefix_level();
 // restored; GDS_STATUS_OK with nothing restarted if no level had any.
 GDS_status_t restart(const char *func, core::Array &a);
 
+// Lets GDS_group_create name the members the program did not name after
+// their group (naming.cpp; at GDS_init).
+void register_member_naming();
+
 }  // namespace gds::persist

@@ -40,6 +40,7 @@ class Persist final : public core::Module {
     read_settings();
     created_ = 0;
     versions::set_levels({&cache_level(), &prefix_level()});
+    register_member_naming();
   }
   void finalize() override { versions::set_levels({}); }
 
@@ -124,7 +125,10 @@ class Persist final : public core::Module {
   GDS_status_t attach(const char *func, core::Array &a) override {
     ArrayState &s = state(a);
     const std::uint64_t order = created_++;
-    if (s.name.empty()) s.name = "array" + std::to_string(order);
+    if (s.name.empty()) {
+      s.name = "array" + std::to_string(order);
+      s.default_name = true;
+    }
     if (s.persistent()) GDS_TRY(open_cache(func, a));
     if (s.flushing()) GDS_TRY(open_prefix(func, a));
     return s.restart ? restart(func, a) : GDS_STATUS_OK;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,6 +67,14 @@ GDS_status_t cursors_of(const char *func, const Group &g, std::vector<Cursor *> 
 bool all_retain(const Group &g, std::uint64_t n) {
   return std::all_of(g.members.begin(), g.members.end(),
                      [&](const Array *a) { return state(*a).store->find(n) != nullptr; });
+}
+
+// The newest frozen version every member retains, if any.
+std::optional<std::uint64_t> newest_in_common(const Group &g) {
+  const std::deque<Version> &vs = state(*g.members.front()).store->versions();
+  const auto v = std::find_if(vs.rbegin(), vs.rend(), [&](const Version &x) { return all_retain(g, x.number); });
+  if (v == vs.rend()) return std::nullopt;
+  return v->number;
 }
 
 // Why version n cannot be reached by every member (a status with its message), or OK.
@@ -165,9 +174,8 @@ GDS_status_t reconcile(const char *func, Group &g) {
   if (!restarted)
     return fail(GDS_STATUS_INVALID, func,
                 "the arrays are at different versions; a group's members start at the same version number");
-  const std::deque<Version> &vs = state(*g.members.front()).store->versions();
-  const auto common = std::find_if(vs.rbegin(), vs.rend(), [&](const Version &v) { return all_retain(g, v.number); });
-  if (common == vs.rend()) {
+  const std::optional<std::uint64_t> common = newest_in_common(g);
+  if (!common) {
     // A member with nothing persisted started afresh: so does the group (its
     // newest complete version does not exist); numbers go on together.
     const bool fresh = std::any_of(g.members.begin(), g.members.end(),
@@ -183,7 +191,7 @@ GDS_status_t reconcile(const char *func, Group &g) {
           ull(top));
     return GDS_STATUS_OK;
   }
-  const std::uint64_t target = common->number;
+  const std::uint64_t target = *common;
   for (Array *a : g.members) {
     ArrayState &s = state(*a);
     if (s.current == top && !s.store->versions().empty() && s.store->versions().back().number == target) continue;
@@ -240,6 +248,8 @@ GDS_API GDS_status_t GDS_group_create(const char *name, int count, const GDS_gds
   g->name = name;
   g->members = members;
   for (int i = 0; i < count; ++i) g->handles.push_back(handle_value(arrays[i]));
+  // Members the program did not name take the group's name (and restart under it).
+  if (const MemberNaming naming = member_naming()) GDS_TRY(naming(__func__, g->name, members));
   g->info.version = state(*members.front()).current;
   const std::uint64_t version_before = g->info.version;
   GDS_TRY(reconcile(__func__, *g));
@@ -333,6 +343,48 @@ GDS_API GDS_status_t GDS_group_version_restore(GDS_group_t group, GDS_size_t ver
     if (const GDS_status_t d = deliver_on_entry(__func__, a); s == GDS_STATUS_OK) s = d;
   if (s == GDS_STATUS_OK) s = reachable(__func__, *g, version);
   return restore_versions(__func__, g->members, version, s);
+} GDS_API_CATCH
+
+GDS_API GDS_status_t GDS_group_version_restore_newest(GDS_group_t group, GDS_size_t *version) try {
+  GDS_ENTER();
+  const Timed timed(Work::restore);
+  Group *g = nullptr;
+  GDS_TRY(find_group(__func__, group, &g));
+  GDS_status_t s = GDS_STATUS_OK;
+  for (Array *a : g->members)
+    if (const GDS_status_t d = deliver_on_entry(__func__, a); s == GDS_STATUS_OK) s = d;
+  // Versions are dropped alike on every process: each finds the same one.
+  const std::optional<std::uint64_t> newest = newest_in_common(*g);
+  if (s == GDS_STATUS_OK && !newest)
+    s = fail(GDS_STATUS_NO_VERSION, __func__,
+             "group %s has no version every member retains yet (GDS_group_version_inc makes one)", g->name.c_str());
+  GDS_TRY(restore_versions(__func__, g->members, newest.value_or(0), s));
+  if (version != nullptr) *version = *newest;
+  return GDS_STATUS_OK;
+} GDS_API_CATCH
+
+GDS_API GDS_status_t GDS_group_get_version_label(GDS_group_t group, char **label, size_t *label_size) try {
+  GDS_ENTER();
+  Handles h;
+  GDS_TRY(handles_of(__func__, group, &h));
+  GDS_REQUIRE(label != nullptr, GDS_STATUS_NULL_ARGUMENT, "label is NULL");
+  GDS_REQUIRE(label_size != nullptr, GDS_STATUS_NULL_ARGUMENT, "label_size is NULL");
+  const std::string *text = nullptr;
+  for (const Cursor *c : h.cs) {
+    const gds::versions::ArrayState &vs = state(*c->array);
+    const Version *v = h.current ? nullptr : vs.store->find(h.n);
+    GDS_REQUIRE(h.current || v != nullptr, GDS_STATUS_VERSION_DROPPED,
+                "version %llu of a member of group %s was dropped by retention", ull(h.n), h.g->name.c_str());
+    const std::string &mine = h.current ? vs.label : v->label;
+    if (text == nullptr) text = &mine;
+    GDS_REQUIRE(mine == *text, GDS_STATUS_INVALID,
+                "the members of group %s have different labels at version %llu (they were versioned apart before "
+                "the group was made); ask each member (GDS_get_version_label)",
+                h.g->name.c_str(), ull(h.n));
+  }
+  *label = const_cast<char *>(text->c_str());
+  *label_size = text->size();
+  return GDS_STATUS_OK;
 } GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_group_version_verify(GDS_group_t group, GDS_size_t version) try {

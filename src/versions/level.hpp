@@ -169,6 +169,15 @@ std::vector<const std::byte *> version_blocks(core::Array &a, std::uint64_t numb
 std::span<Level *const> levels();
 void set_levels(std::vector<Level *> levels);
 
+// GDS_group_create, once the processes agreed on the members and before
+// they are reconciled (collective over their communicator): names the
+// members the program did not name after the group, and restarts them
+// under that name. Set by the persist module; nullptr: nothing to do.
+using MemberNaming = GDS_status_t (*)(const char *func, const std::string &group,
+                                      std::span<core::Array *const> members);
+MemberNaming member_naming();
+void set_member_naming(MemberNaming naming);
+
 // How replay() makes a version other than from the array's memory.
 struct ReplayOptions {
   // Where the content comes from instead (the memory is left alone):

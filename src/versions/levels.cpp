@@ -92,4 +92,10 @@ std::vector<const std::byte *> version_blocks(core::Array &a, std::uint64_t numb
 std::span<Level *const> levels() { return g_levels; }
 void set_levels(std::vector<Level *> levels) { g_levels = std::move(levels); }
 
+namespace {
+MemberNaming g_member_naming = nullptr;
+}  // namespace
+MemberNaming member_naming() { return g_member_naming; }
+void set_member_naming(MemberNaming naming) { g_member_naming = naming; }
+
 }  // namespace gds::versions

@@ -272,8 +272,17 @@ PROGRAM TEST_FORTRAN
   CALL CHECK(stat == GDS_STATUS_OK, "GDS_GROUP_VERSION_VERIFY of a sound version")
   CALL GDS_GROUP_VERSION_VERIFY(grp, 2_8, stat)
   CALL CHECK(stat == GDS_STATUS_CORRUPT, "GDS_GROUP_VERSION_VERIFY finds the damaged block")
+  ! The group's label, and a restore of its newest version.
+  CALL GDS_GROUP_VERSION_INC(grp, 1_8, "f90", 3_8, stat)
+  CALL GDS_GROUP_GET_VERSION_LABEL(grp, text, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. text == "f90", "GDS_GROUP_GET_VERSION_LABEL")
+  CALL GDS_GROUP_GET_VERSION_NUMBER(grp, n, stat)
+  CALL GDS_GROUP_VERSION_RESTORE_NEWEST(grp, offset, stat)
+  CALL CHECK(stat == GDS_STATUS_OK .AND. offset == n - 1, "GDS_GROUP_VERSION_RESTORE_NEWEST")
   CALL GDS_GROUP_FREE(grp, stat)
   CALL CHECK(stat == GDS_STATUS_OK, "GDS_GROUP_FREE")
+  CALL GDS_GROUP_GET_VERSION_LABEL(grp, text, stat)
+  CALL CHECK(stat == GDS_STATUS_NULL_HANDLE, "GDS_GROUP_GET_VERSION_LABEL of a freed group")
   CALL GDS_FREE(g, stat)
 
   CALL GDS_FREE(g, stat)

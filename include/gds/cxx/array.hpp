@@ -144,6 +144,29 @@ class array {
     return a;
   }
 
+  /// GDS_create() without mapping functions: the array is laid out as alloc()
+  /// lays it out (blocks over a process grid, in `opt.storage` order) and
+  /// `local` is this process's block in that order: for a 1-D array of N
+  /// elements per process, local[k] is global index rank * N + k. `local`
+  /// holds at least the block (GDS_STATUS_INVALID_COUNT otherwise; a longer
+  /// span's tail is not the array's) and stays the program's: GDS never
+  /// frees it, and never reads or writes it once the last operation on the
+  /// array completed, so it may be freed before the array's destructor runs
+  /// (see free()). `opt.min_chunks` is not for create (GDS_STATUS_INVALID).
+  [[nodiscard]] static array create(std::vector<index_t> count, std::span<T> local, const options &opt = {}) {
+    if (!opt.min_chunks.empty())
+      detail::raise(GDS_STATUS_INVALID, "gds::array::create: options::min_chunks is for alloc(); create() lays the "
+                                        "array out as alloc() does without it");
+    detail::order_info info(opt);
+    array a;
+    a.order_ = opt.storage;
+    detail::check(GDS_create_with_context(count.size(), count.data(), datatype_traits<T>::type(), nullptr, nullptr,
+                                          nullptr, local.empty() ? nullptr : local.data(), local.size(),
+                                          static_cast<GDS_priority_t>(opt.resilience), comm_of(opt), info.get(),
+                                          &a.handle_));
+    return a;
+  }
+
   array(const array &) = delete;
   array &operator=(const array &) = delete;
   /// Takes over `other`'s array; `other` becomes empty.
@@ -160,6 +183,10 @@ class array {
     return *this;
   }
   /// Frees the array (collective). A failure is printed by GDS, not thrown.
+  /// For a create() array the destructor never touches the program's buffer:
+  /// a buffer freed first (a `delete[]` before the array's scope ends) is
+  /// safe once no process accesses the array any more (after a fence() or
+  /// another collective that follows the last put, get or access).
   ~array() { release_quietly(); }
 
   /// Frees the array now (collective), throwing on failure.

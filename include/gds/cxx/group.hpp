@@ -59,6 +59,20 @@ class group {
   }
   /// Every member back to a version they all retain (GDS_group_version_restore).
   void restore(index_t version) { detail::check(GDS_group_version_restore(handle_, version)); }
+  /// Every member back to the newest version they all retain; returns its number
+  /// (GDS_group_version_restore_newest(); throws GDS_STATUS_NO_VERSION before the first version).
+  index_t restore_newest() {
+    index_t v = 0;
+    detail::check(GDS_group_version_restore_newest(handle_, &v));
+    return v;
+  }
+  /// The label of the version the members' handles point at (GDS_group_get_version_label(), local).
+  [[nodiscard]] std::string version_label() const {
+    char *text = nullptr;
+    size_t size = 0;
+    detail::check(GDS_group_get_version_label(handle_, &text, &size));
+    return std::string(text, size);
+  }
   /// Whether every member's stored copy of `version` matches its checksums (GDS_group_version_verify()):
   /// false for GDS_STATUS_CORRUPT (the damaged blocks are raised as errors); other failures throw.
   [[nodiscard]] bool verify(index_t version) {
