@@ -26,6 +26,9 @@
 ! stands for NULL (a child's name must be NULL, so pass "").
 ! A CD made by create_cd is per-process (MPI_COMM_SELF).
 !
+! The add calls also take section 2.5.5's storage_info after ascount (before
+! regen), a C string or a Fortran string (blank: NULL, the CD's own storage):
+!   if (add_to_cd_via_copy(cd, as, 1, "level=memory") == FAILURE) ...
 ! add_to_cd_via_copy, add_to_cd_via_parent, add_to_cd_via_regen and
 ! delete_from_cd take an array of cd_addrspec or a single one:
 !   integer, target :: x(10)
@@ -145,6 +148,38 @@ module containment_domains
       integer(c_int), value         :: ascount
       type(c_funptr), value         :: regen  ! int (*)(struct cd_addrspec[], int)
     end function c_add_to_cd_via_regen
+
+    ! Section 2.5.5's forms, with the entry's storage_info (a C string; c_null_ptr: the CD's own).
+    function c_add_to_cd_via_copy_sp(cd, addrlist, ascount, storage_info) &
+        bind(C, name="add_to_cd_via_copy_with_storage")
+      import :: c_ptr, c_int, cd_addrspec
+      integer(c_int)                :: c_add_to_cd_via_copy_sp
+      type(c_ptr), value            :: cd
+      type(cd_addrspec), intent(in), target :: addrlist(*)
+      integer(c_int), value         :: ascount
+      type(c_ptr), value            :: storage_info  ! const char *
+    end function c_add_to_cd_via_copy_sp
+
+    function c_add_to_cd_via_parent_sp(cd, addrlist, ascount, storage_info) &
+        bind(C, name="add_to_cd_via_parent_with_storage")
+      import :: c_ptr, c_int, cd_addrspec
+      integer(c_int)                :: c_add_to_cd_via_parent_sp
+      type(c_ptr), value            :: cd
+      type(cd_addrspec), intent(in), target :: addrlist(*)
+      integer(c_int), value         :: ascount
+      type(c_ptr), value            :: storage_info
+    end function c_add_to_cd_via_parent_sp
+
+    function c_add_to_cd_via_regen_sp(cd, addrlist, ascount, storage_info, regen) &
+        bind(C, name="add_to_cd_via_regen_with_storage")
+      import :: c_ptr, c_int, c_funptr, cd_addrspec
+      integer(c_int)                :: c_add_to_cd_via_regen_sp
+      type(c_ptr), value            :: cd
+      type(cd_addrspec), intent(in), target :: addrlist(*)
+      integer(c_int), value         :: ascount
+      type(c_ptr), value            :: storage_info
+      type(c_funptr), value         :: regen
+    end function c_add_to_cd_via_regen_sp
 
     function c_delete_from_cd(cd, addrlist, ascount) bind(C, name="delete_from_cd")
       import :: c_ptr, c_int, cd_addrspec
@@ -270,16 +305,22 @@ module containment_domains
     procedure :: c_create_cd, create_cd_ss, create_cd_sp, create_cd_ps
   end interface create_cd
 
+  ! The add calls in both of the document's forms: (cd, addrlist, ascount)
+  ! and (cd, addrlist, ascount, storage_info) (regen last), storage_info a C
+  ! string or a Fortran string (blank: NULL, the CD's own storage).
   interface add_to_cd_via_copy
     procedure :: c_add_to_cd_via_copy, add_to_cd_via_copy_1
+    procedure :: c_add_to_cd_via_copy_sp, add_to_cd_via_copy_ss, add_to_cd_via_copy_1s
   end interface add_to_cd_via_copy
 
   interface add_to_cd_via_parent
     procedure :: c_add_to_cd_via_parent, add_to_cd_via_parent_1
+    procedure :: c_add_to_cd_via_parent_sp, add_to_cd_via_parent_ss, add_to_cd_via_parent_1s
   end interface add_to_cd_via_parent
 
   interface add_to_cd_via_regen
     procedure :: c_add_to_cd_via_regen, add_to_cd_via_regen_1
+    procedure :: c_add_to_cd_via_regen_sp, add_to_cd_via_regen_ss, add_to_cd_via_regen_1s
   end interface add_to_cd_via_regen
 
   interface delete_from_cd
@@ -383,6 +424,75 @@ contains
     one(1) = addrlist
     add_to_cd_via_regen_1 = c_add_to_cd_via_regen(cd, one, one_count(ascount), regen)
   end function add_to_cd_via_regen_1
+
+  ! The forms with a Fortran string for storage_info.
+  function add_to_cd_via_copy_ss(cd, addrlist, ascount, storage_info)
+    integer(c_int) :: add_to_cd_via_copy_ss
+    type(c_ptr), intent(in) :: cd
+    type(cd_addrspec), intent(in), target :: addrlist(*)
+    integer(c_int), intent(in) :: ascount
+    character(*), intent(in) :: storage_info
+    character(kind=c_char, len=len_trim(storage_info) + 1), target :: cinfo
+    cinfo = trim(storage_info) // c_null_char
+    add_to_cd_via_copy_ss = c_add_to_cd_via_copy_sp(cd, addrlist, ascount, c_string(cinfo))
+  end function add_to_cd_via_copy_ss
+
+  function add_to_cd_via_copy_1s(cd, addrlist, ascount, storage_info)
+    integer(c_int) :: add_to_cd_via_copy_1s
+    type(c_ptr), intent(in) :: cd
+    type(cd_addrspec), intent(in), target :: addrlist
+    integer(c_int), intent(in) :: ascount
+    character(*), intent(in) :: storage_info
+    type(cd_addrspec), target :: one(1)
+    one(1) = addrlist
+    add_to_cd_via_copy_1s = add_to_cd_via_copy_ss(cd, one, one_count(ascount), storage_info)
+  end function add_to_cd_via_copy_1s
+
+  function add_to_cd_via_parent_ss(cd, addrlist, ascount, storage_info)
+    integer(c_int) :: add_to_cd_via_parent_ss
+    type(c_ptr), intent(in) :: cd
+    type(cd_addrspec), intent(in), target :: addrlist(*)
+    integer(c_int), intent(in) :: ascount
+    character(*), intent(in) :: storage_info
+    character(kind=c_char, len=len_trim(storage_info) + 1), target :: cinfo
+    cinfo = trim(storage_info) // c_null_char
+    add_to_cd_via_parent_ss = c_add_to_cd_via_parent_sp(cd, addrlist, ascount, c_string(cinfo))
+  end function add_to_cd_via_parent_ss
+
+  function add_to_cd_via_parent_1s(cd, addrlist, ascount, storage_info)
+    integer(c_int) :: add_to_cd_via_parent_1s
+    type(c_ptr), intent(in) :: cd
+    type(cd_addrspec), intent(in), target :: addrlist
+    integer(c_int), intent(in) :: ascount
+    character(*), intent(in) :: storage_info
+    type(cd_addrspec), target :: one(1)
+    one(1) = addrlist
+    add_to_cd_via_parent_1s = add_to_cd_via_parent_ss(cd, one, one_count(ascount), storage_info)
+  end function add_to_cd_via_parent_1s
+
+  function add_to_cd_via_regen_ss(cd, addrlist, ascount, storage_info, regen)
+    integer(c_int) :: add_to_cd_via_regen_ss
+    type(c_ptr), intent(in) :: cd
+    type(cd_addrspec), intent(in), target :: addrlist(*)
+    integer(c_int), intent(in) :: ascount
+    character(*), intent(in) :: storage_info
+    type(c_funptr), intent(in) :: regen
+    character(kind=c_char, len=len_trim(storage_info) + 1), target :: cinfo
+    cinfo = trim(storage_info) // c_null_char
+    add_to_cd_via_regen_ss = c_add_to_cd_via_regen_sp(cd, addrlist, ascount, c_string(cinfo), regen)
+  end function add_to_cd_via_regen_ss
+
+  function add_to_cd_via_regen_1s(cd, addrlist, ascount, storage_info, regen)
+    integer(c_int) :: add_to_cd_via_regen_1s
+    type(c_ptr), intent(in) :: cd
+    type(cd_addrspec), intent(in), target :: addrlist
+    integer(c_int), intent(in) :: ascount
+    character(*), intent(in) :: storage_info
+    type(c_funptr), intent(in) :: regen
+    type(cd_addrspec), target :: one(1)
+    one(1) = addrlist
+    add_to_cd_via_regen_1s = add_to_cd_via_regen_ss(cd, one, one_count(ascount), storage_info, regen)
+  end function add_to_cd_via_regen_1s
 
   function delete_from_cd_1(cd, addrlist, ascount)
     integer(c_int) :: delete_from_cd_1

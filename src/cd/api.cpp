@@ -104,6 +104,32 @@ void commit_into_parent(Domain &d) {
 
 }  // namespace
 
+namespace gds::cd {
+
+GDS_status_t preserve(const char *func, GDS_cd_t cd, GDS_cd_via_t via, const GDS_cd_range_t *ranges, int count,
+                      GDS_cd_regen_func_t regen, void *context, const char *storage_info) {
+  if (!gds::core::g_rt.initialized || gds::core::g_rt.config.sanity_check) [[unlikely]]
+    GDS_TRY(gds::core::entry_refused(func));
+  std::lock_guard lock(g_mutex);
+  std::shared_ptr<Domain> d;
+  GDS_TRY(resolve(func, cd, &d));
+  bool memory_only = false;
+  GDS_TRY(entry_storage(func, *d, storage_info, &memory_only));
+  const bool durable = d->durable != nullptr && via == GDS_CD_VIA_COPY;
+  if (durable) {
+    GDS_TRY(check_ranges(func, ranges, count, true));
+    GDS_TRY(check_entry_level(func, *d, ranges, count, memory_only));
+    // a restarted root: the bytes it persisted come back first
+    if (!memory_only) GDS_TRY(take_restarted_ranges(func, *d, ranges, count));
+  }
+  GDS_TRY(add_ranges(func, *d, via, ranges, count, regen, context));
+  if (durable && memory_only) note_memory_only(*d, ranges, count, true);
+  if (durable && !memory_only) note_ranges(*d, ranges, count);
+  return GDS_STATUS_OK;
+}
+
+}  // namespace gds::cd
+
 extern "C" {
 
 GDS_API GDS_status_t GDS_cd_create(GDS_cd_t parent, MPI_Comm comm, const char *name, const char *storage_info,
@@ -246,18 +272,7 @@ GDS_API GDS_status_t GDS_cd_advance(GDS_cd_t cd) try {
 
 GDS_API GDS_status_t GDS_cd_preserve(GDS_cd_t cd, GDS_cd_via_t via, const GDS_cd_range_t ranges[], int count,
                                      GDS_cd_regen_func_t regen, void *context) try {
-  GDS_ENTER();
-  std::lock_guard lock(g_mutex);
-  std::shared_ptr<Domain> d;
-  GDS_TRY(resolve(__func__, cd, &d));
-  const bool durable = d->durable != nullptr && via == GDS_CD_VIA_COPY;
-  if (durable) {  // a restarted root: the bytes come back from its persisted point first
-    GDS_TRY(check_ranges(__func__, ranges, count, true));
-    GDS_TRY(take_restarted_ranges(__func__, *d, ranges, count));
-  }
-  GDS_TRY(add_ranges(__func__, *d, via, ranges, count, regen, context));
-  if (durable) note_ranges(*d, ranges, count);
-  return GDS_STATUS_OK;
+  return preserve(__func__, cd, via, ranges, count, regen, context, nullptr);
 } GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_cd_delete(GDS_cd_t cd, const GDS_cd_range_t ranges[], int count) try {
@@ -265,7 +280,9 @@ GDS_API GDS_status_t GDS_cd_delete(GDS_cd_t cd, const GDS_cd_range_t ranges[], i
   std::lock_guard lock(g_mutex);
   std::shared_ptr<Domain> d;
   GDS_TRY(resolve(__func__, cd, &d));
-  return delete_ranges(__func__, *d, ranges, count);
+  GDS_TRY(delete_ranges(__func__, *d, ranges, count));
+  note_memory_only(*d, ranges, count, false);  // such a range may come back at the CD's own level
+  return GDS_STATUS_OK;
 } GDS_API_CATCH
 
 GDS_API GDS_status_t GDS_cd_preserve_file(GDS_cd_t cd, int fd) try {

@@ -119,6 +119,7 @@ struct Durable {
   std::uint64_t points = 0;      // points persisted, counting those of the jobs before
   std::vector<std::pair<std::uintptr_t, std::size_t>> order;  // ranges added via copy, in order
   std::set<std::pair<std::uintptr_t, std::size_t>> known;     // the same, for lookups
+  std::set<std::pair<std::uintptr_t, std::size_t>> memory_only;  // ranges added at level=memory: never persisted
   std::vector<int> files;                                     // files added, in order
   // A restarted point, handed to the add calls in order.
   struct Saved {
@@ -197,6 +198,11 @@ bool root_name_taken(const std::string &name);
 // Every live domain (GDS_finalize ends them).
 std::vector<std::shared_ptr<Domain>> all_domains();
 
+// GDS_cd_preserve as the entry point `func` (cd.h's add calls name
+// themselves), with an entry's storage_info (NULL: the CD's own).
+GDS_status_t preserve(const char *func, GDS_cd_t cd, GDS_cd_via_t via, const GDS_cd_range_t *ranges, int count,
+                      GDS_cd_regen_func_t regen, void *context, const char *storage_info);
+
 // Memory entries (memory.cpp). All or nothing; copies taken before return.
 GDS_status_t add_ranges(const char *func, Domain &d, GDS_cd_via_t via, const GDS_cd_range_t *ranges, int count,
                         GDS_cd_regen_func_t regen, void *context);
@@ -219,9 +225,26 @@ bool preserved_by_copy(const Domain &d, std::uintptr_t a, std::uintptr_t b);
 GDS_status_t copy_preserved(const char *func, const Domain &d, std::uintptr_t a, std::uintptr_t b, std::byte *out);
 
 // Persisted root CDs (durable.cpp).
-// storage_info: "key=value" pairs separated by ';' (*out set for level=cache or prefix).
+// A storage_info string: "key=value" pairs separated by ';'.
+struct StorageSpec {
+  std::string first_item;  // "" when the string holds no item (NULL, "", blanks)
+  int level = 0;           // GDS_LEVEL_NONE (memory), GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX
+  std::string copy_type, prefix;
+};
+// Its syntax: known keys and levels, copy_type and prefix only with a persisted level.
+GDS_status_t parse_spec(const char *func, const char *info, StorageSpec *out);
+// create's storage_info (*out set for level=cache or prefix).
 GDS_status_t parse_storage(const char *func, const char *info, bool root, const char *name,
                            std::unique_ptr<Durable> *out);
+// An entry's storage_info (cd.h's add calls): NULL, "" or the CD's own storage
+// (*memory_only false), or level=memory (*memory_only true on a persisted root,
+// whose entry then stays out of its persisted points); anything else refused.
+GDS_status_t entry_storage(const char *func, const Domain &d, const char *info, bool *memory_only);
+// A range keeps the level it was first added at (ranges checked already).
+GDS_status_t check_entry_level(const char *func, const Domain &d, const GDS_cd_range_t *ranges, int count,
+                               bool memory_only);
+// Ranges added at level=memory to a persisted root (add), or deleted from it.
+void note_memory_only(Domain &d, const GDS_cd_range_t *ranges, int count, bool add);
 // At create: a restarted job's persisted point, if there is one (collective).
 GDS_status_t open_durable(const char *func, Domain &d);
 // Before ranges via copy are added to a restarted root: their bytes from the point.

@@ -237,40 +237,47 @@ GDS_status_t make_row(const char *func, const Domain &d, std::vector<std::byte> 
 
 }  // namespace
 
-GDS_status_t parse_storage(const char *func, const char *info, bool root, const char *name,
-                           std::unique_ptr<Durable> *out) {
-  out->reset();
+GDS_status_t parse_spec(const char *func, const char *info, StorageSpec *out) {
+  *out = StorageSpec{};
   if (info == nullptr) return GDS_STATUS_OK;
-  std::string s(info);
-  int level = GDS_LEVEL_NONE;
-  std::string copy_type, prefix;
+  const std::string s(info);
   std::size_t at = 0;
   while (at <= s.size()) {
     const std::size_t end = std::min(s.find(';', at), s.size());
     const std::string item = s.substr(at, end - at);
     at = end + 1;
     if (item.find_first_not_of(" \t") == std::string::npos) continue;
+    if (out->first_item.empty()) out->first_item = item;
     const std::size_t eq = item.find('=');
     GDS_CHECK(eq != std::string::npos, GDS_STATUS_INVALID_INFO, "storage_info item '%s' is not key=value",
               item.c_str());
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    GDS_CHECK(root, GDS_STATUS_INVALID_INFO, "storage_info applies to a root CD only (a child has '%s')",
-              item.c_str());
     if (key == "level") {
       GDS_CHECK(value == "memory" || value == "cache" || value == "prefix", GDS_STATUS_INVALID_INFO,
                 "storage_info level '%s' is unknown (known: memory, cache, prefix)", value.c_str());
-      level = value == "cache" ? GDS_LEVEL_CACHE : value == "prefix" ? GDS_LEVEL_PREFIX : GDS_LEVEL_NONE;
+      out->level = value == "cache" ? GDS_LEVEL_CACHE : value == "prefix" ? GDS_LEVEL_PREFIX : GDS_LEVEL_NONE;
     } else if (key == "copy_type") {
-      copy_type = value;  // GDS_create checks it as it checks an array's
+      out->copy_type = value;  // GDS_create checks it as it checks an array's
     } else if (key == "prefix") {
-      prefix = value;
+      out->prefix = value;
     } else {
       return core::fail(GDS_STATUS_INVALID_INFO, func,
                         "storage_info key '%s' is unknown (known: level, copy_type, prefix)", key.c_str());
     }
   }
-  GDS_CHECK(level != GDS_LEVEL_NONE || (copy_type.empty() && prefix.empty()), GDS_STATUS_INVALID_INFO,
+  GDS_CHECK(out->level != GDS_LEVEL_NONE || (out->copy_type.empty() && out->prefix.empty()), GDS_STATUS_INVALID_INFO,
             "storage_info gives copy_type or prefix without level=cache or level=prefix");
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t parse_storage(const char *func, const char *info, bool root, const char *name,
+                           std::unique_ptr<Durable> *out) {
+  out->reset();
+  StorageSpec spec;
+  GDS_TRY(parse_spec(func, info, &spec));
+  GDS_CHECK(root || spec.first_item.empty(), GDS_STATUS_INVALID_INFO,
+            "storage_info applies to a root CD only (a child has '%s')", spec.first_item.c_str());
+  const int level = spec.level;
   if (level == GDS_LEVEL_NONE) return GDS_STATUS_OK;
   GDS_CHECK(name != nullptr, GDS_STATUS_INVALID_INFO,
             "storage_info level=%s needs the root CD's name: a restarted job finds its root CD by it",
@@ -278,15 +285,74 @@ GDS_status_t parse_storage(const char *func, const char *info, bool root, const 
   const std::size_t n = std::strlen(name);
   GDS_CHECK(n >= 1 && n <= 48 && std::all_of(name, name + n, valid_name_char), GDS_STATUS_INVALID,
             "name '%s' of a persisted root CD must be 1-48 letters, digits, '-', '_' or '.'", name);
-  GDS_CHECK(level != GDS_LEVEL_PREFIX || !prefix.empty() || std::getenv("GDS_PREFIX") != nullptr ||
+  GDS_CHECK(level != GDS_LEVEL_PREFIX || !spec.prefix.empty() || std::getenv("GDS_PREFIX") != nullptr ||
                 std::getenv("SCR_PREFIX") != nullptr,
             GDS_STATUS_INVALID_INFO, "storage_info level=prefix needs a prefix: GDS_PREFIX or the key prefix=<dir>");
   auto dur = std::make_unique<Durable>();
   dur->level = level;
-  dur->copy_type = copy_type;
-  dur->prefix = prefix;
+  dur->copy_type = spec.copy_type;
+  dur->prefix = spec.prefix;
   *out = std::move(dur);
   return GDS_STATUS_OK;
+}
+
+GDS_status_t entry_storage(const char *func, const Domain &d, const char *info, bool *memory_only) {
+  *memory_only = false;
+  StorageSpec spec;
+  GDS_TRY(parse_spec(func, info, &spec));
+  if (spec.first_item.empty()) return GDS_STATUS_OK;  // "" or blanks: the CD's own
+  if (spec.level == GDS_LEVEL_NONE) {                  // level=memory
+    *memory_only = d.durable != nullptr;
+    return GDS_STATUS_OK;
+  }
+  const char *level = spec.level == GDS_LEVEL_CACHE ? "cache" : "prefix";
+  GDS_CHECK(d.durable != nullptr, GDS_STATUS_INVALID_INFO,
+            "storage_info '%s': %s keeps its entries in this process's memory (%s), so none of them can be kept "
+            "at level=%s; an entry is kept at its CD's level or at level=memory",
+            info, d.describe().c_str(),
+            d.parent != nullptr ? "a child CD" : "a root CD created without level=cache or level=prefix", level);
+  const Durable &own = *d.durable;
+  const std::string own_spec = std::string("level=") + (own.level == GDS_LEVEL_CACHE ? "cache" : "prefix") +
+                               (own.copy_type.empty() ? "" : ";copy_type=" + own.copy_type) +
+                               (own.prefix.empty() ? "" : ";prefix=" + own.prefix);
+  GDS_CHECK(spec.level == own.level && (spec.copy_type.empty() || spec.copy_type == own.copy_type) &&
+                (spec.prefix.empty() || spec.prefix == own.prefix),
+            GDS_STATUS_INVALID_INFO,
+            "storage_info '%s' is neither the storage of %s ('%s') nor level=memory: a CD persists its entries "
+            "together, at its own level, copy type and prefix",
+            info, d.describe().c_str(), own_spec.c_str());
+  return GDS_STATUS_OK;
+}
+
+GDS_status_t check_entry_level(const char *func, const Domain &d, const GDS_cd_range_t *ranges, int count,
+                               bool memory_only) {
+  if (d.durable == nullptr) return GDS_STATUS_OK;
+  const Durable &s = *d.durable;
+  for (int i = 0; i < count; ++i) {
+    const std::pair<std::uintptr_t, std::size_t> r(reinterpret_cast<std::uintptr_t>(ranges[i].address),
+                                                   ranges[i].length);
+    GDS_CHECK(!memory_only || !s.known.contains(r), GDS_STATUS_INVALID_INFO,
+              "ranges[%d] (%zu bytes) was added to %s at its own level and keeps its place in its persisted "
+              "points: it cannot move to level=memory",
+              i, ranges[i].length, d.describe().c_str());
+    GDS_CHECK(memory_only || !s.memory_only.contains(r), GDS_STATUS_INVALID_INFO,
+              "ranges[%d] (%zu bytes) was added to %s at level=memory: delete_from_cd it first to add it at the "
+              "CD's own level",
+              i, ranges[i].length, d.describe().c_str());
+  }
+  return GDS_STATUS_OK;
+}
+
+void note_memory_only(Domain &d, const GDS_cd_range_t *ranges, int count, bool add) {
+  if (d.durable == nullptr) return;
+  for (int i = 0; i < count; ++i) {
+    const std::pair<std::uintptr_t, std::size_t> r(reinterpret_cast<std::uintptr_t>(ranges[i].address),
+                                                   ranges[i].length);
+    if (add)
+      d.durable->memory_only.insert(r);
+    else
+      d.durable->memory_only.erase(r);
+  }
 }
 
 GDS_status_t open_durable(const char *func, Domain &d) {

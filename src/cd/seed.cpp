@@ -64,21 +64,50 @@ GDS_API cd_handle create_cd(cd_handle parent_cd, const char *storage_info, enum 
   if (error != nullptr) *error = r;
   return cd;
 }
+GDS_API cd_handle create_cd_without_error(cd_handle parent_cd, const char *storage_info,
+                                          enum comm_log log_mpi_traffic) {
+  return create_cd(parent_cd, storage_info, log_mpi_traffic, nullptr, nullptr);
+}
+GDS_API cd_handle create_cd_name_first(cd_handle parent_cd, const char *storage_info, const char *name,
+                                       enum comm_log log_mpi_traffic) {
+  return create_cd(parent_cd, storage_info, log_mpi_traffic, name, nullptr);
+}
 
 GDS_API int commit_cd(cd_handle cd) { return done(GDS_cd_commit(&cd)); }
 GDS_API int restore_cd(cd_handle cd) { return done(GDS_cd_restore(cd)); }
 GDS_API int advance_cd_point_in_time(cd_handle cd) { return done(GDS_cd_advance(cd)); }
 
+GDS_API int add_to_cd_via_copy_with_storage(cd_handle cd, struct cd_addrspec addrlist[], int ascount,
+                                            const char *storage_info) try {
+  return done(preserve("add_to_cd_via_copy", cd, GDS_CD_VIA_COPY, as_ranges(addrlist), ascount, nullptr, nullptr,
+                       storage_info));
+} catch (...) {
+  return done(gds::core::exception_status("add_to_cd_via_copy"));
+}
+GDS_API int add_to_cd_via_parent_with_storage(cd_handle cd, struct cd_addrspec addrlist[], int ascount,
+                                              const char *storage_info) try {
+  return done(preserve("add_to_cd_via_parent", cd, GDS_CD_VIA_PARENT, as_ranges(addrlist), ascount, nullptr,
+                       nullptr, storage_info));
+} catch (...) {
+  return done(gds::core::exception_status("add_to_cd_via_parent"));
+}
+GDS_API int add_to_cd_via_regen_with_storage(cd_handle cd, struct cd_addrspec addrlist[], int ascount,
+                                             const char *storage_info,
+                                             int (*regen)(struct cd_addrspec addrlist[], int ascount)) try {
+  return done(preserve("add_to_cd_via_regen", cd, GDS_CD_VIA_REGEN, as_ranges(addrlist), ascount,
+                       regen != nullptr ? call_seed_regen : nullptr, reinterpret_cast<void *>(regen), storage_info));
+} catch (...) {
+  return done(gds::core::exception_status("add_to_cd_via_regen"));
+}
 GDS_API int add_to_cd_via_copy(cd_handle cd, struct cd_addrspec addrlist[], int ascount) {
-  return done(GDS_cd_preserve(cd, GDS_CD_VIA_COPY, as_ranges(addrlist), ascount, nullptr, nullptr));
+  return add_to_cd_via_copy_with_storage(cd, addrlist, ascount, nullptr);
 }
 GDS_API int add_to_cd_via_parent(cd_handle cd, struct cd_addrspec addrlist[], int ascount) {
-  return done(GDS_cd_preserve(cd, GDS_CD_VIA_PARENT, as_ranges(addrlist), ascount, nullptr, nullptr));
+  return add_to_cd_via_parent_with_storage(cd, addrlist, ascount, nullptr);
 }
 GDS_API int add_to_cd_via_regen(cd_handle cd, struct cd_addrspec addrlist[], int ascount,
                                 int (*regen)(struct cd_addrspec addrlist[], int ascount)) {
-  return done(GDS_cd_preserve(cd, GDS_CD_VIA_REGEN, as_ranges(addrlist), ascount,
-                              regen != nullptr ? call_seed_regen : nullptr, reinterpret_cast<void *>(regen)));
+  return add_to_cd_via_regen_with_storage(cd, addrlist, ascount, nullptr, regen);
 }
 GDS_API int add_file_to_cd(cd_handle cd, int filedes) { return done(GDS_cd_preserve_file(cd, filedes)); }
 GDS_API int delete_file_from_cd(cd_handle cd, int filedes) { return done(GDS_cd_delete_file(cd, filedes)); }

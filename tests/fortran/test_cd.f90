@@ -26,6 +26,20 @@ MODULE CD_TEST_LIBC
     END FUNCTION
   END INTERFACE
   INTEGER(C_INT), PARAMETER :: SEEK_SET = 0, SEEK_CUR = 1
+CONTAINS
+  ! A regeneration function (add_to_cd_via_regen): sets what it is given to 42.
+  INTEGER(C_INT) FUNCTION SET_42(addrlist, ascount) BIND(C)
+    USE CONTAINMENT_DOMAINS, ONLY: cd_addrspec
+    TYPE(cd_addrspec) :: addrlist(*)
+    INTEGER(C_INT), VALUE :: ascount
+    INTEGER(C_INT), POINTER :: v
+    INTEGER :: k
+    DO k = 1, ascount
+      CALL C_F_POINTER(addrlist(k)%address, v)
+      v = 42
+    END DO
+    SET_42 = 0
+  END FUNCTION
 END MODULE
 
 PROGRAM TEST_CD
@@ -38,6 +52,9 @@ PROGRAM TEST_CD
   TYPE(C_PTR) :: root, child, pcd, cd, parent, g, stream
   TYPE(cd_addrspec) :: as(2), jspec, fspec(1)
   INTEGER, TARGET :: fixed(6), one_int
+  INTEGER(C_INT), TARGET :: regen_a, regen_b
+  TYPE(C_FUNPTR) :: fill  ! C_FUNLOC(SET_42), set at run time: a constant one is a text relocation
+  CHARACTER(KIND=C_CHAR, LEN=13), TARGET :: cmemory
   INTEGER, ALLOCATABLE, TARGET :: ia(:), ja(:), ia0(:), box(:, :), whole(:, :), before(:, :)
   REAL(C_DOUBLE), ALLOCATABLE, TARGET :: ra(:), ra0(:)
   CHARACTER(KIND=C_CHAR, LEN=8), TARGET :: cname
@@ -122,6 +139,28 @@ PROGRAM TEST_CD
   CALL CHECK(add_to_cd_via_copy(child, as(2), 2) == FAILURE .AND. gds_cd_last_status() == GDS_STATUS_INVALID, &
     "one range with a count of 2 is refused")
 
+  ! Section 2.5.5's forms: storage_info after ascount (before regen), a
+  ! Fortran or a C string. A child keeps its entries in memory, so
+  ! level=memory is its own and a persisted level is refused.
+  cmemory = "level=memory" // C_NULL_CHAR
+  fill = C_FUNLOC(SET_42)
+  CALL CHECK(add_to_cd_via_copy(child, jspec, 1, "level=memory") == 0, "add_to_cd_via_copy with storage_info")
+  CALL CHECK(add_to_cd_via_copy(child, [jspec], 1, C_NULL_PTR) == 0, "add_to_cd_via_copy with C's NULL")
+  CALL CHECK(add_to_cd_via_parent(child, as(1:1), 1, " ") == 0, "add_to_cd_via_parent with a blank storage_info")
+  CALL CHECK(add_to_cd_via_parent(child, as(1), 1, "level=memory") == 0, "add_to_cd_via_parent of one range")
+  CALL CHECK(add_to_cd_via_parent(child, as(1:1), 1, C_LOC(cmemory)) == 0, "add_to_cd_via_parent with a C string")
+  CALL CHECK(add_to_cd_via_copy(child, as(2:2), 1, "level=cache") == FAILURE .AND. &
+    gds_cd_last_status() == GDS_STATUS_INVALID_INFO, "a persisted level on a child is refused")
+  CALL CHECK(add_to_cd_via_copy(child, as(2), 1, "level") == FAILURE .AND. &
+    gds_cd_last_status() == GDS_STATUS_INVALID_INFO, "a storage_info that is not key=value is refused")
+  CALL CHECK(add_to_cd_via_regen(child, cd_addrspec(C_LOC(regen_a), C_SIZEOF(regen_a), READ_ONLY, CONSTRAINED), &
+    1, "", fill) == 0, "add_to_cd_via_regen with storage_info")
+  CALL CHECK(add_to_cd_via_regen(child, [cd_addrspec(C_LOC(regen_b), C_SIZEOF(regen_b), READ_ONLY, CONSTRAINED)], &
+    1, C_LOC(cmemory), fill) == 0, "add_to_cd_via_regen with a C storage_info")
+  CALL CHECK(add_to_cd_via_regen(child, [cd_addrspec(C_LOC(regen_b), C_SIZEOF(regen_b), READ_ONLY, CONSTRAINED)], &
+    1, "level=prefix", fill) == FAILURE .AND. gds_cd_last_status() == GDS_STATUS_INVALID_INFO, &
+    "add_to_cd_via_regen at a persisted level is refused")
+
   ! The parent cannot commit while the child lives.
   CALL CHECK(commit_cd(root) == FAILURE, "commit_cd of a CD with an uncommitted child fails")
   CALL CHECK(gds_cd_last_status() == GDS_STATUS_CD_STATE, "... with GDS_STATUS_CD_STATE")
@@ -135,7 +174,10 @@ PROGRAM TEST_CD
     .AND. gds_cd_last_status() == GDS_STATUS_NOT_PRESERVED, "delete_from_cd of what is not preserved fails")
   ja = 8
   ia = -3
+  regen_a = 0
+  regen_b = 0
   CALL CHECK(restore_cd(child) == 0, "restore_cd of the child")
+  CALL CHECK(regen_a == 42 .AND. regen_b == 42, "ranges added via regen with storage_info are regenerated")
   CALL CHECK(ALL(ja == 8), "a deleted range is not restored")
   CALL CHECK(ALL(ia == 2 * ia0 + 1), "a range via parent is restored from the parent")
 
