@@ -19,9 +19,10 @@
 // version holds state that was not checked; a mismatch is a silent error: it restores the newest version
 // that passes the check (walking back through older ones) and goes on from the iteration that version's
 // label names. A failed GDS_group_version_inc is handled the same way. Started again with the same
-// GDS_JOB_ID after a crash, the arrays restart inside GDS_create (x, r and p get the persisted version's
-// rows), the group's restart info says so, and it resumes from the label (a fresh array's label is
-// empty: iteration 0). Lines marked [inject] are the tests' fault injection (the options below).
+// GDS_JOB_ID after a crash, the arrays restart inside GDS_group_create, which names them cg.0, cg.1 and
+// cg.2 (x, r and p get the persisted version's rows), the group's restart info says so, and it resumes
+// from the label (a fresh array's label is empty: iteration 0). Lines marked [inject] are the tests'
+// fault injection (the options below).
 //
 //   mpiexec -n 4 ./cg --n 32 --steps 50
 //   mpiexec -n 4 ./cg_resilient --n 32 --steps 50 [--every 5] [--check 5] [--inject none|flip|latent|library|kill]

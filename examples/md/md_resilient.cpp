@@ -57,7 +57,8 @@
  * GDS_group_version_inc fail on one process) makes the version call fail
  * everywhere (no handler needed: the call's status reports it); the program
  * rolls back the same way. Started again after a crash with the same
- * GDS_JOB_ID (etc. in the environment), the arrays restart inside GDS_create:
+ * GDS_JOB_ID (etc. in the environment), the arrays restart inside
+ * GDS_group_create (which names them md.0, md.1 and md.2):
  * the lattice built just before is overwritten with the persisted version
  * (its initial energy E0 is the killed run's, bit for bit), the group's
  * restart info says so, the forces are recomputed and the run continues from

@@ -24,7 +24,8 @@ int main(int argc, char **argv) {
   CHECK(GDS_restart_query("oscillators", &saved));
   if (!saved.found) for (int i = 0; i < N; i++) x[i] = 1.0 + rank, v[i] = 0.0; /* a fresh start */
   /* 2. x and v become GDS arrays over the program's own buffers, versioned together as a group.
-   *    On a restart, GDS_create fills the buffers with the newest persisted version. */
+   *    On a restart, GDS_group_create fills the buffers with the newest persisted version (it names
+   *    the unnamed arrays oscillators.0 and .1, and restarts them under those names). */
   const GDS_size_t count = (GDS_size_t)N * nprocs;
   double *buffers[2] = {x, v};
   GDS_gds_t arrays[2];

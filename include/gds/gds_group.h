@@ -44,8 +44,18 @@ typedef struct GDS_group_s *GDS_group_t;
  * digits, '-', '_', '.'; 1-64, as GDS_NAME_KEY); it must differ from every
  * member's name.
  *
+ * Names: a member without a name of its own (no GDS_NAME_KEY) is named
+ * "<name>.<i>", i its index in \p arrays, in the cache, the prefix,
+ * GDS_restart_query() and gds-index, instead of "array<k>" (its creation
+ * order). It keeps "array<k>" if it restarted under that name (files of an
+ * earlier GDS), made versions before joining, or if "<name>.<i>" is longer
+ * than 64 characters or another live array's name.
+ *
  * Restart: each member restarted inside its GDS_alloc()/GDS_create() from
- * the newest version its own files hold; the group's commit records make
+ * the newest version its own files hold, except a member named here, which
+ * restarts here (its memory, or its GDS_create() buffer, is filled inside
+ * this call: ask GDS_group_get_restart_info() afterwards, not the member
+ * before); the group's commit records make
  * that the same version for every member. Where a member could not restore
  * it (its files lost beyond what its copy type rebuilds, or a prefix flush
  * of one member published and another's not), GDS_group_create() brings

@@ -7,8 +7,9 @@
  * keeps its versions in a node-local cache too, protected across failure
  * groups (SINGLE, PARTNER or XOR, as SCR's copy types), and with a prefix it
  * flushes them as HDF5 files to a global directory. A job run again with the
- * same job id restarts its arrays inside GDS_alloc()/GDS_create() from the
- * newest version they can restore (docs/persistence.md).
+ * same job id restarts its arrays inside GDS_alloc()/GDS_create() (a version
+ * group's members without a name of their own inside GDS_group_create()) from
+ * the newest version they can restore (docs/persistence.md).
  *
  * Durability: with synchronous cache writes (the default) a version is in
  * the cache with its redundancy when GDS_version_inc() returns, so a crash
