@@ -20,6 +20,9 @@ Suites (default all but shrink):
            cache deleted) resumes at exactly that step from the prefix and ends with the answer
   time     --time-limit with --halt-seconds: the job stops on its own before the "allocation" ends,
            right after a cached version; the relaunch resumes there
+  clear    a finished job rerun under its id resumes at its end, says so in one restart line, and
+           `gds-run --clear` removes it (cache base and prefix), after which it starts afresh; a
+           killed job is refused unless --force; bad ids and unknown jobs are messages
   shrink   N nodes (N >= 3), one process each, XOR and PARTNER plus a prefix: once a flush exists
            the test marks a node down for --node-check, deletes its cache directory and kill -9s its
            process; gds-run leaves it out and relaunches on N-1 nodes, which restart and end with
@@ -59,7 +62,7 @@ NP = args.np
 SEED = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
 rng = random.Random(SEED)
 print(f"launcher_test: seed {SEED} (--seed {SEED} replays it), {NP} process(es)", flush=True)
-SUITES = args.suites or ["normal", "failing", "kill", "halt", "time"]
+SUITES = args.suites or ["normal", "failing", "kill", "halt", "time", "clear"]
 APP_ARGS = ["--steps", "60", "--every", "5", "--size", "4096"]
 CLEAN = ("GDS_", "SCR_", "SLURM_", "FLUSH_to_SCR", "LAUNCHER_")
 failures = []
@@ -263,6 +266,9 @@ def suite_halt():
         fail(f"halt: expected one run that stops at step 30 with status 0; exit {rc}, {launches} run(s), step {s}")
         job.cleanup()
         return
+    finished = os.path.join(job.root, "cache", "n0", f"gds.{job.env['GDS_JOB_ID']}", "finished@job")
+    if os.path.exists(finished):
+        fail("halt: a halted job is recorded as finished (gds-run --clear would take what it resumes from)")
     rc, out, err, launches = job.run(["--attempts", "3"])
     if rc != 3 or launches != 0 or "halt file" not in err:
         fail(f"halt: gds-run started although the halt file exists (exit {rc}, {launches} run(s))")
@@ -292,6 +298,61 @@ def suite_time():
     if resumed_step(out) != s:
         fail(f"time: the relaunch resumed at {resumed_step(out)}, not at the halted step {s}")
     expect_answer(job, rc, out, "relaunch after running out of time")
+    job.cleanup()
+
+
+def clear(job, *options, node="n0"):
+    """gds-run --clear <job's id> with the job's cache base (one node's) and prefix."""
+    env = dict(job.env, GDS_CACHE_BASE=os.path.join(job.root, "cache", node))
+    q = subprocess.run([sys.executable, args.gds_run, "--clear", *options], env=env, text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    print(f"[{job.name}]   gds-run --clear {' '.join(options)}: exit {q.returncode}: {q.stderr.strip()}", flush=True)
+    return q
+
+
+def suite_clear():
+    job = Job("clear")
+    job.env["GDS_PREFIX"] = os.path.join(job.root, "prefix")
+    jid = job.env["GDS_JOB_ID"]
+    cache0, prefix = [os.path.join(job.root, *d, f"gds.{jid}") for d in (("cache", "n0"), ("prefix",))]
+    rc, out, err, launches = job.run(["--attempts", "1"])
+    expect_answer(job, rc, out, "a job that ends normally")
+    for d in (cache0, prefix):
+        if not os.path.exists(os.path.join(d, "finished@job")):
+            fail(f"clear: no finished record in {d} after the job finished")
+    # Rerun under the same id: it resumes at its end, and its one restart line says why.
+    rc, out, err, launches = job.run(["--attempts", "1"])
+    said = [l for l in err.splitlines() if "NOTICE" in l and "restarted" in l]
+    if len(said) != 1 or "last run had finished" not in said[0] or f"gds-run --clear {jid}" not in said[0]:
+        fail(f"clear: the rerun of a finished job did not say so in one restart line: {said}")
+    for bad, code in ((["bad/id"], 2), (["no-such-job"], 1), (["--force"], 2)):
+        q = clear(job, *bad)
+        if q.returncode != code or "Traceback" in q.stderr:
+            fail(f"clear: gds-run --clear {' '.join(bad)} exited {q.returncode}, not {code}: {q.stderr}")
+    for node in job.nodes:  # each node's cache is cleared there (the prefix with the first)
+        q = clear(job, jid, node=node)
+        if q.returncode != 0 or os.path.exists(os.path.join(job.root, "cache", node, f"gds.{jid}")):
+            fail(f"clear: a finished job was not cleared on {node}: exit {q.returncode}")
+    if os.path.exists(prefix):
+        fail("clear: the prefix still holds the finished job")
+    rc, out, err, launches = job.run(["--attempts", "1"])
+    if "starting on" not in out:
+        fail("clear: the job did not start afresh after --clear")
+    expect_answer(job, rc, out, "after --clear")
+    job.cleanup()
+    # A job killed on its only attempt has not finished: refused, then forced.
+    job = Job("clear-killed")
+    jid = job.env["GDS_JOB_ID"]
+    cache0 = os.path.join(job.root, "cache", "n0", f"gds.{jid}")
+    rc, out, err, launches = job.run(["--attempts", "1"], {"LAUNCHER_KILL": "*:0:commit:3"})
+    if rc == 0:
+        fail("clear: the job to kill ended normally")
+    q = clear(job, jid)
+    if q.returncode != 1 or "has not finished" not in q.stderr or not os.path.isdir(cache0):
+        fail(f"clear: a killed job was not refused (exit {q.returncode})")
+    q = clear(job, jid, "--force")
+    if q.returncode != 0 or os.path.exists(cache0):
+        fail(f"clear: --force did not clear a killed job (exit {q.returncode})")
     job.cleanup()
 
 

@@ -5,10 +5,11 @@ every process has a failure group and a cache directory of its own.
 
   persist_test.py --mpiexec M --app A --steps list_steps --np N [--kill-seconds S] [--seed X] [suite ...]
 
-Suites: roundtrip, lost, corrupt, kill, config, scr, gvr, and for the prefix
-(HDF5 flushes to a global directory) prefix, prefixread, prefixcorrupt,
-prefixkill, tool (default: all; gvr needs --gvr-app, an unchanged GVR 1.0
-program configured by SCR_* alone; tool needs --tool, gds-index). The prefix suites write with 2 processes and
+Suites: roundtrip, lost, corrupt, kill, config, scr, gvr, count (a cache
+rerun at another process count), and for the prefix (HDF5 flushes to a
+global directory) prefix, prefixread, prefixcorrupt, prefixkill, tool, clear
+(default: all; gvr needs --gvr-app, an unchanged GVR 1.0 program configured
+by SCR_* alone; tool and clear need --tool, gds-index). The prefix suites write with 2 processes and
 restart with <np> (and back). Every job is bounded by a timeout; the kill
 suites run random kill points for --kill-seconds and print their seed (--seed
 replays it)."""
@@ -43,9 +44,9 @@ ap.add_argument("--model-seconds", type=float, default=60)
 ap.add_argument("suites", nargs="*")
 args = ap.parse_args()
 NP = args.np
-SUITES = args.suites or (["roundtrip", "lost", "corrupt", "kill", "records", "config", "scr", "shrink"]
+SUITES = args.suites or (["roundtrip", "lost", "corrupt", "kill", "records", "config", "scr", "shrink", "count"]
                          + (["gvr"] if args.gvr_app else [])
-                         + ["prefix", "prefixread", "prefixcorrupt", "prefixkill"] + (["tool"] if args.tool else []))
+                         + ["prefix", "prefixread", "prefixcorrupt", "prefixkill"] + (["tool", "clear"] if args.tool else []))
 failures = []
 runs = 0
 # At 3-4 processes (oversubscribed on small machines: every job costs
@@ -682,6 +683,45 @@ def shrink():
             failures.append(f"{tag}: restarted from the {level_of(p)}, not the cache")
 
 
+def count():
+    """A cache written at NP processes, rerun at another count (issue 37): the
+    refusal and the warning that PARTNER is SINGLE on one node name both
+    counts, not lost files; the same with a prefix that has no flush; and
+    each restart that works is said in exactly one line at the default debug
+    level."""
+    if NP < 2:
+        return
+    shape = ["2", "row", "alloc"]
+    for other in sorted({1, NP - 1, NP + 1}):
+        base = fresh_base("count")
+        env = env_for(base, "PARTNER", {"PERSIST_APP_SHAPE_NP": str(NP)})
+        tag = f"count: written by {NP}, rerun at {other}"
+        if run(f"{tag}: write", ["write", *shape, str(V)], env) is None:
+            continue
+        # One node: PARTNER is SINGLE there. Debug level 1 prints the refusal (GDS_last_error_message).
+        renv = dict(env, GDS_RESTART="1", GDS_RANKS_PER_NODE=str(other), GDS_DEBUG_LEVEL="1")
+        p = run(f"{tag}: restart refused", ["check", *shape, str(V), "GDS_STATUS_UNRECOVERABLE"], renv, np=other)
+        said = f"the cache was written by {NP} processes, this run has {other}"
+        if p is not None and f"no persisted version can be restored: {said}" not in p.stderr:
+            failures.append(f"{tag}: the refusal does not name the counts: {p.stderr}")
+        if p is not None and f"using SINGLE ({said}" not in p.stderr:
+            failures.append(f"{tag}: the warning that PARTNER is SINGLE does not name the counts: {p.stderr}")
+        if p is not None and "files lost beyond" in p.stderr:
+            failures.append(f"{tag}: the refusal blames lost files: {p.stderr}")
+        pfx = os.path.join(base, "empty-prefix")
+        os.makedirs(pfx, exist_ok=True)
+        p = run(f"{tag} with an empty prefix: restart refused", ["check", *shape, str(V), "GDS_STATUS_UNRECOVERABLE"],
+                dict(renv, GDS_PREFIX=pfx), np=other)
+        if p is not None and (said not in p.stderr or "no flushed version is readable" not in p.stderr):
+            failures.append(f"{tag} with an empty prefix: the refusal does not name the counts and the prefix: "
+                            f"{p.stderr}")
+        p = run(f"{tag}: the same count restarts", ["check", *shape, str(V), str(V - 1)], dict(env, GDS_RESTART="1"))
+        lines = [l for l in p.stderr.splitlines() if "NOTICE" in l and "restarted" in l] if p is not None else []
+        if p is not None and (len(lines) != 1 or f"array model from the cache: version {V - 1}" not in lines[0]
+                              or "rank 0:" not in lines[0]):
+            failures.append(f"{tag}: not one restart line on rank 0 naming the array, cache and version: {p.stderr}")
+
+
 def scr():
     """A job script written for GVR 1.0 + SCR: only SCR_* variables."""
     base = fresh_base("scr")
@@ -1038,6 +1078,46 @@ def tool():
     gi("groups", "/proc/no-such-dir", expect=2)
     gi("groups", base, "g", "extra", expect=2)
     gi("frobnicate", pfx, expect=2)
+
+
+def clear():
+    """gds-index clear: a job whose last run finished (GDS_finalize, no halt)
+    goes whole, from the cache and the prefix; one that did not is refused
+    unless forced; bad input is a message, never a crash."""
+    base, pfx = prefix_base("clear")
+    copy = "XOR" if WRITE_NP >= 2 else "SINGLE"
+    run("clear: write", ["write", "2", "row", "alloc", str(V)], prefix_env(base, pfx, copy, WRITE_NP), np=WRITE_NP)
+
+    def gi(*argv, expect=0):
+        global runs
+        runs += 1
+        q = subprocess.run([args.tool, *argv], capture_output=True, text=True, timeout=60)
+        if q.returncode != expect or "Sanitizer" in q.stderr:
+            failures.append(f"clear: gds-index {' '.join(argv)} exited {q.returncode}, not {expect}")
+            print(f"FAIL gds-index {' '.join(argv)}: {q.stdout}{q.stderr}", flush=True)
+        return q
+
+    for d in (base, pfx):
+        if not os.path.exists(os.path.join(d, "gds.t", "finished@job")):
+            failures.append(f"clear: no finished record in {d}/gds.t after a run that ended")
+    gi("clear", base, "bad/id", expect=2)
+    gi("clear", base, "other", expect=1)
+    gi("clear", os.path.join(base, "gds.t"), "other", expect=2)
+    gi("clear", base, "t", "--job", "t", expect=2)
+    gi("clear", pfx, "t")
+    gi("clear", os.path.join(base, "gds.t"), "t")
+    if os.path.exists(os.path.join(base, "gds.t")) or os.path.exists(os.path.join(pfx, "gds.t")):
+        failures.append("clear: clear left the job's directories")
+    p = run("clear: killed run", ["write", "2", "row", "alloc", str(V)], prefix_env(base, pfx, copy, WRITE_NP),
+            np=WRITE_NP, expect_ok=False, kill_env=f"commit:{V - 2}")
+    if p is not None and p.returncode == 0:
+        failures.append("clear: the run to kill was not killed")
+    q = gi("clear", base, "t", expect=1)
+    if "has not finished" not in q.stderr or not os.path.isdir(os.path.join(base, "gds.t")):
+        failures.append(f"clear: clear of a killed job was not refused: {q.stderr}")
+    q = gi("clear", base, "t", "--force")
+    if "--force" not in q.stdout or os.path.exists(os.path.join(base, "gds.t")):
+        failures.append(f"clear: clear --force of a killed job: {q.stdout}")
 
 
 try:

@@ -4,7 +4,8 @@
   1. a run without a job id: the reference "done:" line;
   2. the same under a fresh GDS_JOB_ID with `<exe> <crash>`: it must die (SIGKILL at step <crash>);
   3. with --storage prefix, the node-local cache is deleted (the restart must come from the prefix);
-  4. the same command without the crash argument: it must say "resuming at step <s>" with s the
+  4. the same command without the crash argument (its stderr: one NOTICE line on rank 0 saying the
+     group restarted and from which level): it must say "resuming at step <s>" with s the
      newest multiple of 10 at or below <crash> that the storage has and end with the reference line,
      bit for bit. Cache: exactly that one (synchronous cache writes, the default: a version is in the
      cache when GDS_version_inc returns); with --async (GDS_CACHE_SYNC=0) the versions in flight at the
@@ -88,6 +89,14 @@ def main(argv):
             failures.append(f"the rerun resumed at a step no version holds: {m.group(0)}")
         if a.storage == "prefix" and m is None:
             print("[rerun]   no flush had finished before the crash: a fresh start (allowed for the prefix)")
+        # The restart is said in one line on rank 0 at the default debug level (issue 37): the group, the level.
+        said = [l for l in again.stderr.splitlines() if "NOTICE" in l and "restarted" in l]
+        if m is not None and (len(said) != 1 or "rank 0:" not in said[0]
+                              or "restarted group oscillators" not in said[0] or f"from the {a.storage}" not in said[0]):
+            failures.append(f"the rerun did not say its restart in one line naming the group and the {a.storage}: "
+                            f"{said}")
+        if m is None and said:
+            failures.append(f"a fresh start said it restarted: {said}")
         got = [l for l in again.stdout.splitlines() if l.startswith("done:")]
         if again.returncode != 0 or got != done:
             failures.append(f"the rerun's answer {got} differs from the reference {done}")

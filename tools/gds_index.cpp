@@ -5,15 +5,19 @@
 //   gds-index verify <dir> [array [version]]       every checksum; exit 1 if anything is damaged
 //   gds-index export <dir> <array> <version> <out.h5>   a flushed version as a standalone HDF5 file
 //   gds-index remove <dir> <array> <version>       a version's files (cache and prefix)
+//   gds-index clear  <dir> <job> [--force]         a finished job's directory (all its versions)
 //
 // <dir> is a cache base (GDS_CACHE_BASE), a prefix (GDS_PREFIX), or one job's
 // directory in either (gds.<job>); --job <id> picks one job of several.
 // Exit status: 0 done, 1 damage found (verify) or the operation failed, 2 bad usage.
+#include <ftw.h>
 #include <hdf5.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -42,6 +46,7 @@ int usage() {
                "       gds-index verify <dir> [array [version]] [--job ID]\n"
                "       gds-index export <dir> <array> <version> <out.h5> [--job ID]\n"
                "       gds-index remove <dir> <array> <version> [--job ID]\n"
+               "       gds-index clear  <dir> <job> [--force]\n"
                "<dir>: a cache base, a prefix, or a gds.<job> directory in one\n");
   return 2;
 }
@@ -479,13 +484,74 @@ int remove_version(const std::string &dir, const std::string &array, std::uint64
   return 0;
 }
 
+// --- clear: a finished job's directory ------------------------------------------
+
+std::size_t g_removed = 0;
+
+int remove_entry(const char *path, const struct stat *, int type, struct FTW *) {
+  if (type != FTW_DP && std::string(path).size() > 13 &&
+      std::string(path).compare(std::string(path).size() - 13, 13, "/finished@job") == 0)
+    return 0;  // the finished record goes last: a clear cut short can be run again
+  if (std::remove(path) == 0 && type != FTW_DP) ++g_removed;
+  return 0;
+}
+
+// The job's directory under <dir> (a cache base or a prefix, or the job's
+// directory itself), removed if the job's last run finished (or `force`).
+int clear_job(const std::string &dir, const std::string &job, bool force) {
+  const bool valid = !job.empty() && job.size() <= 128 && job[0] != '.' &&
+                     std::all_of(job.begin(), job.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+                     });
+  if (!valid) {
+    std::fprintf(stderr, "gds-index: \"%s\" is not a job id (1-128 letters, digits, '-', '_' or '.', not first)\n",
+                 job.c_str());
+    return 2;
+  }
+  const std::optional<std::string> own = job_of_dir(base_name(dir));
+  if (own && *own != job) {
+    std::fprintf(stderr, "gds-index: %s is the directory of job %s, not of job %s\n", dir.c_str(), own->c_str(),
+                 job.c_str());
+    return 2;
+  }
+  const std::string jd = own ? dir : job_dir(dir, job);
+  if (!is_dir(jd)) {
+    std::fprintf(stderr, "gds-index: no job %s under %s (no directory %s)\n", job.c_str(), dir.c_str(), jd.c_str());
+    return 1;
+  }
+  std::vector<std::byte> record;
+  const std::string finished = finished_path(jd);
+  const bool done = read_file(finished, &record).ok() && record.size() >= std::strlen(kFinishedMagic) &&
+                    std::memcmp(record.data(), kFinishedMagic, std::strlen(kFinishedMagic)) == 0;
+  if (!done && !force) {
+    std::fprintf(stderr,
+                 "gds-index: job %s has not finished (no finished record %s: its last run was killed, failed, was "
+                 "halted to be resumed, or is running); not clearing it (--force clears it anyway)\n",
+                 job.c_str(), finished.c_str());
+    return 1;
+  }
+  g_removed = 0;
+  (void)nftw(jd.c_str(), remove_entry, 32, FTW_DEPTH | FTW_PHYS);
+  if (std::remove(finished.c_str()) == 0) ++g_removed;
+  if (std::remove(jd.c_str()) != 0 && is_dir(jd)) {
+    std::fprintf(stderr, "gds-index: %s could not be removed entirely (%s)\n", jd.c_str(), std::strerror(errno));
+    return 1;
+  }
+  std::printf("cleared job %s%s: removed %s (%zu file(s))\n", job.c_str(), done ? "" : " (not finished: --force)",
+              jd.c_str(), g_removed);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   std::vector<std::string> a;
   std::string job;
+  bool force = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--job") == 0 && i + 1 < argc) {
+    if (std::strcmp(argv[i], "--force") == 0) {
+      force = true;
+    } else if (std::strcmp(argv[i], "--job") == 0 && i + 1 < argc) {
       job = argv[++i];
     } else if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
       return usage();
@@ -514,5 +580,11 @@ int main(int argc, char **argv) {
   }
   if (cmd == "export" && a.size() == 5) return number(3, &version) ? export_version(dir, a[2], version, a[4], job) : 2;
   if (cmd == "remove" && a.size() == 4) return number(3, &version) ? remove_version(dir, a[2], version, job) : 2;
+  if (cmd == "clear" && !job.empty()) {
+    std::fprintf(stderr, "gds-index: clear names its job as an argument (gds-index clear <dir> <job>), not --job\n");
+    return 2;
+  }
+  if (cmd == "clear" && a.size() == 3) return clear_job(dir, a[2], force);
+  if (force && cmd != "clear") std::fprintf(stderr, "gds-index: --force goes with clear only\n");
   return usage();
 }

@@ -20,6 +20,7 @@ const char *level_name(Level level) {
   switch (level) {
     case Level::error: return "ERROR";
     case Level::warning: return "WARNING";
+    case Level::notice: return "NOTICE";
     case Level::info: return "INFO";
     case Level::debug: return "DEBUG";
   }
@@ -64,7 +65,7 @@ void log(Level level, const char *func, const char *fmt, ...) {
   vformat(text, sizeof text, fmt, ap);
   va_end(ap);
   // What went well (a restart, files cleaned up) is said at GDS_DEBUG_LEVEL >= 1
-  // or with GDS_SHOW_INFO; level 0 keeps to failures and warnings.
+  // or with GDS_SHOW_INFO; level 0 keeps to failures, warnings and notices.
   if (level == Level::info && g_rt.config.debug_level < 1 && !g_rt.config.show_info) return;
   emit(level, func, text);
 }

@@ -10,7 +10,9 @@
 
 namespace gds::core {
 
-enum class Level { error, warning, info, debug };
+// notice: what a user must hear of at every debug level although nothing
+// failed (one line per restart, on one process).
+enum class Level { error, warning, notice, info, debug };
 
 // Prints a message (whatever the debug level: callers decide).
 void log(Level level, const char *func, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

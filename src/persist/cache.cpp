@@ -32,6 +32,7 @@
 #include "core/mpi_args.hpp"
 #include "core/util.hpp"
 #include "persist/cache.hpp"
+#include "persist/levels.hpp"
 #include "persist/names.hpp"
 #include "versions/state.hpp"
 
@@ -204,9 +205,15 @@ void fit_to_groups(const char *func, Array &a, const std::vector<int> &group_of,
   ArrayState &s = state(a);
   const auto ngroups = static_cast<std::uint64_t>(std::set<int>(group_of.begin(), group_of.end()).size());
   const auto warn = [&](const char *what, Copy instead) {
-    if (a.rank == 0 && s.copy_given)
-      core::log(core::Level::warning, func, "array %s: copy type %s %s; using %s", s.name.c_str(), copy_name(s.copy),
-                what, copy_name(instead));
+    if (a.rank == 0 && s.copy_given) {
+      // A rerun at another process count lands here too: say that first.
+      const std::uint64_t writers = s.restart ? cache_writers(a) : 0;
+      const std::string cause = writers != 0 && writers != static_cast<std::uint64_t>(a.nprocs)
+                                    ? " (" + other_count(writers, a.nprocs) + ")"
+                                    : "";
+      core::log(core::Level::warning, func, "array %s: copy type %s %s; using %s%s", s.name.c_str(),
+                copy_name(s.copy), what, copy_name(instead), cause.c_str());
+    }
     s.copy = instead;
   };
   if ((s.copy == Copy::partner || s.copy == Copy::xor_) && ngroups < 2)
@@ -269,6 +276,7 @@ class CacheLevel final : public PersistentLevel {
   GDS_status_t prepare(const char *func, std::span<Array *const> members, std::span<const versions::Frozen> versions,
                        GDS_status_t local, const std::string *group, core::Ballot &ballot) override {
     const core::Timed timed(core::Work::cache, false);
+    say_restarts();  // a version made: the restarts before it are over
     Array &first = *members.front();
     Cacher &c = cacher(first);
     c.prepared.reset();
@@ -316,6 +324,7 @@ class CacheLevel final : public PersistentLevel {
   // The group's records that are not on its members' timeline go (an
   // earlier run's, or all of them on a fresh start).
   GDS_status_t open_group(const char *, const std::string &name, std::span<Array *const> members) override {
+    say_restarts(&name, members);
     std::set<std::uint64_t> keep;
     for (const Cached &c : cacher(*members.front()).cached) keep.insert(c.number);
     remove_group_records(group_record_dir(*members.front(), name), [&](std::uint64_t n) { return keep.count(n) == 0; });
@@ -389,14 +398,17 @@ GDS_status_t open_cache(const char *func, Array &a) {
   int mine = core::failure_groups().mine;
   int rc = core::allgather(&mine, 1, MPI_INT, c.group_of.data(), 1, MPI_INT, comm);
   if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
+  c.dir = rank_dir(group_dir(s, mine) + "/" + s.name, a.rank);
   std::vector<std::vector<int>> sets;
   fit_to_groups(func, a, c.group_of, &sets);
   c.cache_size = s.cache_size;
-  c.dir = rank_dir(group_dir(s, mine) + "/" + s.name, a.rank);
   c.spares = std::make_shared<Spares>(c.dir, kSpares);
   Result made = make_dirs(c.dir);
   if (made.ok() && !writable_dir(c.dir)) made = Result::io(c.dir, "is not writable", EACCES);
-  GDS_TRY(core::agree(func, comm, made.report(func)));
+  // The processes of a host share its record: the first to look removes it.
+  std::uint64_t finished[1] = {job_opened(job_dir(s.base, g_settings.job), false)};
+  GDS_TRY(core::agree(func, comm, made.report(func), finished));
+  s.after_finished = finished[0] != 0;
   c.nblocks = versions::state(a).store->nblocks();
   c.changed.assign(core::words_for(c.nblocks), 0);
   const Places p = places(a);

@@ -177,5 +177,10 @@ GDS_status_t forget(const char *func, core::Array &a);
 
 // Restart (cache_restart.cpp): the level's recover.
 GDS_status_t recover(const char *func, core::Array &a, std::unique_ptr<Recovery> *out);
+// The process count that wrote this process's newest commit record of the
+// array (0: none), read quietly (local; the cache's directory is set).
+std::uint64_t cache_writers(core::Array &a);
+// Why a cache written by `writers` processes cannot restart a run of `nprocs`.
+std::string other_count(std::uint64_t writers, int nprocs);
 
 }  // namespace gds::persist

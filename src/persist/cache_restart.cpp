@@ -45,8 +45,9 @@ const versions::Store &store(Array &a) { return *versions::state(a).store; }
 
 // This process's commit records of the array in `dir`, and in the group
 // records of the version groups it was in; a damaged one is warned about
-// and left out.
-void own_records(const char *func, Array &a, std::vector<std::uint64_t> *mine, std::set<std::uint64_t> *recorded) {
+// (unless `quiet`) and left out.
+void own_records(const char *func, Array &a, std::vector<std::uint64_t> *mine, std::set<std::uint64_t> *recorded,
+                 bool quiet = false) {
   const ArrayState &s = state(a);
   const Cacher &c = cacher(a);
   const auto take = [&](const Record &r) {
@@ -54,7 +55,8 @@ void own_records(const char *func, Array &a, std::vector<std::uint64_t> *mine, s
     recorded->insert(r.number);
   };
   const auto ignore = [&](const std::string &path, const Result &why) {
-    core::log(core::Level::warning, func, "array %s: ignoring the unreadable or corrupt commit record %s (%s)",
+    if (!quiet)
+      core::log(core::Level::warning, func, "array %s: ignoring the unreadable or corrupt commit record %s (%s)",
               s.name.c_str(), path.c_str(), why.what().c_str());
   };
   for (const std::string &name : list_dir(c.dir)) {
@@ -114,11 +116,11 @@ GDS_status_t gather_records(const char *func, Array &a, Records *found, std::set
   std::set<std::uint64_t> inconsistent;
   for (std::size_t i = 0; i + 5 <= all.size(); i += 5) {
     const Found f{all[i], all[i + 1], all[i + 2], all[i + 3], all[i + 4]};
-    if (f.nprocs != static_cast<std::uint64_t>(a.nprocs))
-      return core::fail(GDS_STATUS_UNRECOVERABLE, func,
-                        "array %s was persisted by %llu processes and this run has %d: a restart from the cache "
-                        "needs as many (the prefix restarts at any count)",
-                        s.name.c_str(), ull(f.nprocs), a.nprocs);
+    if (f.nprocs != static_cast<std::uint64_t>(a.nprocs)) {
+      state(a).cache_writers = f.nprocs;  // restart names it if no level restores the array
+      return core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: %s", s.name.c_str(),
+                        other_count(f.nprocs, a.nprocs).c_str());
+    }
     auto [it, fresh] = found->emplace(f.number, f);
     if (!fresh && (it->second.base != f.base || it->second.prev != f.prev || it->second.oldest != f.oldest))
       inconsistent.insert(f.number);
@@ -346,6 +348,22 @@ GDS_status_t CacheRecovery::recovered(const char *func, Array &a, std::size_t ta
 }
 
 }  // namespace
+
+std::string other_count(std::uint64_t writers, int nprocs) {
+  return "the cache was written by " + std::to_string(writers) + " processes, this run has " + std::to_string(nprocs) +
+         ": a cache restarts only at its own process count; flush to a prefix to restart at another (GDS_PREFIX, "
+         "GDS_FLUSH)";
+}
+
+std::uint64_t cache_writers(Array &a) {
+  std::vector<std::uint64_t> mine;
+  std::set<std::uint64_t> recorded;
+  own_records("GDS_alloc", a, &mine, &recorded, true);
+  std::uint64_t newest = 0, writers = 0;
+  for (std::size_t i = 0; i + 5 <= mine.size(); i += 5)
+    if (mine[i] >= newest) newest = mine[i], writers = mine[i + 4];
+  return writers;
+}
 
 GDS_status_t recover(const char *func, Array &a, std::unique_ptr<Recovery> *out) {
   auto r = std::make_unique<CacheRecovery>();

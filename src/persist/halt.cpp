@@ -116,6 +116,7 @@ GDS_API GDS_status_t GDS_should_exit(int *flag) try {
   GDS_TRY(agree(func, g_rt.world, local, values));
   if (values[0] == 0 || values[1] != 0) return GDS_STATUS_OK;
   GDS_TRY(agree(func, g_rt.world, gds::persist::complete_persisted(func)));
+  gds::persist::job_halted();  // to be resumed: not finished
   *flag = 1;
   return GDS_STATUS_OK;
 } GDS_API_CATCH

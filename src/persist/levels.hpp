@@ -64,4 +64,13 @@ GDS_status_t restart(const char *func, core::Array &a);
 // their group (naming.cpp; at GDS_init).
 void register_member_naming();
 
+// Says, in one line (on the arrays' rank 0), the restarts not yet said: a
+// group's members as the group, the job's other arrays with them. Called
+// where the restarts are known to be over for now: a group created, a
+// version made, an array freed. The job's first such line is a notice (at
+// every debug level), later ones information. Local.
+void say_restarts(const std::string *group = nullptr, std::span<core::Array *const> members = {});
+// A new job (GDS_init): nothing said yet.
+void restarts_unsaid();
+
 }  // namespace gds::persist

@@ -1,14 +1,22 @@
 // The persist module's part of the library's and of every array's life: its
 // settings, each array's cache settings (info keys over the environment),
 // and opening and closing an array's cache.
+#include <sys/stat.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+#include <set>
 
 #include "core/log.hpp"
 #include "core/mpi_args.hpp"
 #include "core/runtime.hpp"
 #include "core/util.hpp"
 #include "persist/cache.hpp"
+#include "persist/files.hpp"
 #include "persist/levels.hpp"
+#include "persist/names.hpp"
 #include "persist/prefix_level.hpp"
 #include "persist/state.hpp"
 
@@ -29,6 +37,32 @@ constexpr const core::Step *kSteps[] = {&kCachePrepare, &kCacheDurable,  &kCache
 
 using gds::core::ull;
 
+// The job directories this run opened (cache: on this process's host;
+// prefix), for the finished record; and whether GDS_should_exit stopped it.
+std::set<std::string> g_cache_jobs, g_prefix_jobs, g_found_finished;
+bool g_halted = false;
+
+// The finished record in `job_dir` (under a name of this process's own
+// first: processes of one host write the same one).
+void write_finished(const std::string &job_dir) {
+  char when[32];
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  const std::string text = std::string(kFinishedMagic) + "time " + when + "\nprocesses " +
+                           std::to_string(core::g_rt.world_size) + "\n";
+  const std::string path = finished_path(job_dir), tmp = path + "." + std::to_string(core::g_rt.world_rank);
+  Result written = write_file(tmp + ".tmp", {{const_cast<char *>(text.data()), text.size()}});
+  if (written.ok() && ::rename((tmp + ".tmp").c_str(), path.c_str()) != 0)
+    written = Result::io(path, "cannot rename to it", errno);
+  if (!written.ok()) {
+    remove_file(tmp + ".tmp");
+    core::log(core::Level::warning, "GDS_finalize", "the job's finished record is not written: %s",
+              written.what().c_str());
+  }
+}
+
 class Persist final : public core::Module {
  public:
   [[nodiscard]] core::Layer layer() const override { return ArrayState::kLayer; }
@@ -38,11 +72,26 @@ class Persist final : public core::Module {
 
   void configure() override {
     read_settings();
+    restarts_unsaid();
     created_ = 0;
     versions::set_levels({&cache_level(), &prefix_level()});
     register_member_naming();
   }
-  void finalize() override { versions::set_levels({}); }
+  // A run that was not halted finished: its job directories say so, for
+  // gds-run --clear and gds-index clear (a rerun under the job id would
+  // restart at its end).
+  void finalize() override {
+    versions::set_levels({});
+    if (!g_halted) {
+      for (const std::string &dir : g_cache_jobs) write_finished(dir);
+      if (core::g_rt.world_rank == 0)
+        for (const std::string &dir : g_prefix_jobs) write_finished(dir);
+    }
+    g_cache_jobs.clear();
+    g_prefix_jobs.clear();
+    g_found_finished.clear();
+    g_halted = false;
+  }
 
   void show_info() const override {
     const Settings &s = g_settings;
@@ -135,6 +184,7 @@ class Persist final : public core::Module {
   }
 
   GDS_status_t detach(const char *func, core::Array &a) override {
+    say_restarts();  // before the array's note goes with it
     ArrayState &s = state(a);
     // The cached versions and flushes in flight end first (their failures were raised).
     if (s.persistent() && cache_forget(func, a) != GDS_STATUS_OK)
@@ -158,5 +208,17 @@ Persist g_module;
 }  // namespace
 
 core::Module &module() { return g_module; }
+
+bool job_opened(const std::string &job_dir, bool prefix) {
+  if ((prefix ? g_prefix_jobs : g_cache_jobs).insert(job_dir).second) {
+    const std::string path = finished_path(job_dir);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) g_found_finished.insert(job_dir);
+    remove_file(path);
+  }
+  return g_found_finished.count(job_dir) != 0;
+}
+
+void job_halted() { g_halted = true; }
 
 }  // namespace gds::persist

@@ -12,6 +12,12 @@
 //     <name>.tmp       a file being written
 //   <base>/gds.<job>/node<group>/<group name>@group/r<rank>/
 //     v<n>.done        the version group's commit record of version n (format.hpp)
+//   <base or prefix>/gds.<job>/finished@job
+//                    the job's last run ended in GDS_finalize without a halt
+//                    (GDS_should_exit); removed when a run opens the directory:
+//                      gds-finished 1
+//                      time 2026-11-28T09:40:12Z
+//                      processes 4
 #pragma once
 
 #include <cstdint>
@@ -23,6 +29,8 @@
 namespace gds::persist {
 
 inline std::string job_dir(const std::string &base, const std::string &job) { return base + "/gds." + job; }
+inline std::string finished_path(const std::string &job_dir) { return job_dir + "/finished@job"; }
+inline constexpr const char *kFinishedMagic = "gds-finished 1\n";
 inline std::string node_dir(const std::string &job_dir, int group) {
   return job_dir + "/node" + std::to_string(group);
 }

@@ -161,7 +161,10 @@ class PrefixLevel final : public PersistentLevel {
 
   // Nothing to prepare or start: the flush starts once the version is
   // committed in memory (it reads the memory version).
-  void committed(const char *func, Array &a, std::uint64_t number) override { flush_committed(func, a, number); }
+  void committed(const char *func, Array &a, std::uint64_t number) override {
+    say_restarts();  // a version made: the restarts before it are over
+    flush_committed(func, a, number);
+  }
 
   [[nodiscard]] std::string differs(const Array &a, const Array &b) const override {
     const ArrayState &x = a.state<ArrayState>(), &y = b.state<ArrayState>();
@@ -178,6 +181,7 @@ class PrefixLevel final : public PersistentLevel {
   // The group's member list, for GDS_restart_query when the cache is gone
   // (rank 0 writes it; agreed).
   GDS_status_t open_group(const char *func, const std::string &name, std::span<Array *const> members) override {
+    say_restarts(&name, members);
     Array &first = *members.front();
     GDS_status_t status = GDS_STATUS_OK;
     if (first.rank == 0) {
@@ -245,7 +249,10 @@ GDS_status_t open_prefix(const char *func, Array &a) {
   // Every process: the prefix is global, and each should say what is wrong with it.
   Result made = make_dirs(f->dir);
   if (made.ok() && !writable_dir(f->dir)) made = Result::io(f->dir, "is not writable", EACCES);
-  GDS_TRY(core::agree(func, comm, made.report(func)));
+  // Every process opens the prefix: the first to look removes its record.
+  std::uint64_t finished[1] = {job_opened(f->job_dir, true)};
+  GDS_TRY(core::agree(func, comm, made.report(func), finished));
+  s.after_finished = finished[0] != 0 || s.after_finished;
   auto runs = std::make_shared<std::vector<Run>>();
   GDS_TRY(core::agree(func, comm, compute_runs(func, a, runs.get())));
   f->runs = runs;

@@ -21,6 +21,7 @@
 #include "core/costs.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
+#include "persist/cache.hpp"
 #include "persist/format.hpp"
 #include "persist/levels.hpp"
 #include "persist/state.hpp"
@@ -183,7 +184,81 @@ GDS_status_t replay_entries(const char *func, Array &a, const PersistentLevel &l
   return GDS_STATUS_OK;
 }
 
+// Restarts not yet said (their notes are on the arrays' rank 0), and
+// whether this job said one already (the later ones are information).
+std::size_t g_unsaid = 0;
+bool g_said = false;
+
+// What a restart took, for the one line said of it (rank 0): the level,
+// the version, what it holds, what was rebuilt.
+void note_restart(const char *func, Array &a, const PersistentLevel &l, const Catalogue::Entry &e) {
+  ArrayState &s = state(a);
+  std::string note = std::string("from the ") + l.name() + ": version " + std::to_string(e.number);
+  if (!e.next_label.empty()) note += " holding \"" + e.next_label + "\"";
+  if (l.id() == GDS_LEVEL_CACHE)
+    note += s.info.rebuilt_files == 0 ? ", nothing rebuilt"
+                                      : std::string(", ") + copy_name(s.copy) + " rebuilt " +
+                                            std::to_string(s.info.rebuilt_files) + " file(s) of " +
+                                            std::to_string(s.info.rebuilt_processes) + " process(es)";
+  if (s.cache_writers != 0 && l.id() != GDS_LEVEL_CACHE)
+    note += " (the cache was written by " + std::to_string(s.cache_writers) + " processes, this run has " +
+            std::to_string(a.nprocs) + ")";
+  if (s.after_finished)
+    note += " (the job's last run had finished: reusing GDS_JOB_ID resumes at its end; gds-run --clear " +
+            g_settings.job + " starts the job afresh)";
+  if (s.restart_note.empty()) ++g_unsaid;
+  s.restart_note = std::move(note);
+  s.restart_func = func;
+}
+
 }  // namespace
+
+void say_restarts(const std::string *group, std::span<Array *const> members) {
+  if (g_unsaid == 0) return;
+  std::string line, all_notes, names;
+  const char *func = nullptr;
+  bool alike = true;
+  const auto said = [&](Array &a) {
+    ArrayState &s = state(a);
+    func = func != nullptr ? func : s.restart_func;
+    s.restart_note.clear();
+    --g_unsaid;
+  };
+  if (group != nullptr) {  // the members in one part: their notes once if alike
+    const std::string *first = nullptr;
+    for (Array *a : members) {
+      const ArrayState &s = state(*a);
+      if (s.restart_note.empty()) continue;
+      alike = alike && (first == nullptr || *first == s.restart_note);
+      if (first == nullptr) first = &s.restart_note;
+    }
+    if (first != nullptr) {
+      for (Array *a : members) {
+        const ArrayState &s = state(*a);
+        if (s.restart_note.empty()) continue;
+        names += (names.empty() ? "" : ", ") + s.name;
+        all_notes += (all_notes.empty() ? "" : "; ") + s.name + " " + s.restart_note;
+      }
+      line = "group " + *group + (alike ? " (arrays " + names + ") " + *first : ": " + all_notes);
+      for (Array *a : members)
+        if (!state(*a).restart_note.empty()) said(*a);
+    }
+  }
+  for (Array *a : core::arrays_in_creation_order()) {  // the job's other arrays said with them
+    const ArrayState &s = state(*a);
+    if (s.restart_note.empty()) continue;
+    line += (line.empty() ? "array " : "; array ") + s.name + " " + s.restart_note;
+    said(*a);
+  }
+  if (line.empty()) return;
+  core::log(g_said ? core::Level::info : core::Level::notice, func, "restarted %s", line.c_str());
+  g_said = true;
+}
+
+void restarts_unsaid() {
+  g_unsaid = 0;
+  g_said = false;
+}
 
 GDS_status_t restart(const char *func, Array &a) {
   const core::Timed timed(core::Work::restart);
@@ -210,6 +285,7 @@ GDS_status_t restart(const char *func, Array &a) {
       continue;
     }
     GDS_TRY(r->recovered(func, a, good, navigable));
+    if (a.rank == 0) note_restart(func, a, *l, r->catalogue.entries[good]);
     const std::uint64_t taken = r->catalogue.entries[good].number;
     r.reset();  // what it mapped goes before the other levels look
     for (PersistentLevel *other : above)
@@ -224,6 +300,10 @@ GDS_status_t restart(const char *func, Array &a) {
       if (l->holds(a)) l->restarted_elsewhere(func, a, GDS_LEVEL_NONE, std::nullopt);
     return GDS_STATUS_OK;
   }
+  if (s.cache_writers != 0)  // the cause is the process count, not lost files
+    return core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: no persisted version can be restored: %s%s",
+                      s.name.c_str(), other_count(s.cache_writers, a.nprocs).c_str(),
+                      s.flushing() ? " (no flushed version is readable)" : "");
   return core::fail(GDS_STATUS_UNRECOVERABLE, func,
                     "array %s: no persisted version can be restored (files lost beyond what copy type %s rebuilds, "
                     "and no flushed version readable)",

@@ -74,6 +74,10 @@ struct ArrayState final : core::ArrayState {
   std::unique_ptr<Cacher> cacher;     // the cache level's work for this array (persistent() only)
   std::shared_ptr<Flusher> flusher;   // the prefix level's (flushing() only)
   GDS_restart_info_t info{};
+  std::string restart_note;            // rank 0: what restart took, until said (say_restarts)
+  const char *restart_func = nullptr;  // the call that restarted it
+  bool after_finished = false;        // its job's last run had finished (job_opened)
+  std::uint64_t cache_writers = 0;  // restart: the processes that wrote the cache, if not this run's count
   [[nodiscard]] bool persistent() const { return copy != Copy::none; }
   [[nodiscard]] bool flushing() const { return !prefix.empty(); }
 };
@@ -81,6 +85,12 @@ struct ArrayState final : core::ArrayState {
 inline ArrayState &state(core::Array &a) { return a.state<ArrayState>(); }
 
 core::Module &module();
+// A run opened the job directory `job_dir` (of the cache on this host, or
+// of the prefix): its finished record goes (module.cpp), and is written
+// there again at GDS_finalize unless the run was halted (job_halted).
+// Returns whether the record was there: the job's last run had finished.
+bool job_opened(const std::string &job_dir, bool prefix);
+void job_halted();
 
 // Cache level (cache.cpp; levels.hpp). Opens the array's cache directory
 // and its redundancy scheme (collective); without restart asked for, an

@@ -97,7 +97,8 @@ class Rma final : public core::Module {
     std::uint64_t may_change_mpi = 1;
     core::env_unsigned("GDS_MPI_T_WORKAROUNDS", 1, &may_change_mpi);
     check_unsigned_min_max(core::g_rt.world, may_change_mpi != 0);
-    if (unsigned_min_max() != UnsignedMinMax::correct && core::debug_level() >= 1)
+    // The same on every process: said once per job.
+    if (unsigned_min_max() != UnsignedMinMax::correct && core::debug_level() >= 1 && core::g_rt.world_rank == 0)
       core::log(core::Level::warning, "GDS_init", "%s", unsigned_min_max_note());
   }
 
