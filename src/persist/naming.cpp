@@ -14,6 +14,7 @@
 // longer than a name may be or is another live array's keeps array<k>.
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,10 @@ GDS_status_t rename_member(const char *func, Array &a, const std::string &name) 
 }
 
 GDS_status_t name_members(const char *func, const std::string &group, std::span<Array *const> members) {
+  // Whether a member was named at creation is the same on every process
+  // (its info was agreed on): a group of named members costs no message.
+  if (std::none_of(members.begin(), members.end(), [](Array *a) { return state(*a).default_name; }))
+    return GDS_STATUS_OK;
   // Which members keep their names: agreed, since each process judges its
   // own live arrays (sub-communicators differ) and all must rename alike.
   std::vector<std::uint64_t> keep(members.size());
