@@ -1,0 +1,57 @@
+"""GDS for Python: resilient, versioned global arrays for NumPy and mpi4py programs.
+
+    from mpi4py import MPI          # initialises MPI
+    import numpy as np
+    import gds
+
+    with gds.init():
+        with gds.Array.alloc((512, 512), np.float64) as a:      # collective
+            with a.local() as x:                                # this process's block, a NumPy view
+                x[...] = MPI.COMM_WORLD.Get_rank()
+            a.fence()
+            a.version_inc("step 1")                             # a version of everything
+            row = a.get[0, :]                                   # one-sided read of any box
+            a.restore(0)                                        # roll back
+
+MPI: import gds before mpi4py.MPI and call gds.init() first, and GDS starts MPI
+itself (as GDS_init does in C, with the settings it needs from Open MPI);
+mpi4py then uses that MPI, and GDS ends it at finalize. A program whose
+mpi4py started MPI already works too (with Open MPI, set
+OMPI_MCA_osc=sm,rdma,pt2pt for arrays over one process: docs/python.md).
+
+GDS's C API (GVR 1.0) is the reference for what each call does; every function
+here is one C call with Python arguments (docs/python.md). A failed call raises
+the gds.Error subclass of its GDS status, with GDS's message. This module is
+built for one MPI library: use it with an mpi4py built for the same one.
+"""
+import sys as _sys
+
+if "mpi4py.MPI" not in _sys.modules:  # MPI is not running yet: gds.init() starts it (GDS_init)
+    import mpi4py as _mpi4py
+
+    _mpi4py.rc.initialize = False
+
+from . import _gds  # noqa: E402  (imports mpi4py.MPI)
+from ._errors import *  # noqa: F401,F403  (gds.Error and one subclass per status)
+from ._errors import BY_STATUS, Error, make_error
+from ._core import (FLAVOR_ALLOC, FLAVOR_CREATE, LEVEL_CACHE, LEVEL_NONE, LEVEL_PREFIX, Array, Group, Persisted,
+                    RestartInfo, Runtime, costs, fence, finalize, init, initialized, inject_fault, reset_costs,
+                    restart_query, should_exit, wait, world)
+from ._resilience import (CD, Attr, ErrorDescriptor, Predicate, RaisedError, ValueType, cd, check_all_errors,
+                          define_error_key, invoke_global_error_handler, invoke_local_error_handler, on_global_error,
+                          on_local_error, raise_global, raise_local)
+
+_gds._set_error_factory(make_error)
+
+__version__ = _gds.VERSION
+ROOT = _gds.ROOT  #: GDS_ROOT: every array, for fence/wait and the error functions
+
+
+def status_string(status: int) -> str:
+    """GDS_status_string(): a one-line description of a status number."""
+    return _gds.status_string(int(status))
+
+
+def mpi_library_version() -> str:
+    """The MPI library this module runs on (MPI_Get_library_version())."""
+    return _gds.mpi_library_version()
