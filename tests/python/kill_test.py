@@ -19,7 +19,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # (kill point, n-th time, storage): a version killed before its commit record, one killed after.
-CASES = [("persist cache.durable:4", "cache"), ("persist cache.recorded:3", "cache"), ("persist flush.summed:3", "prefix")]
+CASES = [("persist cache.durable:4", "cache"), ("persist cache.recorded:3", "cache"), ("persist flush.published:3", "prefix")]
 
 
 def main():
