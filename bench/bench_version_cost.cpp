@@ -30,7 +30,8 @@
 // ratios and their range. Times are the slower process's.
 //
 //   mpiexec.mpich -bind-to core -n 2 gds_bench_version_cost [--cache-base DIR] [--only NAME]
-// (--only: one configuration, by its short name: alloc-100, alloc-10, create-100, create-10,
+// (--member-kib N: members of N KiB per process (rounded down to 64 KiB: whole 10% runs), not 2 MiB;
+// --only: one configuration, by its short name: alloc-100, alloc-10, create-100, create-10,
 // partner-100, xor-100; for profiling)
 #include <fcntl.h>
 #include <gds.h>
@@ -48,7 +49,7 @@
 namespace {
 
 constexpr int kMembers = 3;
-constexpr GDS_size_t kMemberBytes = GDS_size_t{2} << 20;
+GDS_size_t kMemberBytes = GDS_size_t{2} << 20;  // --member-kib N changes it (a small state: MD's is 32 KiB)
 constexpr int kWarm = 10, kRepeats = 5, kPerRepeat = 12;
 
 void check(GDS_status_t s, const char *what) {
@@ -87,7 +88,7 @@ struct Group {
 };
 
 const Env *g_env = nullptr;  // for the GDS_create mappings
-constexpr GDS_size_t kPer = kMemberBytes / sizeof(double);
+GDS_size_t kPer = kMemberBytes / sizeof(double);
 GDS_status_t to_local(const GDS_size_t idx[], int *rank, GDS_size_t *off) {
   *rank = static_cast<int>(idx[0] / kPer);
   *off = idx[0] % kPer;
@@ -258,6 +259,11 @@ int main(int argc, char **argv) {
   for (int a = 1; a + 1 < argc; a += 2) {
     if (std::strcmp(argv[a], "--cache-base") == 0) e.cache_base = argv[a + 1];
     if (std::strcmp(argv[a], "--only") == 0) only = argv[a + 1];
+    if (std::strcmp(argv[a], "--member-kib") == 0) {
+      kMemberBytes = GDS_size_t{std::strtoull(argv[a + 1], nullptr, 10)} << 10;
+      kMemberBytes = std::max<GDS_size_t>(kMemberBytes - kMemberBytes % (64 << 10), 64 << 10);  // whole 4 KiB runs
+      kPer = kMemberBytes / sizeof(double);
+    }
   }
   if (e.rank == 0) std::system(("mkdir -p " + e.cache_base).c_str());
   MPI_Barrier(MPI_COMM_WORLD);
@@ -315,9 +321,9 @@ int main(int argc, char **argv) {
   }
 
   if (e.rank == 0) {
-    std::printf("GDS group version against its floor: 2 processes, a group of %d members of %llu MiB per process, "
+    std::printf("GDS group version against its floor: 2 processes, a group of %d members of %llu KiB per process, "
                 "default configuration\n",
-                kMembers, static_cast<unsigned long long>(kMemberBytes >> 20));
+                kMembers, static_cast<unsigned long long>(kMemberBytes >> 10));
     std::printf("(versions until retention drops one, %d more, then %d repeats of %d versions, each followed by "
                 "its floor; slower process; ratio: per repeat, median version / median floor)\n",
                 kWarm, kRepeats, kPerRepeat);
