@@ -307,9 +307,6 @@ class Array:
         self._buffer = buffer  # Array.create: the program's buffer, kept alive while GDS uses it
         self._local_box = local_box
         self._inflight: List[np.ndarray] = []  # buffers of nonblocking calls, kept until wait/fence
-        self.get = _Get(self)
-        self.put = _Write(self, acc=False)
-        self.acc = _Write(self, acc=True)
         if primary:
             _arrays[handle] = self
 
@@ -428,6 +425,25 @@ class Array:
         return _gds.locate(self.handle, [int(i) for i in index])
 
     # -- data --
+
+    @property
+    def get(self) -> _Get:
+        """GDS_get: `a.get[i, j:k]` (NumPy indexing) or `a.get(lo, hi, out=None, wait=True)`
+        (an inclusive box) returns the box as a NumPy array (blocking unless wait=False)."""
+        return _Get(self)
+
+    @property
+    def put(self) -> _Write:
+        """GDS_put: `a.put[i, j:k] = values` or `a.put(values, lo, hi, wait=True)`; values are
+        broadcast to the box and cast if of the same kind. Returns at local completion; other
+        processes see the values after a fence()."""
+        return _Write(self, acc=False)
+
+    @property
+    def acc(self) -> _Write:
+        """GDS_acc: `a.acc[i, j:k] = values` adds them (MPI_SUM); `a.acc(values, lo, hi,
+        op="sum", wait=True)` with any op name or mpi4py MPI.Op. Atomic per element."""
+        return _Write(self, acc=True)
 
     def get_acc(self, values: Any, lo: Index, hi: Index, op: Any = "sum") -> np.ndarray:
         """GDS_get_acc(): combines `values` into [lo, hi] with op and returns the old content
