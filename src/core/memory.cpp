@@ -35,16 +35,21 @@ std::uint64_t host_memory() {
     if (errno == 0 && *end == '\0' && v > 0 && given[0] != '-') return v;
     log(Level::warning, "GDS_alloc", "GDS_HOST_MEMORY=\"%s\" is not a positive number of bytes; ignored", given);
   }
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  std::uint64_t bytes = pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
-  for (const char *limit : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-    std::ifstream in(limit);
-    std::string text;
-    if (!(in >> text) || text.empty() || text.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::uint64_t v = std::strtoull(text.c_str(), nullptr, 10);  // "max": no limit (skipped above)
-    if (v > 0 && (bytes == 0 || v < bytes)) bytes = v;
-  }
-  return bytes;
+  // Read once per process: every containment domain's preserve asks, and
+  // opening the two cgroup files took 12-18 us of a 4 KiB preserve's 12-18 us.
+  static const std::uint64_t system = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    std::uint64_t bytes = pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+    for (const char *limit : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+      std::ifstream in(limit);
+      std::string text;
+      if (!(in >> text) || text.empty() || text.find_first_not_of("0123456789") != std::string::npos) continue;
+      const std::uint64_t v = std::strtoull(text.c_str(), nullptr, 10);  // "max": no limit (skipped above)
+      if (v > 0 && (bytes == 0 || v < bytes)) bytes = v;
+    }
+    return bytes;
+  }();
+  return system;
 }
 
 GDS_status_t Memory::map(const char *func, std::size_t bytes) {
