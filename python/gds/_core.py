@@ -9,7 +9,8 @@ from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Se
 import numpy as np
 
 from . import _gds
-from ._errors import Error, InvalidBoxError, InvalidCommError, InvalidCountError, InvalidError, InvalidTypeError, RangeError
+from ._errors import (Error, InvalidBoxError, InvalidCommError, InvalidCountError, InvalidError, InvalidTypeError,
+                      RangeError, RemoteErrorError)
 
 Index = Sequence[int]
 Key = Union[int, slice, type(Ellipsis), Tuple[Any, ...]]
@@ -326,12 +327,17 @@ class Array:
         cache_sync=False, ... (docs/configuration.md; the environment gives the defaults).
         With a job id and persisted versions, the array restarts from them (restart_info).
         """
-        shape = (int(shape),) if np.isscalar(shape) else tuple(int(n) for n in shape)
-        dt = np.dtype(dtype)
-        if priority not in PRIORITIES:
-            raise InvalidError(f"gds.Array.alloc: priority must be high, medium or low, not {priority!r}", 2)
+        try:  # refused here: the other processes are told in GDS_alloc, rather than left waiting
+            shape = (int(shape),) if np.isscalar(shape) else tuple(int(n) for n in shape)
+            dt = np.dtype(dtype)
+            if priority not in PRIORITIES:
+                raise InvalidError(f"gds.Array.alloc: priority must be high, medium or low, not {priority!r}", 2)
+            info = _info(order, name, settings)
+        except (TypeError, ValueError, Error):
+            _gds.fail_collectively(comm)
+            raise
         h = _gds.alloc(list(shape), None if min_chunks is None else [int(c) for c in min_chunks], dt,
-                       PRIORITIES[priority], comm, _info(order, name, settings))
+                       PRIORITIES[priority], comm, info)
         a = cls(h, dt, order)
         a._local_box = _gds.distribution(h, a.comm.Get_rank())
         return a
@@ -351,14 +357,21 @@ class Array:
         """
         from mpi4py import MPI
 
-        if not isinstance(buffer, np.ndarray):
-            raise InvalidTypeError(f"gds.Array.create: buffer must be a NumPy array, not {type(buffer).__name__}", 13)
-        if priority not in PRIORITIES:
-            raise InvalidError(f"gds.Array.create: priority must be high, medium or low, not {priority!r}", 2)
         c = comm if comm is not None else _gds.comm_world()
         if not isinstance(c, MPI.Comm) or c == MPI.COMM_NULL:
             raise InvalidCommError(f"gds.Array.create: comm must be an mpi4py MPI.Comm, not {c!r}", 16)
-        sizes = c.allgather(int(buffer.size))
+        local: Optional[Error] = None  # refused here: every process learns it in the allgather below
+        if not isinstance(buffer, np.ndarray):
+            local = InvalidTypeError(f"gds.Array.create: buffer must be a NumPy array, not {type(buffer).__name__}", 13)
+        elif priority not in PRIORITIES:
+            local = InvalidError(f"gds.Array.create: priority must be high, medium or low, not {priority!r}", 2)
+        gathered = c.allgather((local is None, int(buffer.size) if local is None else 0))
+        if local is not None:
+            raise local
+        if not all(ok for ok, _ in gathered):
+            bad = [r for r, (ok, _) in enumerate(gathered) if not ok]
+            raise RemoteErrorError(f"gds.Array.create: process(es) {bad} passed bad arguments", 24)
+        sizes = [s for _, s in gathered]
         n, p, rank = sum(sizes), len(sizes), c.Get_rank()
         if n == 0 or any(s != n // p + (k < n % p) for k, s in enumerate(sizes)):
             raise InvalidCountError(f"gds.Array.create: buffer sizes {sizes} are not a block layout of {n} elements "
@@ -614,10 +627,10 @@ class Group:
     def __init__(self, name: str, *arrays: Array) -> None:
         if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
             arrays = tuple(arrays[0])
-        for a in arrays:
-            if not isinstance(a, Array):
-                raise InvalidTypeError(f"gds.Group: members must be gds.Array, not {type(a).__name__}", 13)
         self.arrays = arrays
+        bad = [type(a).__name__ for a in arrays if not isinstance(a, Array)]
+        if bad:  # every process must pass arrays (a program error, as different arguments are)
+            raise InvalidTypeError(f"gds.Group: members must be gds.Array, not {', '.join(bad)}", 13)
         self.handle = _gds.group_create(str(name), [a.handle for a in arrays])
 
     def free(self) -> None:

@@ -74,16 +74,34 @@ index_vector sizes(GDS_gds_t g, GDS_attr_t key, bool &present) {
   return v;
 }
 
+// Meets the other processes of a GDS_alloc that this process cannot make: GDS
+// refuses zero dimensions on every process after agreeing (they get REMOTE_ERROR).
+void fail_collectively(GDS_comm_t comm) {
+  GDS_gds_t g = GDS_NULL;
+  const GDS_size_t one = 1;
+  static_cast<void>(GDS_alloc(0, &one, nullptr, MPI_DOUBLE, GDS_PRIORITY_HIGH, comm, MPI_INFO_NULL, &g));
+}
+
 void bind_making(py::module_ &m) {
+  m.def("fail_collectively", [](py::handle comm) { fail_collectively(comm_of(comm)); });
   m.def("alloc", [](const index_vector &count, py::object min_chunks, const py::dtype &dt, int priority, py::handle comm,
                     const py::dict &info) {
-    const GDS_datatype_t type = datatype_of(dt);
     const GDS_comm_t c = comm_of(comm);
-    index_vector chunks = min_chunks.is_none() ? index_vector{} : min_chunks.cast<index_vector>();
-    if (!chunks.empty() && chunks.size() != count.size())
-      raise_status(GDS_STATUS_INVALID_NDIMS, "GDS_alloc: min_chunks has " + std::to_string(chunks.size()) +
-                                                 " values, shape " + std::to_string(count.size()));
     info_object i(info);
+    GDS_datatype_t type = MPI_DATATYPE_NULL;
+    index_vector chunks;
+    // An argument refused here still meets the other processes in GDS_alloc (with no
+    // dimensions, which it refuses collectively), so they fail too instead of waiting.
+    try {
+      type = datatype_of(dt);
+      chunks = min_chunks.is_none() ? index_vector{} : min_chunks.cast<index_vector>();
+      if (!chunks.empty() && chunks.size() != count.size())
+        raise_status(GDS_STATUS_INVALID_NDIMS, "GDS_alloc: min_chunks has " + std::to_string(chunks.size()) +
+                                                   " values, shape " + std::to_string(count.size()));
+    } catch (py::error_already_set &) {
+      fail_collectively(c);
+      throw;
+    }
     GDS_gds_t g = GDS_NULL;
     check(GDS_alloc(count.size(), count.data(), chunks.empty() ? nullptr : chunks.data(), type,
                     static_cast<GDS_priority_t>(priority), c, i.get(), &g));

@@ -244,3 +244,26 @@ def test_access_conflict(comm):
             with a.access(mode="sideways"):
                 pass
         comm.Barrier()
+
+
+def test_bad_arguments_on_one_process_do_not_hang(comm):
+    """A collective call refused on one process fails on every process (that one with its
+    own error, the others with RemoteErrorError or the like), never leaving them waiting."""
+    rank, last = comm.Get_rank(), comm.Get_size() - 1
+    cases = [
+        lambda bad: gds.Array.alloc(4, object if bad else np.float64),
+        lambda bad: gds.Array.alloc(4, priority="urgent" if bad else "high"),
+        lambda bad: gds.Array.alloc((4, 4), min_chunks=[1] if bad else [1, 1]),
+        lambda bad: gds.Array.create([1.0] if bad else np.zeros(2)),
+        lambda bad: gds.Array.alloc(3 if bad else 4),  # shapes differ: COLLECTIVE_MISMATCH everywhere
+    ]
+    for case in cases if comm.Get_size() > 1 else cases[:-1]:
+        try:
+            case(rank == last).free()
+            outcome = None
+        except gds.Error as e:
+            outcome = type(e)
+        outcomes = comm.allgather(outcome)
+        if comm.Get_size() > 1:
+            assert all(o is not None for o in outcomes), outcomes
+        assert outcomes[last] is not None
