@@ -692,7 +692,10 @@ def count():
     if NP < 2:
         return
     shape = ["2", "row", "alloc"]
-    for other in sorted({1, NP - 1, NP + 1}):
+    # At 3-4 processes (oversubscribed here: each job costs seconds) only one
+    # process fewer; persist.np2 reruns at 1 and at 3, fewer and more.
+    others = sorted({1, NP - 1, NP + 1}) if NP <= 2 else [NP - 1]
+    for i, other in enumerate(others):
         base = fresh_base("count")
         env = env_for(base, "PARTNER", {"PERSIST_APP_SHAPE_NP": str(NP)})
         tag = f"count: written by {NP}, rerun at {other}"
@@ -715,6 +718,8 @@ def count():
         if p is not None and (said not in p.stderr or "no flushed version is readable" not in p.stderr):
             failures.append(f"{tag} with an empty prefix: the refusal does not name the counts and the prefix: "
                             f"{p.stderr}")
+        if i > 0:
+            continue  # the restart line at the writer's own count: once is enough
         p = run(f"{tag}: the same count restarts", ["check", *shape, str(V), str(V - 1)], dict(env, GDS_RESTART="1"))
         lines = [l for l in p.stderr.splitlines() if "NOTICE" in l and "restarted" in l] if p is not None else []
         if p is not None and (len(lines) != 1 or f"array model from the cache: version {V - 1}" not in lines[0]
