@@ -9,6 +9,10 @@
 // count (each process writes into its own part and into the next
 // process's, as a stencil does). XOR sets are of 2 (their messages grow
 // with the set's size, which GDS_SET_SIZE bounds). A restore is counted too.
+// Where no process writes one-sidedly into another's part, a memory version
+// is the one agreement; when processes start writing into others' parts the
+// first version takes a round more, and when they stop the first version
+// after still exchanges.
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,9 +44,15 @@ constexpr Setting kSettings[] = {
     {"XOR", "XOR", 4, 2},
 };
 
-// What one configuration counted: the most of any version and process.
+// Where each process writes before each version: into its own part and the
+// next process's (a stencil's halo written one-sidedly), into its own only,
+// or the one in the warm versions and the other in the counted ones.
+enum class Writes { neighbours, own, stopped, started };
+
+// What one configuration counted: the most of any version and process (the
+// last version: the most of any process).
 struct Counted {
-  MpiCounts version, restore;
+  MpiCounts version, restore, last;
 };
 
 // The most of each count, element by element.
@@ -80,24 +90,25 @@ class VersionMessages : public MpiTest {
 
   // Versions (and a restore) of `members` arrays over the first k processes
   // (a group when `grouped`), counted; the most over the processes, on every process.
-  Counted measure(const Setting &s, int k, int members, bool grouped) {
+  Counted measure(const Setting &s, int k, int members, bool grouped, Writes writes = Writes::neighbours) {
     Counted mine;
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, rank < k ? 0 : MPI_UNDEFINED, rank, &comm);
     if (comm != MPI_COMM_NULL) {
-      run(s, comm, k, members, grouped, &mine);
+      run(s, comm, k, members, grouped, writes, &mine);
       MPI_Comm_free(&comm);
     }
-    std::array<std::uint64_t, 2 * kFields> in{}, out{};
-    const auto v = fields(mine.version), r = fields(mine.restore);
+    std::array<std::uint64_t, 3 * kFields> in{}, out{};
+    const auto v = fields(mine.version), r = fields(mine.restore), l = fields(mine.last);
     std::copy(v.begin(), v.end(), in.begin());
     std::copy(r.begin(), r.end(), in.begin() + kFields);
-    allreduce(in.data(), out.data(), 2 * kFields, MPI_UINT64_T, MPI_MAX);
-    return Counted{from_fields(out.data()), from_fields(out.data() + kFields)};
+    std::copy(l.begin(), l.end(), in.begin() + 2 * kFields);
+    allreduce(in.data(), out.data(), 3 * kFields, MPI_UINT64_T, MPI_MAX);
+    return Counted{from_fields(out.data()), from_fields(out.data() + kFields), from_fields(out.data() + 2 * kFields)};
   }
 
   // (Collective over comm only: EXPECT, not ASSERT_ALL, which is over every process.)
-  void run(const Setting &s, MPI_Comm comm, int k, int members, bool grouped, Counted *counted) {
+  void run(const Setting &s, MPI_Comm comm, int k, int members, bool grouped, Writes writes, Counted *counted) {
     MPI_Info info;
     MPI_Info_create(&info);
     if (s.copy_type != nullptr) {
@@ -124,8 +135,10 @@ class VersionMessages : public MpiTest {
       for (GDS_gds_t a : arrays) {
         const Index own = kPart * static_cast<Index>(me) + 97 * static_cast<Index>(me), own_end = own + 4095;
         EXPECT_GDS_OK(GDS_put(data.data(), nullptr, &own, &own_end, a));
+        const bool neighbour = writes == Writes::neighbours || (writes == Writes::stopped && !count) ||
+                               (writes == Writes::started && count);
         const Index next = kPart * static_cast<Index>((me + 1) % k) + 8000, next_end = next + 15;
-        EXPECT_GDS_OK(GDS_put(data.data(), nullptr, &next, &next_end, a));
+        if (neighbour) EXPECT_GDS_OK(GDS_put(data.data(), nullptr, &next, &next_end, a));
         EXPECT_GDS_OK(GDS_fence(a));
       }
       if (count) count_mpi_start();
@@ -133,7 +146,10 @@ class VersionMessages : public MpiTest {
         EXPECT_GDS_OK(GDS_group_version_inc(group, 1, nullptr, 0));
       else
         EXPECT_GDS_OK(GDS_version_inc(arrays[0], 1, nullptr, 0));
-      if (count) most(&counted->version, count_mpi_stop());
+      if (count) {
+        counted->last = count_mpi_stop();
+        most(&counted->version, counted->last);
+      }
     };
     for (int v = 0; v < kWarmVersions; ++v) version(v, false);
     for (int v = 0; v < kCountedVersions; ++v) version(kWarmVersions + v, true);
@@ -201,6 +217,44 @@ TEST_F(VersionMessages, SameAtEveryProcessCountAndMemberCount) {
         if (k == 1) {
           EXPECT_EQ(c.version.messages, 0u) << where;
           EXPECT_EQ(c.version.rma, 0u) << where;
+        }
+      }
+  }
+}
+
+// Each process writes only into its own part: a memory version is the one
+// agreement, at every process count and for any number of members (and a
+// cached one a collective fewer than with neighbours). When processes start
+// writing into others' parts, the first version finds it in its agreement
+// and makes one round more (3 collectives), the next exchange first (2);
+// when they stop, the first version after still exchanges, the next are the
+// agreement alone.
+// (One array and a group of 3; the changes of pattern at 2 and at the job's
+// processes: the suite runs this at 3-4 processes on 2 cores.)
+TEST_F(VersionMessages, OneAgreementWhereNoProcessWritesIntoAnother) {
+  for (const Setting &s : kSettings) {
+    constexpr int kShapes = 2;
+    const int members_of[kShapes] = {1, 3};
+    const bool grouped_of[kShapes] = {false, true};
+    for (int k = s.min_processes; k <= nprocs; ++k)
+      for (int shape = 0; shape < kShapes; ++shape) {
+        const std::string where = std::string(s.name) + ", " + std::to_string(k) + " process(es), " +
+                                  (grouped_of[shape] ? "a group of " + std::to_string(members_of[shape]) : "one array");
+        const Counted own = measure(s, k, members_of[shape], grouped_of[shape], Writes::own);
+        if (rank == 0) std::printf("%s, own parts only:\n  version: %s\n", where.c_str(), own.version.describe().c_str());
+        EXPECT_LE(own.version.collectives, s.max_collectives - 1) << where;
+        if (s.copy_type == nullptr) {
+          EXPECT_EQ(own.version.collectives, 1u) << where;
+          EXPECT_EQ(own.version.messages, 0u) << where;
+        }
+        if (k == 1 || (k != 2 && k != nprocs)) continue;  // alone, a process writes into no other
+        const Counted started = measure(s, k, members_of[shape], grouped_of[shape], Writes::started);
+        const Counted stopped = measure(s, k, members_of[shape], grouped_of[shape], Writes::stopped);
+        if (s.copy_type == nullptr) {
+          EXPECT_EQ(started.version.collectives, 3u) << where << ": the first version with neighbours' writes";
+          EXPECT_EQ(started.last.collectives, 2u) << where << ": the versions after it exchange first";
+          EXPECT_EQ(stopped.version.collectives, 2u) << where << ": the first version without them still exchanges";
+          EXPECT_EQ(stopped.last.collectives, 1u) << where << ": the versions after it are the agreement alone";
         }
       }
   }

@@ -1,6 +1,7 @@
 #include "core/collective.hpp"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -8,6 +9,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "core/groups.hpp"
 #include "core/log.hpp"
 #include "core/memory.hpp"
 
@@ -29,18 +31,27 @@ void set_collective_guard(CollectiveGuard guard) { g_guard.store(guard, std::mem
 
 namespace {
 
-// Polls `test` (true once done, or on an error it leaves in *rc) until it
-// is, yielding the processor after the first 64 polls and between the next.
+// Whether this host runs more of the job's processes than it has processors
+// (as GDS_init found them: before that, one process).
+bool oversubscribed() {
+  static const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus <= 0 || failure_groups().host_processes > cpus;
+}
+
+// Polls `test` (true once done, or on an error it leaves in *rc) until it is.
 template <class Test>
 int poll(Test test) {
-  constexpr int kSpins = 64;
   int rc = MPI_SUCCESS;
-  for (int spins = 0; !test(&rc); ++spins)
-    if (spins >= kSpins) sched_yield();
+  for (int polls = 0; !test(&rc);) idle(&polls);
   return rc;
 }
 
 }  // namespace
+
+void idle(int *polls) {
+  constexpr int kSpins = 64;
+  if (++*polls > kSpins && oversubscribed()) sched_yield();
+}
 
 int wait(MPI_Request *request) {
   return poll([&](int *rc) {
@@ -166,7 +177,7 @@ GDS_status_t sparse_exchange(const char *func, MPI_Comm comm, int tag,
       continue;
     }
     int done = 0;
-    if (++idle > 64) sched_yield();  // oversubscribed, the process this one waits for may need the core
+    core::idle(&idle);  // oversubscribed, the process this one waits for may need the core
     if (!entered) {
       rc = MPI_Testall(static_cast<int>(sends.size()), sends.data(), &done, MPI_STATUSES_IGNORE);
       if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Testall", rc);

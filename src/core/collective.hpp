@@ -22,9 +22,16 @@ namespace gds::core {
 // it waits for needs: 4.3-4.9 ms per MPI_Allreduce at 3-4 processes on the
 // 2-core test machine, 10-16 us as MPI_Iallreduce waited for here (it polls
 // 64 times before it yields: 0.87 us against 0.65 us on a core of its own).
+// Where the host has a core for every process of it (no oversubscription)
+// a waiting process never yields: a yield is a system call and a pass
+// through the scheduler (about 1 us here) on every poll.
 // Each returns MPI's error code, as the call it stands for.
 int wait(MPI_Request *request);
 int wait_all(std::vector<MPI_Request> *requests);  // (emptied)
+// One unsuccessful poll of a wait (*polls: this wait's count so far): after
+// the first 64, the processor is yielded where the host's processes
+// outnumber its processors.
+void idle(int *polls);
 int allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 int allgather(const void *in, int count, MPI_Datatype type, void *out, int out_count, MPI_Datatype out_type,
               MPI_Comm comm);

@@ -83,7 +83,7 @@ int match(Inflow &f, bool block, std::vector<MPI_Request> *reqs) {
     if (rc != MPI_SUCCESS) return rc;
     if (found == 0) {
       if (!block) return MPI_SUCCESS;
-      if (++idle > 64) sched_yield();
+      core::idle(&idle);
       continue;
     }
     rc = MPI_Get_count(&st, MPI_BYTE, &count);

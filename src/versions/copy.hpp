@@ -1,9 +1,13 @@
 // Copying blocks into version storage.
 //
-// A version copies blocks it will not read back soon; storing them around
-// the cache (non-temporal stores) saves the reads a normal store makes of
-// each destination line, which for block-sized copies halves the memory
-// traffic. One implementation per architecture (copy_*.cpp, chosen by CMake).
+// A large version copies blocks it will not read back soon; storing them
+// around the cache (non-temporal stores) saves the reads a normal store
+// makes of each destination line, which for block-sized copies halves the
+// memory traffic. A small one (a state that stays in the caches between
+// versions) is stored through the cache: a non-temporal store goes all the
+// way to memory, and the next version reads the copy back (a GDS_create
+// array compares its memory with it). One implementation per architecture
+// (copy_*.cpp, chosen by CMake).
 #pragma once
 
 #include <cstddef>
@@ -15,8 +19,10 @@ namespace gds::versions {
 void copy_out(void *dst, const void *src, std::size_t n);
 // As copy_out, and the CRC32C of every block of 2^shift bytes (the last may
 // be shorter) into crcs[0 .. ceil(n / 2^shift)), computed as the bytes pass:
-// a version's checksums cost little more than its copy.
-void copy_out_checksummed(void *dst, const void *src, std::size_t n, unsigned shift, std::uint32_t *crcs);
+// a version's checksums cost little more than its copy. `cached`: stored
+// through the cache (a small version), not around it.
+void copy_out_checksummed(void *dst, const void *src, std::size_t n, unsigned shift, std::uint32_t *crcs,
+                          bool cached = false);
 // For tests: how many implementations of copy_out_checksummed there are, and
 // choosing one (0: the best for this processor); false if it cannot run here.
 int checksum_variants();

@@ -8,7 +8,8 @@ namespace gds::versions {
 
 void copy_out(void *dst, const void *src, std::size_t n) { std::memcpy(dst, src, n); }
 
-void copy_out_checksummed(void *dst, const void *src, std::size_t n, unsigned shift, std::uint32_t *crcs) {
+void copy_out_checksummed(void *dst, const void *src, std::size_t n, unsigned shift, std::uint32_t *crcs,
+                          bool /*cached: memcpy stores through the cache anyway*/) {
   const std::size_t block = std::size_t{1} << shift;
   for (std::size_t at = 0; at < n; at += block) {
     const std::size_t len = n - at < block ? n - at : block;

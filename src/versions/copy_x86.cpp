@@ -226,24 +226,24 @@ __attribute__((target("avx512f,vpclmulqdq,sse4.2"))) void stream_crc_vpclmul(cha
 }
 
 // One page alone (a block of 4 KiB or 8 KiB changed on its own).
-__attribute__((target("avx512f,vpclmulqdq,sse4.2"))) std::uint32_t page_crc_vpclmul(char *dst, const char *src) {
+// One page copied and summed; kCached: stored through the cache.
+template <bool kCached>
+__attribute__((target("avx512f,vpclmulqdq,sse4.2"))) std::uint32_t page_crc_vpclmul_t(char *dst, const char *src) {
   const __m512i k = fold_constants();
-  // Two accumulators over alternate 64-byte pieces (fold by 1024 bits would
-  // need other constants): instead, one chain, unrolled; the latency of a
-  // fold (a multiply and a ternary op) is what a 4 KiB page costs.
   __m512i acc = _mm512_setzero_si512();
   for (std::size_t off = 0; off < kPage; off += 64) {
     const __m512i a = _mm512_loadu_si512(src + off);
-    _mm512_stream_si512(reinterpret_cast<__m512i *>(dst + off), a);
+    if constexpr (kCached)
+      _mm512_storeu_si512(dst + off, a);
+    else
+      _mm512_stream_si512(reinterpret_cast<__m512i *>(dst + off), a);
     acc = fold(acc, k, a);
   }
   return finish(acc);
 }
+std::uint32_t page_crc_vpclmul(char *dst, const char *src) { return page_crc_vpclmul_t<false>(dst, src); }
+std::uint32_t page_crc_vpclmul_cached(char *dst, const char *src) { return page_crc_vpclmul_t<true>(dst, src); }
 
-// The same folding with 256-bit VPCLMULQDQ (AVX2 processors that have it,
-// such as AMD Zen 3, where the crc32 instruction is too slow to keep up with
-// memory): the 512-bit accumulator is two ymm halves, bytes 0-31 and 32-63 of
-// each 64-byte piece, since every 128-bit lane folds alike.
 __attribute__((target("avx2,vpclmulqdq,sse4.2"))) inline __m256i fold256(__m256i acc, __m256i k, __m256i data) {
   const __m256i a = _mm256_clmulepi64_epi128(acc, k, 0x00), b = _mm256_clmulepi64_epi128(acc, k, 0x11);
   return _mm256_xor_si256(_mm256_xor_si256(a, b), data);
@@ -263,19 +263,29 @@ __attribute__((target("avx2,vpclmulqdq,sse4.2"))) inline std::uint32_t finish256
   return static_cast<std::uint32_t>(c);
 }
 
-__attribute__((target("avx2,vpclmulqdq,sse4.2"))) std::uint32_t page_crc_vpclmul256(char *dst, const char *src) {
+template <bool kCached>
+__attribute__((target("avx2,vpclmulqdq,sse4.2"))) std::uint32_t page_crc_vpclmul256_t(char *dst, const char *src) {
   const __m256i k = fold_constants256();
   __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
   for (std::size_t off = 0; off < kPage; off += 64) {
     const auto *s = reinterpret_cast<const __m256i *>(src + off);
     auto *d = reinterpret_cast<__m256i *>(dst + off);
     const __m256i a = _mm256_loadu_si256(s), b = _mm256_loadu_si256(s + 1);
-    _mm256_stream_si256(d, a);
-    _mm256_stream_si256(d + 1, b);
+    if constexpr (kCached) {
+      _mm256_storeu_si256(d, a);
+      _mm256_storeu_si256(d + 1, b);
+    } else {
+      _mm256_stream_si256(d, a);
+      _mm256_stream_si256(d + 1, b);
+    }
     lo = fold256(lo, k, a);
     hi = fold256(hi, k, b);
   }
   return finish256(lo, hi);
+}
+std::uint32_t page_crc_vpclmul256(char *dst, const char *src) { return page_crc_vpclmul256_t<false>(dst, src); }
+std::uint32_t page_crc_vpclmul256_cached(char *dst, const char *src) {
+  return page_crc_vpclmul256_t<true>(dst, src);
 }
 
 __attribute__((target("avx2,vpclmulqdq,sse4.2"))) void stream_crc_vpclmul256(char *dst, const char *src,
@@ -302,6 +312,9 @@ const bool kHasVpclmul512 = kSse42 && __builtin_cpu_supports("avx512f") && __bui
 const bool kHasVpclmul256 = kSse42 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq");
 // Whole pages left after the groups, with folding (nullptr: copied, then summed).
 PageCrc g_page_crc = kHasVpclmul512 ? page_crc_vpclmul : kHasVpclmul256 ? page_crc_vpclmul256 : nullptr;
+PageCrc g_page_crc_cached = kHasVpclmul512   ? page_crc_vpclmul_cached
+                            : kHasVpclmul256 ? page_crc_vpclmul256_cached
+                                             : nullptr;
 StreamCrc g_stream_crc = !kSse42                             ? nullptr
                          : kHasVpclmul512                    ? stream_crc_vpclmul
                          : kHasVpclmul256                    ? stream_crc_vpclmul256
@@ -339,10 +352,39 @@ void copy_out(void *dst, const void *src, std::size_t n) {
   std::memcpy(d + lines * 64, s + lines * 64, n - lines * 64);
 }
 
-void copy_out_checksummed(void *dst, const void *src, std::size_t n, unsigned shift, std::uint32_t *crcs) {
+// Through the cache: page by page, each copied and summed in one pass with
+// VPCLMULQDQ; otherwise block by block, copied and then summed from the cache.
+void copy_cached_checksummed(char *d, const char *s, std::size_t n, std::size_t block, std::uint32_t *crcs) {
+  if (g_page_crc_cached == nullptr || block < kPage) {
+    for (std::size_t at = 0; at < n; at += block) {
+      const std::size_t len = n - at < block ? n - at : block;
+      std::memcpy(d + at, s + at, len);
+      *crcs++ = core::crc32c(d + at, len);
+    }
+    return;
+  }
+  while (n > 0) {
+    const std::size_t len = n < block ? n : block;
+    std::uint32_t state = ~0u;  // the block's raw register
+    std::size_t at = 0;
+    for (; at + kPage <= len; at += kPage) state = advance_page(state) ^ g_page_crc_cached(d + at, s + at);
+    std::memcpy(d + at, s + at, len - at);
+    *crcs++ = at < len ? core::crc32c(s + at, len - at, ~state) : ~state;
+    d += len;
+    s += len;
+    n -= len;
+  }
+}
+
+void copy_out_checksummed(void *dst, const void *src, std::size_t n, unsigned shift, std::uint32_t *crcs,
+                          bool cached) {
   auto *d = static_cast<char *>(dst);
   const auto *s = static_cast<const char *>(src);
   const std::size_t block = std::size_t{1} << shift;
+  if (cached) {
+    copy_cached_checksummed(d, s, n, block, crcs);
+    return;
+  }
   if (g_stream_crc == nullptr || block < kPage || reinterpret_cast<std::uintptr_t>(d) % 64 != 0) {
     // Block by block: each is checksummed while it is still in cache.
     for (std::size_t at = 0; at < n; at += block) {
@@ -404,18 +446,20 @@ int checksum_variants() { return 6; }
 
 bool use_checksum_variant(int variant) {
   static const StreamCrc best = g_stream_crc;
-  static const PageCrc best_page = g_page_crc;
+  static const PageCrc best_page = g_page_crc, best_cached = g_page_crc_cached;
   StreamCrc stream = nullptr;
-  PageCrc page = nullptr;
+  PageCrc page = nullptr, cached = nullptr;
   switch (variant) {
     case 0:
       stream = best;
       page = best_page;
+      cached = best_cached;
       break;
     case 1:
       if (!kHasVpclmul512) return false;
       stream = stream_crc_vpclmul;
       page = page_crc_vpclmul;
+      cached = page_crc_vpclmul_cached;
       break;
     case 2:
       if (!kSse42 || !__builtin_cpu_supports("avx512f")) return false;
@@ -433,12 +477,14 @@ bool use_checksum_variant(int variant) {
       if (!kHasVpclmul256) return false;
       stream = stream_crc_vpclmul256;
       page = page_crc_vpclmul256;
+      cached = page_crc_vpclmul256_cached;
       break;
     default:
       return false;
   }
   g_stream_crc = stream;
   g_page_crc = page;
+  g_page_crc_cached = cached;
   return true;
 }
 

@@ -4,7 +4,9 @@
 // process sends the processes it wrote to (and only those) one message with
 // its ranges of every member (core::sparse_exchange: MPI_Issend, then one
 // MPI_Ibarrier). Its own writes it marks itself; blocks open to direct
-// stores are compared with their last version.
+// stores are compared with their last version. Where no process wrote into
+// another's blocks (the version guesses so when the last one found none,
+// and its agreement checks it) the messages and the barrier are left out.
 #include <map>
 #include <vector>
 
@@ -23,7 +25,46 @@ namespace {
 
 constexpr int kTagWrites = 0x6d60;
 
+// What every process does once it knows its blocks written: its ranges
+// (`mine`) marked dirty, the blocks exposed to direct stores compared with
+// their base, and the log of writes drained (only if `local` is OK: a failed
+// version keeps it). `synced`: the window synced first, to see what the
+// others wrote.
+GDS_status_t mark_written(const char *func, Array &a, const std::vector<BlockRange> &mine, bool synced,
+                          GDS_status_t local) {
+  if (synced) {
+    const GDS_status_t sync = rma::state(a).window.sync(func);  // see what the others wrote
+    if (local == GDS_STATUS_OK) local = sync;
+  }
+  Store &store = *state(a).store;
+  store.mark_dirty(mine);
+  if (local != GDS_STATUS_OK) return local;
+  store.suspect(rma::exposed_since_drain(a));
+  rma::drain_writes(a);
+  store.compare_suspects(rma::state(a).base);
+  return local;
+}
+
 }  // namespace
+
+bool wrote_others(std::span<Array *const> members) {
+  const int me = members.front()->rank;
+  for (Array *a : members)
+    for (const BlockRange &r : rma::writes_since_drain(*a))
+      if (r.rank != me) return true;
+  return false;
+}
+
+GDS_status_t exchange_local(const char *func, std::span<Array *const> members, GDS_status_t local) {
+  if (wrote_others(members)) return local;  // the exchange of the next round sends them
+  for (Array *a : members) {
+    const std::vector<BlockRange> &written = rma::writes_since_drain(*a);  // into its own blocks only
+    if (local == GDS_STATUS_OK) local = rma::state(*a).window.complete_remote(func);  // no call if none is open
+    const std::vector<BlockRange> mine(written.begin(), written.end());
+    local = mark_written(func, *a, mine, !mine.empty(), local);
+  }
+  return local;
+}
 
 GDS_status_t exchange(const char *func, std::span<Array *const> members, GDS_status_t local) {
   const std::size_t k = members.size();
@@ -54,17 +95,7 @@ GDS_status_t exchange(const char *func, std::span<Array *const> members, GDS_sta
     local = core::fail_critical(GDS_STATUS_INTERNAL, func, "a malformed range of written blocks arrived");
   // What the others sent is marked whatever this process found: they
   // drained their logs. Its own log stays unless it was sent.
-  for (std::size_t i = 0; i < k; ++i) {
-    Array &a = *members[i];
-    const GDS_status_t synced = rma::state(a).window.sync(func);  // see what the others wrote
-    if (local == GDS_STATUS_OK) local = synced;
-    Store &store = *state(a).store;
-    store.mark_dirty(mine[i]);
-    if (local != GDS_STATUS_OK) continue;
-    store.suspect(rma::exposed_since_drain(a));
-    rma::drain_writes(a);
-    store.compare_suspects(rma::state(a).base);
-  }
+  for (std::size_t i = 0; i < k; ++i) local = mark_written(func, *members[i], mine[i], true, local);
   return local;
 }
 

@@ -18,4 +18,17 @@ namespace gds::versions {
 // status, for the caller's agreement.
 GDS_status_t exchange(const char *func, std::span<core::Array *const> members, GDS_status_t local);
 
+// Whether this process wrote one-sidedly into another process's blocks of a
+// member since the last exchange (what it would send in one).
+bool wrote_others(std::span<core::Array *const> members);
+
+// Phase exchange without its messages, for a version made on the guess that
+// no process wrote into another's blocks (the agreement checks the guess:
+// wrote_others() on every process): this process's own writes and the
+// blocks written directly that differ from their base are the members'
+// dirty blocks. Local. Where this process wrote into others' blocks it does
+// nothing: the version takes another round, with exchange(), which sends its
+// writes then.
+GDS_status_t exchange_local(const char *func, std::span<core::Array *const> members, GDS_status_t local);
+
 }  // namespace gds::versions

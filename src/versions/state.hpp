@@ -38,6 +38,9 @@ struct ArrayState final : core::ArrayState {
   bool warned_unchecked = false; // retention dropped the last version the checks vouched for (warned once)
   std::multiset<std::uint64_t> pinned;  // versions a containment domain needs: retention keeps them
   Guidance guidance;             // the array's, or (first member) its group's
+  // (First member) a process wrote into another's blocks before the last
+  // version: the next one exchanges first rather than guess that none did.
+  bool exchange_first = false;
 };
 
 // Pins a retained version (a containment domain's point in time): retention

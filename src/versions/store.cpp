@@ -389,7 +389,7 @@ bool Store::copy_run(std::uint32_t first, std::uint32_t count, const std::byte *
       fill(at, bytes, slot_memory(run.first));
       core::crc32c_blocks(slot_memory(run.first), bytes, block_bytes(), crcs);
     } else {  // each block's CRC32C taken as it is copied
-      copy_out_checksummed(slot_memory(run.first), memory + at, bytes, shift_, crcs);
+      copy_out_checksummed(slot_memory(run.first), memory + at, bytes, shift_, crcs, cached_copy_);
       core::add_bytes(core::Work::version, bytes);
     }
     for (std::uint32_t i = 0; i < run.count; ++i) pending_table_[first + i] = run.first + i;
@@ -423,6 +423,8 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, const Fill
   core::Background::wait(prepared_);
   pending_table_ = base_;
   pending_runs_.clear();
+  // What it may copy: every block of a compared array, else the changed ones.
+  cached_copy_ = (compare ? local_bytes_ : std::uint64_t{dirty_count_} << shift_) <= kCachedCopyBytes;
   if (compare) {
     *short_of = false;
     compare_and_copy(memory, short_of);

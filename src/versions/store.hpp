@@ -49,6 +49,9 @@ inline constexpr SlotRef kZero = ~SlotRef{0};
 inline constexpr unsigned kSlotBits = 24;
 inline constexpr std::uint32_t kMaxSlabs = 255;                          // slab 255 holds kZero
 inline constexpr std::uint32_t kMaxSlotsPerSlab = (1u << kSlotBits) - 1;  // 24-bit slot numbers
+// A version copying at most this many bytes of an array stores them through
+// the cache (copy.hpp): a state this small stays in the caches between versions.
+inline constexpr std::uint64_t kCachedCopyBytes = std::uint64_t{256} << 10;
 inline constexpr SlotRef make_ref(std::uint32_t slab, std::uint32_t slot) { return (slab << kSlotBits) | slot; }
 inline constexpr std::uint32_t slab_of(SlotRef r) { return r >> kSlotBits; }
 inline constexpr std::uint32_t slot_of(SlotRef r) { return r & kMaxSlotsPerSlab; }
@@ -253,6 +256,7 @@ class Store {
   std::atomic<std::uint64_t> published_{0};  // bytes stored, for others_stored() of the other stores
   void publish();
   bool prefault_;
+  bool cached_copy_ = false;  // this version's copy goes through the cache (kCachedCopyBytes)
   core::Background::Ticket prepared_ = 0;  // the background job faulting in room
 
   std::vector<std::unique_ptr<Slab>> slabs_;  // slab id = index, the same on every process

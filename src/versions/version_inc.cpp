@@ -9,7 +9,13 @@
 //   exchange  every process learns which of its blocks the others wrote,
 //             for every member in one sparse exchange (exchange.hpp: a
 //             message to each process written to, one MPI_Ibarrier), and
-//             compares the blocks written behind GDS's back
+//             compares the blocks written behind GDS's back. Where no
+//             process wrote into another's blocks before the last version,
+//             the version guesses that none did since and leaves the
+//             messages and the barrier out; the agreement checks the guess
+//             (every process says whether it wrote into others' blocks),
+//             and a wrong guess costs one more round, with the exchange
+//             (and the next version exchanges first)
 //   reserve   each process knows whether its stores have room for their
 //             changed blocks
 //   freeze    the changed blocks are copied, each block's CRC32C taken as
@@ -29,8 +35,10 @@
 //             own); a failure abandons it in memory too
 //   commit    the version exists: numbers, label, retention (no message)
 // Without checks, errors pending or growth, a memory version costs the one
-// MPI_Ibarrier and the one allreduce, and no process sends data that grows
-// with the number of processes.
+// allreduce where no process writes one-sidedly into another's blocks (a
+// program that writes its own memory: GDS_create arrays, a halo exchange of
+// its own), and the one MPI_Ibarrier and the one allreduce where they do;
+// no process sends data that grows with the number of processes.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -125,6 +133,7 @@ struct Round {
   enum : std::size_t { kPending, kChecks, kData, kTables, kDirectory, kDrop };
   core::Ballot ballot;
   std::size_t guidance = 0;  // where the interval guidance's values are
+  std::size_t wrote = 0;     // where "a process wrote into another's blocks" is
   std::vector<Store::Shortage> need;
   std::uint64_t &at(std::size_t member, std::size_t what) { return ballot[member * kPerMember + what]; }
   [[nodiscard]] bool any(std::size_t members, std::size_t what) const {
@@ -207,11 +216,21 @@ GDS_status_t agree_on_version(const char *func, std::span<Array *const> members,
   const std::size_t k = members.size();
   const bool above = levelled(*members.front());
   bool checks_left = true;
+  bool &exchange_first = state(*members.front()).exchange_first;
+  bool exchanged = false;   // the version's rounds from now on exchange
+  bool saw_writes = false;  // some process wrote into another's blocks (the agreed flag of a round)
   for (int n = 0;; ++n) {
     GDS_status_t s = kSettle.reach(func, local);
-    s = kExchange.reach(func, exchange(func, members, s));
+    // The exchange, unless no process is expected to have written into
+    // another's blocks (none did before the last version): the agreement
+    // then checks that none did, and if one did, the next round exchanges.
+    const bool wrote = wrote_others(members);
+    const bool exchange_now = exchange_first || exchanged;
+    s = kExchange.reach(func, exchange_now ? exchange(func, members, s) : exchange_local(func, members, s));
     round->ballot.clear();
     round->ballot.reserve(k * Round::kPerMember);
+    round->wrote = round->ballot.reserve(1);
+    round->ballot[round->wrote] = wrote ? 1 : 0;
     round->guidance = round->ballot.reserve(kGuidanceValues);
     guidance_values(state(*members.front()).guidance, round->ballot, round->guidance);
     s = freeze_all(func, members, s, checks_left, round);
@@ -229,12 +248,16 @@ GDS_status_t agree_on_version(const char *func, std::span<Array *const> members,
           if (s == GDS_STATUS_OK) s = p;
         }
     const GDS_status_t agreed = agree(func, members.front()->communicator(), s, round->ballot.values(), signature);
+    const bool guessed_wrong = !exchange_now && round->ballot[round->wrote] != 0;
     const bool again = round->any(k, Round::kPending) || round->any(k, Round::kChecks) ||
                        round->any(k, Round::kData) || round->any(k, Round::kTables) ||
-                       round->any(k, Round::kDirectory);
+                       round->any(k, Round::kDirectory) || guessed_wrong;
     if (agreed != GDS_STATUS_OK || again) abandon(members);
     GDS_TRY(agreed);
+    saw_writes = saw_writes || round->ballot[round->wrote] != 0;  // agreed: alike everywhere
+    exchanged = exchanged || guessed_wrong;
     if (!again) {
+      exchange_first = saw_writes;
       drops->resize(k);
       for (std::size_t m = 0; m < k; ++m) (*drops)[m] = round->at(m, Round::kDrop);
       return GDS_STATUS_OK;
@@ -256,31 +279,32 @@ void warn_drops(const char *func, Array &a, std::uint64_t count) {
   ArrayState &s = state(a);
   const std::deque<Version> &vs = s.store->versions();
   if (count == 0 || count > vs.size()) return;
-  const Retention &r = s.store->retention();
-  char why[200];
-  int used = 0;
-  if (r.max_versions > 0 && vs.size() > r.max_versions)
-    used = std::snprintf(why, sizeof why, "%llu versions at most; ", ull(r.max_versions));
-  if (r.process_bytes > 0)
-    std::snprintf(why + used, sizeof why - static_cast<std::size_t>(used),
-                  "default budget: %llu bytes for the array, %llu for all of this process's arrays", ull(r.max_bytes),
-                  ull(r.process_bytes));
-  else if (r.max_bytes > 0)
-    std::snprintf(why + used, sizeof why - static_cast<std::size_t>(used), "budget: %llu bytes", ull(r.max_bytes));
-  else
-    std::snprintf(why + used, sizeof why - static_cast<std::size_t>(used), "no byte budget");
-  std::vector<std::uint64_t> handles = a.clones;
-  handles.push_back(a.primary);
-  for (std::uint64_t h : handles) {
+  // Why retention drops: said only in a warning (most versions warn of nothing).
+  const auto why = [&] {
+    const Retention &r = s.store->retention();
+    std::string w;
+    if (r.max_versions > 0 && vs.size() > r.max_versions) w = std::to_string(r.max_versions) + " versions at most; ";
+    if (r.process_bytes > 0)
+      w += "default budget: " + std::to_string(r.max_bytes) + " bytes for the array, " +
+           std::to_string(r.process_bytes) + " for all of this process's arrays";
+    else if (r.max_bytes > 0)
+      w += "budget: " + std::to_string(r.max_bytes) + " bytes";
+    else
+      w += "no byte budget";
+    return w;
+  };
+  const auto warn_handle = [&](std::uint64_t h) {
     Cursor *c = nullptr;
     if (g_arrays.find(h, &c) != GDS_STATUS_OK || c->at_current || c->version < vs.front().number ||
         c->version > vs[count - 1].number)
-      continue;
+      return;
     log(core::Level::warning, func,
         "retention (%s) drops version %llu of array #%llu, which a handle points at: reading through it now "
         "fails with GDS_STATUS_VERSION_DROPPED",
-        why, ull(c->version), ull(a.id));
-  }
+        why().c_str(), ull(c->version), ull(a.id));
+  };
+  for (std::uint64_t h : a.clones) warn_handle(h);
+  warn_handle(a.primary);
   if (a.checks == 0 || a.checks_passed == 0 || s.warned_unchecked) return;
   std::size_t vouched = vs.size();  // the newest version made before the checks last passed
   for (std::size_t i = 0; i < vs.size() && vs[i].made <= a.checks_passed; ++i) vouched = i;
@@ -290,7 +314,7 @@ void warn_drops(const char *func, Array &a, std::uint64_t count) {
       "retention (%s) drops version %llu of array #%llu, the newest one made before its checks last passed: an "
       "error found now can only be rolled back to versions no check has vouched for (keep more versions, or "
       "run the checks more often; warned once per array)",
-      why, ull(vs[vouched].number), ull(a.id));
+      why().c_str(), ull(vs[vouched].number), ull(a.id));
 }
 
 }  // namespace
