@@ -12,7 +12,9 @@ At --np processes (default 2), in one run:
    same run: right after each repeat's runs of that application and storage, bench/floor.c
    (gds_bench_floor, --floor-bin) at the same process count times a warm memcpy of the bytes per version
    (into memory touched before but not in the caches, as the versions' memory is in steady state: a ring
-   as large as the retained versions)
+   as large as the retained versions), each copy as long after the last as the application's versions are
+   apart (k plain steps, at most MAX_GAP_US; the processes busy meanwhile), then the agreement a version
+   makes (an MPI_Allreduce of 32 values), and the same copies back to back,
    and, for the cache settings, writing the cache bytes per version (cache bytes / versions: every array's
    file) to a file under --shm + fsync, exchanging them with the partner and writing its copy + fsync; the
    floor is the memcpy plus that. Two readings:
@@ -20,7 +22,8 @@ At --np processes (default 2), in one run:
                its seconds / the memcpy of its bytes is the whole-run ratio (the 3x target in memory)
      every 1   steady state: the mean over steps versions made back to back, where the first few (before
                the retention reuses memory) are a small share (the 2x target in memory, 1.3x in the cache)
-   The ratio cost / floor is given as the median and range over the repeats, each run against its floor.
+   The ratio cost / floor is given as the median and range over the repeats, each run against its floor;
+   beside it cost / (floor + agreement) and cost / (the floor with the copies back to back).
 2. Overhead. From the steady per-version cost and one plain step (plain TIME / STEPS): the overhead at a
    version every 1, 10 and 100 steps, cost / (k x step), next to what the floor alone would give.
 3. The check, apart: the resilient form with --every 0 --check 10 (checks, no versions; memory storage; md,
@@ -420,13 +423,14 @@ class Bench:
             return None
         return c["kinds"]
 
-    def floor(self, label, app, nbytes, file_bytes):
-        """gds_bench_floor at --np processes: the warm memcpy of `nbytes` and, if `file_bytes`, the cache's
+    def floor(self, label, app, nbytes, file_bytes, gap_us):
+        """gds_bench_floor at --np processes: the warm memcpy of `nbytes` every `gap_us` microseconds (the
+        application's time between versions) and the agreement after it, and, if `file_bytes`, the cache's
         writes and exchange of that many bytes (files in a fresh directory under --shm); {measure: seconds}
         or None (a failure, or no floor program)."""
         if self.args.floor_bin is None:
             return None
-        cmd = ["--bytes", nbytes]
+        cmd = ["--bytes", nbytes, "--gap-us", gap_us]
         workdir = None
         if file_bytes:
             workdir = tempfile.mkdtemp(prefix=f"gds-bench-floor-{app}-", dir=self.args.shm)
@@ -437,7 +441,7 @@ class Bench:
             if workdir:
                 shutil.rmtree(workdir, ignore_errors=True)
         found = r.floor()
-        wanted = ("memcpy", "cache") if file_bytes else ("memcpy",)
+        wanted = ("memcpy", "agreement", "memcpy_back") + (("cache",) if file_bytes else ())
         if r.rc != 0 or r.timed_out or any(m not in found for m in wanted):
             self.fail(r, f"exit status {r.rc}, FLOOR lines {sorted(found)}, wanted {list(wanted)}")
             return None
@@ -455,26 +459,40 @@ def per_version(kinds, floor):
     f = dict(calls=calls, seconds=v["seconds"] / calls, bytes=v["bytes"] / calls,
              cache_bytes=kinds.get("cache", {}).get("bytes", 0) / calls)
     if floor is not None:
-        f.update(memcpy=floor["memcpy"], cache_floor=floor.get("cache", 0.0))
+        f.update(memcpy=floor["memcpy"], cache_floor=floor.get("cache", 0.0), agreement=floor["agreement"],
+                 memcpy_back=floor["memcpy_back"])
         f["floor"] = f["memcpy"] + f["cache_floor"]
         f["ratio"] = f["seconds"] / f["floor"] if f["floor"] > 0 else None
+        # Against the copy made back to back (no time away), and against the copy and the agreement.
+        back = f["memcpy_back"] + f["cache_floor"]
+        f["ratio_back"] = f["seconds"] / back if back > 0 else None
+        f["ratio_agreed"] = f["seconds"] / (f["floor"] + f["agreement"]) if f["floor"] + f["agreement"] > 0 else None
     return f
 
 
 def summarize(figures):
     """Per-version figures over the repeats: the median of each, and the lists of the ratios."""
     out = dict(repeats=len(figures))
-    for key in ("calls", "seconds", "bytes", "cache_bytes", "memcpy", "cache_floor", "floor", "ratio"):
+    for key in ("calls", "seconds", "bytes", "cache_bytes", "memcpy", "cache_floor", "floor", "ratio", "agreement",
+                "memcpy_back", "ratio_back", "ratio_agreed"):
         xs = [f[key] for f in figures if f.get(key) is not None]
         out[key] = median(xs)
         out[key + "_all"] = xs
     return out
 
 
-def measure_floor(b, label, app, storage, runs, figures):
+# The longest time away before each of the floor's copies (gds_bench_floor --gap-us), so that a floor run
+# stays short: 21 repetitions.
+MAX_GAP_US = 50000
+
+
+def measure_floor(b, label, app, storage, runs, figures, plain):
     """After one repeat's runs of an application and storage: the floor of the runs in COST_INTERVALS (one
-    gds_bench_floor run per distinct size), and their per-version figures appended to `figures`."""
+    gds_bench_floor run per distinct size and interval: its copies as far apart as the application's
+    versions, k plain steps, from the repeat's `plain` run), and their per-version figures appended to
+    `figures`."""
     floors = {}
+    step = plain.time / plain.steps if plain is not None and plain.time and plain.steps else None
     for k in COST_INTERVALS:
         r = runs.get(k)
         kinds = b.version_costs(r) if r is not None else None
@@ -484,7 +502,8 @@ def measure_floor(b, label, app, storage, runs, figures):
         if f is None:
             b.fail(r, "no versions in its GDS costs")
             continue
-        size = (round(f["bytes"]), round(f["cache_bytes"]) if storage != "memory" else 0)
+        gap = min(MAX_GAP_US, round(step * k * 1e6)) if step else 0
+        size = (round(f["bytes"]), round(f["cache_bytes"]) if storage != "memory" else 0, gap)
         if size not in floors:
             floors[size] = b.floor(f"{label} floor of every {k}", app, *size)
         figures.setdefault((app, storage, k), []).append(per_version(kinds, floors[size]))
@@ -497,7 +516,10 @@ def cost_tables(args, costs, step_time):
           "seconds / calls, the whole of each version call (the check not included; the cache writes synchronously "
           "by default, inside it). The floor is measured after each repeat's runs of that application "
           "and storage (gds_bench_floor, same processes): a warm memcpy of the bytes per version (into a ring as "
-          "large as the retained versions: touched, not in the caches), plus, for the "
+          "large as the retained versions: touched, not in the caches), each copy as long after the last as the "
+          "application's versions are apart (k plain steps, at most "
+          f"{MAX_GAP_US / 1000:g} ms; every process busy meanwhile: on this VM a copy, and everything a version "
+          "does, costs several times more after a few ms away than back to back), plus, for the "
           "cache settings, writing the cache bytes per version (every array's file) to a file in "
           f"{args.shm} + fsync, the exchange with the partner and its copy written + fsync (the prefix's "
           "flushes are not in it). Every 10: the mean over the run's versions, first versions (first touch of "
@@ -505,18 +527,22 @@ def cost_tables(args, costs, step_time):
           "ratio (all versions' seconds / a memcpy of all their bytes). Every 1: steady state, the mean over "
           "versions made back to back, the first few a small share. Cost / floor: median and range over the "
           "repeats, each run against its own floor. Targets: memory every 1 (steady) <= 2, every 10 (whole "
-          "run) <= 3; cache every 1 <= 1.3.\n"]
+          "run) <= 3; cache every 1 <= 1.3. Beside it: the agreement, an MPI_Allreduce of a version's 32 "
+          "values timed right after each gapped copy (what a version made everywhere or nowhere cannot leave "
+          "out), the cost against the floor and the agreement together, and the cost against the same copies "
+          "made back to back (no time away), the floor the earlier tables used.\n"]
     if args.missing_floor:
         md.append(f"**No floor**: {args.missing_floor} is missing (build gds_bench_floor, bench/floor.c).\n")
     md += ["| app | storage | every | versions | ms / version | MiB / version | cache MiB / version "
-           "| floor ms (memcpy + cache) | cost / floor: median | min-max | target |",
-           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+           "| floor ms (memcpy + cache) | cost / floor: median | min-max | target "
+           "| agreement ms | cost / (floor + agreement) | cost / floor back to back |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"]
     for app in args.apps:
         for storage in STORAGES:
             for k in COST_INTERVALS:
                 c = costs.get((app, storage, k))
                 if c is None:
-                    md.append(f"| {app} | {storage} | {k} | failed | | | | | | | |")
+                    md.append(f"| {app} | {storage} | {k} | failed | | | | | | | | | | |")
                     continue
                 floor = num(ms(c["floor"]))
                 if storage != "memory" and c["floor"] is not None:
@@ -524,7 +550,9 @@ def cost_tables(args, costs, step_time):
                 md.append(f"| {app} | {storage} | {k} | {fmt(c['calls'], 0)} | {num(ms(c['seconds']))} | "
                           f"{num(mib(c['bytes']))} | {num(mib(c['cache_bytes'])) if storage != 'memory' else '-'} | "
                           f"{floor} | "
-                          f"{num(c['ratio'])} | {num_range(c['ratio_all'])} | {target_cell(storage, k, c)} |")
+                          f"{num(c['ratio'])} | {num_range(c['ratio_all'])} | {target_cell(storage, k, c)} | "
+                          f"{num(ms(c['agreement']))} | {num(c['ratio_agreed'])} ({num_range(c['ratio_agreed_all'])}) | "
+                          f"{num(c['ratio_back'])} ({num_range(c['ratio_back_all'])}) |")
     md.append("")
     md += ["## Steady-state overhead from the per-version cost\n",
            "cost / (k x step) at a version every k steps, step = plain TIME / STEPS (median), cost = the "
@@ -774,7 +802,7 @@ def main(argv):
                     if r is not None:
                         res.setdefault((app, storage, k), []).append((r, p))
                         runs[k] = r
-                measure_floor(b, f"{tag} {storage}", app, storage, runs, figures)
+                measure_floor(b, f"{tag} {storage}", app, storage, runs, figures, p)
             every = APPS[app]["check"]
             r = b.timed(f"{tag} checks every {every or 1}, no versions", app, "resilient",
                         size + ["--every", 0] + (["--check", every] if every else []) + ["--inject", "none"], {},

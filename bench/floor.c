@@ -1,13 +1,20 @@
 /* gds_bench_floor: what a version costs at the least, on this machine, now (bench/apps.py runs it between
  * the mini-applications' runs, at their process count, with the bytes their versions moved).
  *
- *   gds_bench_floor --bytes B [--file-bytes F --dir D --scheme partner|xor] [--repeat N]
+ *   gds_bench_floor --bytes B [--file-bytes F --dir D --scheme partner|xor] [--gap-us G] [--repeat N]
  *
  * Every process does the same at the same time (a barrier before each repetition):
  *   memcpy  a warm memcpy of B bytes: into memory touched before but not in the caches, as a version's
  *           memory is in steady state (retention reuses the dropped versions' slots): the destination
  *           cycles through a ring as large as the versions the default budget keeps (5 x B, at least
- *           8 MiB); memcpy_hot: into one buffer (in the caches when B is small), for reference;
+ *           8 MiB). With --gap-us, each copy comes G microseconds after the last (every process busy
+ *           meanwhile, as an application computing between its versions): on this VM a copy of a small
+ *           state costs several times more after 4 ms away than back to back (caches, TLB, the
+ *           hypervisor), and so does everything a version does. memcpy_back: the same copies back to
+ *           back (no gap); memcpy_hot: into one buffer (in the caches when B is small), for reference;
+ *   agreement  right after each gapped copy, an MPI_Allreduce (MPI_MAX) of 32 64-bit values, what one
+ *           version's agreement sends (every process's status, the signature, the ballot): the part of
+ *           a version no protocol that makes it everywhere or nowhere can leave out;
  *   cache   with --file-bytes: write F bytes to a new file in D, fsync it and D; exchange the redundancy
  *           with MPI_Sendrecv and write what arrived to another file in D, fsync it and D. PARTNER sends
  *           the F bytes to the next process (rank ^ 1; in a ring for odd counts) and keeps the previous
@@ -16,6 +23,8 @@
  *           The files are removed after each repetition, untimed.
  * Rank 0 prints, per measure, the slowest process's median over the N repetitions (default 21):
  *   FLOOR memcpy <seconds>
+ *   FLOOR agreement <seconds>
+ *   FLOOR memcpy_back <seconds>
  *   FLOOR memcpy_hot <seconds>
  *   FLOOR cache <seconds>
  */
@@ -28,7 +37,7 @@
 #include <unistd.h>
 
 typedef struct {
-  size_t bytes, file_bytes;
+  size_t bytes, file_bytes, gap_us;
   const char *dir;
   int xor_scheme, repeat;
 } Options;
@@ -38,7 +47,7 @@ static int rank, np;
 static int usage(const char *why) {
   if (rank == 0)
     fprintf(stderr, "gds_bench_floor: %s\nusage: gds_bench_floor --bytes B [--file-bytes F --dir D "
-                    "--scheme partner|xor] [--repeat N]\n", why);
+                    "--scheme partner|xor] [--gap-us G] [--repeat N]\n", why);
   return 0;
 }
 
@@ -61,6 +70,7 @@ static int parse(int argc, char **argv, Options *o) {
     if (strcmp(k, "--bytes") == 0) ok = have_bytes = number(v, &o->bytes);
     else if (strcmp(k, "--file-bytes") == 0) ok = number(v, &o->file_bytes);
     else if (strcmp(k, "--dir") == 0) o->dir = v;
+    else if (strcmp(k, "--gap-us") == 0) ok = number(v, &o->gap_us) && o->gap_us <= 10000000;
     else if (strcmp(k, "--scheme") == 0) {
       o->xor_scheme = strcmp(v, "xor") == 0;
       ok = o->xor_scheme || strcmp(v, "partner") == 0;
@@ -160,20 +170,43 @@ static double slowest_median(double *t, int n) {
 /* Called through a volatile pointer, so that the compiler cannot drop copies nobody reads. */
 static void *(*volatile copy_bytes)(void *, const void *, size_t) = memcpy;
 
-static double time_memcpy(const Options *o, double *t, int hot) {
+/* Busy for `us` microseconds. */
+static void busy(size_t us) {
+  const double until = MPI_Wtime() + (double)us * 1e-6;
+  while (MPI_Wtime() < until) {
+  }
+}
+
+/* The memcpy's slowest median; with `agreement`, the agreement's after each copy into *agreement. `gap_us`:
+ * busy that long before each repetition. */
+static double time_memcpy(const Options *o, double *t, int hot, size_t gap_us, double *agreement) {
   const size_t ring = hot ? o->bytes : (5 * o->bytes > (8u << 20) ? 5 * o->bytes : (size_t)8 << 20);
   unsigned char *src = touched(o->bytes, 1), *dst = touched(ring, 0);
+  double *a = agreement != NULL ? malloc(sizeof *a * (size_t)o->repeat) : NULL;
+  if (agreement != NULL && a == NULL) fail("malloc of", "the timings");
+  unsigned long long ballot[32] = {0}, agreed[32];
   size_t at = 0;
   copy_bytes(dst, src, o->bytes);
   for (int i = 0; i < o->repeat; ++i) {
     at = at + 2 * o->bytes > ring ? 0 : at + o->bytes;
+    busy(gap_us);
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     copy_bytes(dst + at, src, o->bytes);
     t[i] = MPI_Wtime() - t0;
+    if (a != NULL) {
+      ballot[0] = (unsigned long long)i;
+      const double t1 = MPI_Wtime();
+      MPI_Allreduce(ballot, agreed, 32, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+      a[i] = MPI_Wtime() - t1;
+    }
   }
   free(src);
   free(dst);
+  if (a != NULL) {
+    *agreement = slowest_median(a, o->repeat);
+    free(a);
+  }
   return slowest_median(t, o->repeat);
 }
 
@@ -211,9 +244,12 @@ int main(int argc, char **argv) {
   }
   double *t = malloc(sizeof *t * (size_t)o.repeat);
   if (t == NULL) fail("malloc of", "the timings");
-  const double copy = time_memcpy(&o, t, 0);
-  if (rank == 0) printf("FLOOR memcpy %.9f\n", copy);
-  const double hot = time_memcpy(&o, t, 1);
+  double agreement = 0;
+  const double copy = time_memcpy(&o, t, 0, o.gap_us, &agreement);
+  if (rank == 0) printf("FLOOR memcpy %.9f\nFLOOR agreement %.9f\n", copy, agreement);
+  const double back = time_memcpy(&o, t, 0, 0, NULL);
+  if (rank == 0) printf("FLOOR memcpy_back %.9f\n", back);
+  const double hot = time_memcpy(&o, t, 1, 0, NULL);
   if (rank == 0) printf("FLOOR memcpy_hot %.9f\n", hot);
   if (o.file_bytes > 0) {
     const double cache = time_cache(&o, t);
