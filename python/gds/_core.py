@@ -630,6 +630,15 @@ class Group:
         self.arrays = arrays
         bad = [type(a).__name__ for a in arrays if not isinstance(a, Array)]
         if bad:  # every process must pass arrays (a program error, as different arguments are)
+            handles = [a.handle if isinstance(a, Array) else 0 for a in arrays]
+            first = next((i for i, h in enumerate(handles) if h), None)
+            if first is not None:  # the others wait in GDS_group_create: refused there, they fail too
+                handles[0], handles[first] = handles[first], handles[0]
+                try:
+                    _gds.group_create(str(name), handles)
+                except Error:
+                    pass
+            # (With no array at all there is no communicator to tell the others on, as in C.)
             raise InvalidTypeError(f"gds.Group: members must be gds.Array, not {', '.join(bad)}", 13)
         self.handle = _gds.group_create(str(name), [a.handle for a in arrays])
 

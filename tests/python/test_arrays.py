@@ -257,6 +257,15 @@ def test_bad_arguments_on_one_process_do_not_hang(comm):
         lambda bad: gds.Array.create([1.0] if bad else np.zeros(2)),
         lambda bad: gds.Array.alloc(3 if bad else 4),  # shapes differ: COLLECTIVE_MISMATCH everywhere
     ]
+    with gds.Array.alloc(4) as a, gds.Array.alloc(4) as b:  # a member that is no array on one process
+        try:
+            gds.Group("g", a, "b" if rank == last else b).free()
+            outcome = None
+        except gds.Error as e:
+            outcome = type(e)
+        outcomes = comm.allgather(outcome)
+        assert outcomes[last] is gds.InvalidTypeError
+        assert all(o is not None for o in outcomes), outcomes
     for case in cases if comm.Get_size() > 1 else cases[:-1]:
         try:
             case(rank == last).free()
