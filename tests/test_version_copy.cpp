@@ -54,15 +54,18 @@ TEST(VersionCopy, ChecksummedCopyGivesEachBlocksCrc) {
       for (std::size_t n :
            {std::size_t{0}, std::size_t{1}, std::size_t{64}, std::size_t{4096}, std::size_t{12288}, std::size_t{16384},
             std::size_t{16384 + 100}, std::size_t{65536 - 8}, std::size_t{3 * 65536 + 4096 * 3 + 17}, kMax})
-        for (int where = 0; where < 3; ++where) {
+        for (int where = 0; where < 6; ++where) {
           // Destinations as slots are (page-aligned), and 64- and un-aligned
-          // ones.
-          unsigned char *d = where == 0 ? aligned : dst.data() + align % 64 + (where == 1 ? 64 : 3);
-          if (where != 0 && d + n > dst.data() + dst.size()) continue;
-          const unsigned char *s = src.data() + (where == 2 ? 5 : 0);
+          // ones; stored around the cache (0-2) and through it (3-5: a small version's).
+          const bool cached = where >= 3;
+          const int at = where % 3;
+          unsigned char *d = at == 0 ? aligned : dst.data() + align % 64 + (at == 1 ? 64 : 3);
+          if (at != 0 && d + n > dst.data() + dst.size()) continue;
+          const unsigned char *s = src.data() + (at == 2 ? 5 : 0);
           const std::size_t block = std::size_t{1} << shift, nblocks = (n + block - 1) / block;
           std::vector<std::uint32_t> crcs(nblocks + 1, 0xDEADBEEF);
-          gds::versions::copy_out_checksummed(d, s, n, shift, crcs.data());
+          std::fill(d, d + n, static_cast<unsigned char>(0));
+          gds::versions::copy_out_checksummed(d, s, n, shift, crcs.data(), cached);
           gds::versions::copy_out_fence();
           for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(d[i], s[i]) << "shift=" << shift << " n=" << n << " i=" << i;
           for (std::size_t k = 0; k < nblocks; ++k) {
