@@ -55,12 +55,12 @@ bool wrote_others(std::span<Array *const> members) {
   return false;
 }
 
-GDS_status_t exchange_local(const char *func, std::span<Array *const> members, GDS_status_t local) {
-  if (wrote_others(members)) return local;  // the exchange of the next round sends them
+GDS_status_t exchange_local(const char *func, std::span<Array *const> members, bool wrote, GDS_status_t local) {
+  if (wrote) return local;  // the exchange of the next round sends them
   for (Array *a : members) {
-    const std::vector<BlockRange> &written = rma::writes_since_drain(*a);  // into its own blocks only
+    // Its log holds writes into its own blocks only; marked before it is drained.
+    const std::vector<BlockRange> &mine = rma::writes_since_drain(*a);
     if (local == GDS_STATUS_OK) local = rma::state(*a).window.complete_remote(func);  // no call if none is open
-    const std::vector<BlockRange> mine(written.begin(), written.end());
     local = mark_written(func, *a, mine, !mine.empty(), local);
   }
   return local;

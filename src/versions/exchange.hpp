@@ -26,9 +26,10 @@ bool wrote_others(std::span<core::Array *const> members);
 // no process wrote into another's blocks (the agreement checks the guess:
 // wrote_others() on every process): this process's own writes and the
 // blocks written directly that differ from their base are the members'
-// dirty blocks. Local. Where this process wrote into others' blocks it does
-// nothing: the version takes another round, with exchange(), which sends its
-// writes then.
-GDS_status_t exchange_local(const char *func, std::span<core::Array *const> members, GDS_status_t local);
+// dirty blocks. Local. Where this process wrote into others' blocks
+// (`wrote`: wrote_others(), as the caller found it) it does nothing: the
+// version takes another round, with exchange(), which sends its writes then.
+GDS_status_t exchange_local(const char *func, std::span<core::Array *const> members, bool wrote,
+                            GDS_status_t local);
 
 }  // namespace gds::versions

@@ -226,7 +226,7 @@ GDS_status_t agree_on_version(const char *func, std::span<Array *const> members,
     // then checks that none did, and if one did, the next round exchanges.
     const bool wrote = wrote_others(members);
     const bool exchange_now = exchange_first || exchanged;
-    s = kExchange.reach(func, exchange_now ? exchange(func, members, s) : exchange_local(func, members, s));
+    s = kExchange.reach(func, exchange_now ? exchange(func, members, s) : exchange_local(func, members, wrote, s));
     round->ballot.clear();
     round->ballot.reserve(k * Round::kPerMember);
     round->wrote = round->ballot.reserve(1);
