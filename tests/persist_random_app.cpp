@@ -19,6 +19,12 @@
 //                     the three previous retained versions) before a version
 //     waits=P         probability of GDS_cache_wait after a version (its
 //                     cached versions then survive any kill: "durable <k>")
+//     sync=S          what comes between the writes and each version: fence
+//                     (default), wait, wait_local or none (GDS_version_inc
+//                     completes them)
+//     slow=MS         before each version one process (another each time)
+//                     sleeps MS milliseconds before it writes, so that the
+//                     processes it writes into enter the version first
 //     journal=PATH    the model's record of rollbacks (rank 0 rewrites it
 //                     before each version; every run reads it)
 //     expect=E        what GDS_alloc/GDS_create must find: alternatives
@@ -39,10 +45,12 @@
 // every version. Each chunk of version k has a writer (mostly the process
 // that stores it, else another: GDS_put to remote parts) and changes with
 // the writer's fraction for k. Writes go through GDS_put, or GDS_access
-// DIRECT for local chunks of a 1-D GDS_alloc array. After each version
+// DIRECT for local chunks of a 1-D GDS_alloc array, or the program's own
+// stores for local chunks of a GDS_create array. After each version
 // every process reads every retained version whole and compares it with
 // the model. Rank 0 prints "persist_random: ok" if every check held.
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -84,6 +92,8 @@ struct Spec {
   std::uint64_t versions = 4;
   std::vector<double> fracs;
   double restores = 0, waits = 0;
+  std::string sync = "fence";
+  unsigned slow_ms = 0;
   std::string journal, expect = "fresh", navigable;
 };
 
@@ -107,11 +117,15 @@ Spec parse(int argc, char **argv) {
     else if (key == "fracs") for (const std::string &x : split(value, ',')) s.fracs.push_back(std::atof(x.c_str()));
     else if (key == "restores") s.restores = std::atof(value.c_str());
     else if (key == "waits") s.waits = std::atof(value.c_str());
+    else if (key == "sync") s.sync = value;
+    else if (key == "slow") s.slow_ms = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     else if (key == "journal") s.journal = value;
     else if (key == "expect") s.expect = value;
     else if (key == "navigable") s.navigable = value;
     else FAIL("unknown argument %s", arg.c_str());
   }
+  if (s.sync != "fence" && s.sync != "wait" && s.sync != "wait_local" && s.sync != "none")
+    FAIL("sync=%s is not fence, wait, wait_local or none", s.sync.c_str());
   return s;
 }
 
@@ -335,10 +349,13 @@ class App {
         }
       }
       model_.set_base(k, from);
+      if (s_.slow_ms > 0 && g_nprocs > 1 && static_cast<int>(model_.hash(k, 0, 9) % static_cast<std::uint64_t>(g_nprocs)) == g_rank)
+        usleep(s_.slow_ms * 1000);  // the processes it writes into enter the version first
       write(k);
-      fence();
+      synchronise();
       const std::string label = std::string("L").append(std::to_string(k + 1));
       const GDS_status_t st = GDS_version_inc(g_, 1, label.data(), label.size());
+      pending_.clear();  // complete: GDS_put's buffers are free again
       if (st != GDS_STATUS_OK) {
         FAIL("GDS_version_inc at %" PRIu64 ": %s", k, GDS_status_string(st));
         return;
@@ -386,6 +403,12 @@ class App {
     if (GDS_fence(g_) != GDS_STATUS_OK) FAIL("GDS_fence");
     pending_.clear();  // GDS_put's buffers are free again
   }
+  // Between the writes and the version: sync=.
+  void synchronise() {
+    if (s_.sync == "fence") fence();
+    if (s_.sync == "wait" && GDS_wait(g_) != GDS_STATUS_OK) FAIL("GDS_wait");
+    if (s_.sync == "wait_local" && GDS_wait_local(g_) != GDS_STATUS_OK) FAIL("GDS_wait_local");
+  }
   // Writes n elements of a row (v stays valid until fence()).
   void put(GDS_size_t row, GDS_size_t col, GDS_size_t n, const long *v, bool direct) {
     const bool two = s_.dims.size() == 2;
@@ -405,6 +428,14 @@ class App {
         }
         std::memcpy(p, v, n * sizeof(long));
         if (GDS_release(&acc) != GDS_STATUS_OK) FAIL("GDS_release");
+        return;
+      }
+    }
+    if (direct && s_.kind == "create") {  // the program's own stores, where the run is all in its part
+      const GDS_size_t first = parts_.first[static_cast<std::size_t>(g_rank)];
+      const GDS_size_t end = parts_.first[static_cast<std::size_t>(g_rank) + 1];
+      if (col >= first && col + n <= end) {
+        std::memcpy(buffer_.data() + (col - first), v, n * sizeof(long));
         return;
       }
     }

@@ -490,6 +490,11 @@ def array_spec(rng, seed, journal):
     if NP >= 2 and rng.random() < 0.25:
         fr = rng.choice(FRACTIONS)
         spec.append("fracs=" + ",".join(str(fr[r % 2]) for r in range(NP)))
+    # Versions right after the writes (GDS_version_inc completes them), and
+    # writers slower than the processes they write into (issue 42).
+    spec.append("sync=" + rng.choice(["fence", "fence", "wait", "wait_local", "none"]))
+    if NP >= 2 and rng.random() < 0.4:
+        spec.append(f"slow={rng.choice([2, 10, 30])}")
     return spec
 
 

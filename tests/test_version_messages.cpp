@@ -12,7 +12,13 @@
 // Where no process writes one-sidedly into another's part, a memory version
 // is the one agreement; when processes start writing into others' parts the
 // first version takes a round more, and when they stop the first version
-// after still exchanges.
+// after still exchanges. Members are GDS_alloc arrays, GDS_create arrays
+// (their own part written by the program's stores) or groups mixing them;
+// the writes into others' parts come from a writer made slow on purpose
+// (its targets enter the version first), after each synchronisation in
+// turn (none, GDS_wait, GDS_wait_local, GDS_fence), and every version is
+// read back by every process and checked (issue 42: a GDS_create array's
+// version missed such a put, and found no wrong guess to retry).
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +36,12 @@ namespace {
 
 constexpr Index kPart = 16384;  // ints per process per member (64 KiB)
 constexpr int kWarmVersions = 4;
+
+enum class Sync { none, wait, wait_local, fence };
+constexpr Sync kSyncs[] = {Sync::none, Sync::wait, Sync::wait_local, Sync::fence};
+const char *name(Sync s) {
+  return s == Sync::none ? "no synchronisation" : s == Sync::wait ? "GDS_wait" : s == Sync::wait_local ? "GDS_wait_local" : "GDS_fence";
+}
 constexpr int kCountedVersions = 4;
 
 struct Setting {
@@ -48,6 +60,22 @@ constexpr Setting kSettings[] = {
 // next process's (a stencil's halo written one-sidedly), into its own only,
 // or the one in the warm versions and the other in the counted ones.
 enum class Writes { neighbours, own, stopped, started };
+
+// The members' kind: GDS_alloc arrays, GDS_create arrays, or GDS_create
+// and GDS_alloc in turn (a mixed group; one array: GDS_create).
+enum class Kind { alloc, create, mixed };
+const char *name(Kind k) { return k == Kind::alloc ? "GDS_alloc" : k == Kind::create ? "GDS_create" : "mixed"; }
+
+// GDS_create's mapping: kPart elements per process, in rank order.
+GDS_status_t part_g2l(const GDS_size_t g[], int *rank, GDS_size_t *offset, void *) {
+  *rank = static_cast<int>(g[0] / kPart);
+  *offset = g[0] % kPart;
+  return GDS_STATUS_OK;
+}
+GDS_status_t part_l2g(GDS_size_t offset, GDS_size_t g[], void *context) {
+  g[0] = static_cast<GDS_size_t>(*static_cast<const int *>(context)) * kPart + offset;
+  return GDS_STATUS_OK;
+}
 
 // What one configuration counted: the most of any version and process (the
 // last version: the most of any process).
@@ -90,12 +118,13 @@ class VersionMessages : public MpiTest {
 
   // Versions (and a restore) of `members` arrays over the first k processes
   // (a group when `grouped`), counted; the most over the processes, on every process.
-  Counted measure(const Setting &s, int k, int members, bool grouped, Writes writes = Writes::neighbours) {
+  Counted measure(const Setting &s, int k, int members, bool grouped, Writes writes = Writes::neighbours,
+                  Kind kind = Kind::alloc) {
     Counted mine;
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, rank < k ? 0 : MPI_UNDEFINED, rank, &comm);
     if (comm != MPI_COMM_NULL) {
-      run(s, comm, k, members, grouped, writes, &mine);
+      run(s, comm, k, members, grouped, writes, kind, &mine);
       MPI_Comm_free(&comm);
     }
     std::array<std::uint64_t, 3 * kFields> in{}, out{};
@@ -108,7 +137,8 @@ class VersionMessages : public MpiTest {
   }
 
   // (Collective over comm only: EXPECT, not ASSERT_ALL, which is over every process.)
-  void run(const Setting &s, MPI_Comm comm, int k, int members, bool grouped, Writes writes, Counted *counted) {
+  void run(const Setting &s, MPI_Comm comm, int k, int members, bool grouped, Writes writes, Kind kind,
+           Counted *counted) {
     MPI_Info info;
     MPI_Info_create(&info);
     if (s.copy_type != nullptr) {
@@ -118,28 +148,53 @@ class VersionMessages : public MpiTest {
     }
     std::vector<GDS_gds_t> arrays(static_cast<std::size_t>(members), GDS_NULL);
     const Index n = kPart * static_cast<Index>(k);
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    // GDS_create members' memory, and every member's content as the program expects it.
+    std::vector<std::vector<int>> buffers(static_cast<std::size_t>(members));
+    std::vector<std::vector<int>> model(static_cast<std::size_t>(members), std::vector<int>(n, 0));
+    const auto created = [&](int m) { return kind == Kind::create || (kind == Kind::mixed && m % 2 == 0); };
     for (int m = 0; m < members; ++m) {
       const std::string name = std::string(s.name) + "-k" + std::to_string(k) + "-m" + std::to_string(members) +
-                               (grouped ? "g" : "") + "-" + std::to_string(m);
+                               (grouped ? "g" : "") + "-" + ::name(kind) + "-" + std::to_string(m);
       MPI_Info_set(info, GDS_NAME_KEY, name.c_str());
-      EXPECT_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_INT, GDS_PRIORITY_HIGH, comm, info, &arrays[m]));
+      if (created(m)) {
+        buffers[m].assign(kPart, 0);
+        EXPECT_GDS_OK(GDS_create_with_context(1, &n, MPI_INT, part_g2l, part_l2g, &me, buffers[m].data(), kPart,
+                                              GDS_PRIORITY_HIGH, comm, info, &arrays[m]));
+      } else {
+        EXPECT_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_INT, GDS_PRIORITY_HIGH, comm, info, &arrays[m]));
+      }
     }
     MPI_Info_free(&info);
     GDS_group_t group = GDS_GROUP_NULL;
     if (grouped) EXPECT_GDS_OK(GDS_group_create("counted", members, arrays.data(), &group));
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
     const auto version = [&](int v, bool count) {
-      // Into its own part (at an offset of its own) and 16 elements into the next process's.
+      // Into its own part (at an offset of its own: GDS_create arrays by
+      // the program's stores) and 16 elements into the next process's, by
+      // a writer slower than its target now and then; then the
+      // synchronisation of the version's turn.
+      const Sync sync = kSyncs[v % 4];
       std::vector<int> data(4096, v);
-      for (GDS_gds_t a : arrays) {
+      const bool neighbour = writes == Writes::neighbours || (writes == Writes::stopped && !count) ||
+                             (writes == Writes::started && count);
+      if (neighbour && v % 3 == 1 && me == v % k) usleep(3000);
+      for (int m = 0; m < members; ++m) {
+        GDS_gds_t a = arrays[m];
         const Index own = kPart * static_cast<Index>(me) + 97 * static_cast<Index>(me), own_end = own + 4095;
-        EXPECT_GDS_OK(GDS_put(data.data(), nullptr, &own, &own_end, a));
-        const bool neighbour = writes == Writes::neighbours || (writes == Writes::stopped && !count) ||
-                               (writes == Writes::started && count);
+        if (created(m))
+          std::copy(data.begin(), data.end(), buffers[m].begin() + static_cast<std::ptrdiff_t>(own - kPart * me));
+        else
+          EXPECT_GDS_OK(GDS_put(data.data(), nullptr, &own, &own_end, a));
+        for (int p = 0; p < k; ++p) std::fill_n(model[m].begin() + kPart * p + 97 * p, 4096, v);
         const Index next = kPart * static_cast<Index>((me + 1) % k) + 8000, next_end = next + 15;
-        if (neighbour) EXPECT_GDS_OK(GDS_put(data.data(), nullptr, &next, &next_end, a));
-        EXPECT_GDS_OK(GDS_fence(a));
+        if (neighbour) {
+          EXPECT_GDS_OK(GDS_put(data.data(), nullptr, &next, &next_end, a));
+          for (int p = 0; p < k; ++p) std::fill_n(model[m].begin() + kPart * p + 8000, 16, v);
+        }
+        if (sync == Sync::wait) EXPECT_GDS_OK(GDS_wait(a));
+        if (sync == Sync::wait_local) EXPECT_GDS_OK(GDS_wait_local(a));
+        if (sync == Sync::fence) EXPECT_GDS_OK(GDS_fence(a));
       }
       if (count) count_mpi_start();
       if (grouped)
@@ -149,6 +204,22 @@ class VersionMessages : public MpiTest {
       if (count) {
         counted->last = count_mpi_stop();
         most(&counted->version, counted->last);
+      }
+      // The version just made, read back by every process where the
+      // others' writes land: its own part (through a clone, not counted;
+      // a version never changes, so no one waits for the reads).
+      for (int m = 0; m < members; ++m) {
+        GDS_gds_t old = GDS_NULL;
+        EXPECT_GDS_OK(GDS_descriptor_clone(arrays[m], &old));
+        EXPECT_GDS_OK(GDS_move_to_prev(old));
+        std::vector<int> got(kPart, -1);
+        const Index lo = kPart * static_cast<Index>(me), hi = lo + kPart - 1;
+        EXPECT_GDS_OK(GDS_get(got.data(), nullptr, &lo, &hi, old));
+        EXPECT_GDS_OK(GDS_wait(old));
+        EXPECT_TRUE(std::equal(got.begin(), got.end(), model[m].begin() + static_cast<std::ptrdiff_t>(lo)))
+            << s.name << ", " << name(kind) << " member " << m << ": version " << v << " lacks writes made before it ("
+            << name(sync) << ")";
+        EXPECT_GDS_OK(GDS_free(&old));
       }
     };
     for (int v = 0; v < kWarmVersions; ++v) version(v, false);
@@ -171,17 +242,20 @@ class VersionMessages : public MpiTest {
 
 TEST_F(VersionMessages, SameAtEveryProcessCountAndMemberCount) {
   for (const Setting &s : kSettings) {
-    // [k][shape]: one array, a group of 1, a group of 3.
-    constexpr int kShapes = 3;
-    const int members_of[kShapes] = {1, 1, 3};
-    const bool grouped_of[kShapes] = {false, true, true};
+    // [k][shape]: one array, a group of 1, a group of 3; one GDS_create
+    // array, a group of 3 mixing GDS_create and GDS_alloc arrays.
+    constexpr int kShapes = 5;
+    const int members_of[kShapes] = {1, 1, 3, 1, 3};
+    const bool grouped_of[kShapes] = {false, true, true, false, true};
+    const Kind kind_of[kShapes] = {Kind::alloc, Kind::alloc, Kind::alloc, Kind::create, Kind::mixed};
     std::vector<std::array<Counted, kShapes>> at(static_cast<std::size_t>(nprocs) + 1);
     for (int k = s.min_processes; k <= nprocs; ++k)
       for (int shape = 0; shape < kShapes; ++shape) {
-        at[k][shape] = measure(s, k, members_of[shape], grouped_of[shape]);
+        at[k][shape] = measure(s, k, members_of[shape], grouped_of[shape], Writes::neighbours, kind_of[shape]);
         const Counted &c = at[k][shape];
         const std::string where = std::string(s.name) + ", " + std::to_string(k) + " process(es), " +
-                                  (grouped_of[shape] ? "a group of " + std::to_string(members_of[shape]) : "one array");
+                                  (grouped_of[shape] ? "a group of " + std::to_string(members_of[shape]) : "one array") +
+                                  " (" + name(kind_of[shape]) + ")";
         if (rank == 0)
           std::printf("%s:\n  version: %s\n  restore: %s\n", where.c_str(), c.version.describe().c_str(),
                       c.restore.describe().c_str());
@@ -195,7 +269,7 @@ TEST_F(VersionMessages, SameAtEveryProcessCountAndMemberCount) {
         if (shape > 0) {
           EXPECT_EQ(c.version.collectives, at[k][0].version.collectives) << where;
           EXPECT_EQ(c.restore.collectives, at[k][0].restore.collectives) << where;
-          if (s.copy_type == nullptr) {
+          if (s.copy_type == nullptr && kind_of[shape] == Kind::alloc) {
             EXPECT_EQ(c.version.messages, at[k][0].version.messages) << where;
           }
         }
@@ -236,27 +310,33 @@ TEST_F(VersionMessages, OneAgreementWhereNoProcessWritesIntoAnother) {
     constexpr int kShapes = 2;
     const int members_of[kShapes] = {1, 3};
     const bool grouped_of[kShapes] = {false, true};
-    for (int k = s.min_processes; k <= nprocs; ++k)
-      for (int shape = 0; shape < kShapes; ++shape) {
-        const std::string where = std::string(s.name) + ", " + std::to_string(k) + " process(es), " +
-                                  (grouped_of[shape] ? "a group of " + std::to_string(members_of[shape]) : "one array");
-        const Counted own = measure(s, k, members_of[shape], grouped_of[shape], Writes::own);
-        if (rank == 0) std::printf("%s, own parts only:\n  version: %s\n", where.c_str(), own.version.describe().c_str());
-        EXPECT_LE(own.version.collectives, s.max_collectives - 1) << where;
-        if (s.copy_type == nullptr) {
-          EXPECT_EQ(own.version.collectives, 1u) << where;
-          EXPECT_EQ(own.version.messages, 0u) << where;
+    for (const Kind kind : {Kind::alloc, Kind::create, Kind::mixed})
+      for (int k = s.min_processes; k <= nprocs; ++k)
+        for (int shape = 0; shape < kShapes; ++shape) {
+          if (kind == Kind::mixed && !grouped_of[shape]) continue;  // one array: GDS_create's case
+          // GDS_create members: in memory at the job's process count (the
+          // cache's counts with them are the first test's).
+          if (kind != Kind::alloc && (s.copy_type != nullptr || k != nprocs)) continue;
+          const std::string where = std::string(s.name) + ", " + std::to_string(k) + " process(es), " +
+                                    (grouped_of[shape] ? "a group of " + std::to_string(members_of[shape]) : "one array") +
+                                    " (" + name(kind) + ")";
+          const Counted own = measure(s, k, members_of[shape], grouped_of[shape], Writes::own, kind);
+          if (rank == 0) std::printf("%s, own parts only:\n  version: %s\n", where.c_str(), own.version.describe().c_str());
+          EXPECT_LE(own.version.collectives, s.max_collectives - 1) << where;
+          if (s.copy_type == nullptr) {
+            EXPECT_EQ(own.version.collectives, 1u) << where;
+            EXPECT_EQ(own.version.messages, 0u) << where;
+          }
+          if (k == 1 || k != nprocs) continue;  // alone, a process writes into no other
+          const Counted started = measure(s, k, members_of[shape], grouped_of[shape], Writes::started, kind);
+          const Counted stopped = measure(s, k, members_of[shape], grouped_of[shape], Writes::stopped, kind);
+          if (s.copy_type == nullptr) {
+            EXPECT_EQ(started.version.collectives, 3u) << where << ": the first version with neighbours' writes";
+            EXPECT_EQ(started.last.collectives, 2u) << where << ": the versions after it exchange first";
+            EXPECT_EQ(stopped.version.collectives, 2u) << where << ": the first version without them still exchanges";
+            EXPECT_EQ(stopped.last.collectives, 1u) << where << ": the versions after it are the agreement alone";
+          }
         }
-        if (k == 1 || k != nprocs) continue;  // alone, a process writes into no other
-        const Counted started = measure(s, k, members_of[shape], grouped_of[shape], Writes::started);
-        const Counted stopped = measure(s, k, members_of[shape], grouped_of[shape], Writes::stopped);
-        if (s.copy_type == nullptr) {
-          EXPECT_EQ(started.version.collectives, 3u) << where << ": the first version with neighbours' writes";
-          EXPECT_EQ(started.last.collectives, 2u) << where << ": the versions after it exchange first";
-          EXPECT_EQ(stopped.version.collectives, 2u) << where << ": the first version without them still exchanges";
-          EXPECT_EQ(stopped.last.collectives, 1u) << where << ": the versions after it are the agreement alone";
-        }
-      }
   }
 }
 

@@ -35,8 +35,12 @@ inline const ArrayState &state(const core::Array &a) { return a.state<ArrayState
 // drains the log once the version has taken them (a failed version_inc keeps
 // them for the next).
 inline void track_writes(core::Array &a, unsigned block_shift, bool enabled) {
-  state(a).writes.configure(block_shift, enabled);
+  state(a).writes.configure(a.rank, block_shift, enabled);
 }
+// Whether this process wrote into another process's memory (or its own)
+// since the last drain, with the log off too.
+inline bool wrote_others_since_drain(const core::Array &a) { return state(a).writes.wrote_others(); }
+inline bool wrote_self_since_drain(const core::Array &a) { return state(a).writes.wrote_self(); }
 inline const std::vector<BlockRange> &writes_since_drain(core::Array &a) { return state(a).writes.written(); }
 inline const std::vector<BlockRange> &exposed_since_drain(core::Array &a) { return state(a).writes.exposed(); }
 inline void drain_writes(core::Array &a) { state(a).writes.clear(); }

@@ -190,9 +190,16 @@ GDS_status_t transfer_user(const char *func, Array &a, const Request &r) {
     }
   } while (layout.next_index(r.lo, r.hi, g));
 
+  ArrayState &st = state(a);
   for (int rank = 0; rank < a.nprocs; ++rank) {
     const Runs &rr = runs[static_cast<std::size_t>(rank)];
     if (rr.length.empty()) continue;
+    // Recorded like every write (a version must know that this process
+    // wrote into another's memory, whether or not its log keeps ranges).
+    if (r.kind != Kind::get)
+      for (std::size_t i = 0; i < rr.length.size(); ++i)
+        st.writes.record(rank, static_cast<std::uint64_t>(rr.target[i]) * esize,
+                         static_cast<std::uint64_t>(rr.length[i]) * esize);
     if (by_runs(r, a.type->mpi) && rr.length.size() > 1) {
       for (std::size_t i = 0; i < rr.length.size(); ++i) {
         const TypeSpec run{rr.length[i], a.type->mpi, {}};

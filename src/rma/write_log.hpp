@@ -9,6 +9,12 @@
 // a write loop over a region costs one range per touched run. Regions of its
 // own memory this process opened to direct stores (GDS_access) are logged
 // apart: they may or may not have been written.
+//
+// Whether this process wrote into another process's memory, or into its own,
+// since the last drain is known even where the log records no ranges (the
+// versions of GDS_create arrays compare every block instead): a version that
+// leaves out the exchange on the guess that no process wrote into another's
+// memory must learn that the guess was wrong whatever the kind of array.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +32,8 @@ class WriteLog {
  public:
   // Blocks of 2^shift bytes; a disabled log records nothing (the versions
   // of GDS_create arrays compare every block instead).
-  void configure(unsigned shift, bool enabled) {
+  void configure(int self, unsigned shift, bool enabled) {
+    self_ = self;
     shift_ = shift;
     enabled_ = enabled;
   }
@@ -36,6 +43,8 @@ class WriteLog {
   void record(int rank, std::uint64_t offset, std::uint64_t bytes) {
     if (static_cast<std::size_t>(rank) >= targets_.size()) [[unlikely]] targets_.resize(static_cast<std::size_t>(rank) + 1);
     ++targets_[static_cast<std::size_t>(rank)];
+    if (rank == self_) wrote_self_ = true;
+    else wrote_others_ = true;
     if (!enabled_) return;
     const auto first = static_cast<std::uint32_t>(offset >> shift_);
     const auto last = static_cast<std::uint32_t>((offset + bytes - 1) >> shift_);
@@ -58,12 +67,18 @@ class WriteLog {
   // to learn whether its work wrote outside its processes.
   [[nodiscard]] const std::vector<std::uint64_t> &targets() const { return targets_; }
 
+  // Whether this process wrote into another process's memory, or into its
+  // own, since the last drain (known with the log off too).
+  [[nodiscard]] bool wrote_others() const { return wrote_others_; }
+  [[nodiscard]] bool wrote_self() const { return wrote_self_; }
+
   // The ranges recorded, merged, sorted by rank then block.
   std::vector<BlockRange> &written();
   std::vector<BlockRange> &exposed();
   void clear() {
     log_.clear();
     exposed_.clear();
+    wrote_others_ = wrote_self_ = false;
   }
 
  private:
@@ -76,8 +91,10 @@ class WriteLog {
   std::vector<BlockRange> log_, exposed_;
   std::vector<std::uint64_t> targets_;
   std::size_t compact_at_ = 4096, exposed_compact_at_ = 4096;
+  int self_ = 0;
   unsigned shift_ = 14;
   bool enabled_ = false;
+  bool wrote_others_ = false, wrote_self_ = false;
 };
 
 }  // namespace gds::rma

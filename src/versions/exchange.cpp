@@ -7,6 +7,7 @@
 // stores are compared with their last version. Where no process wrote into
 // another's blocks (the version guesses so when the last one found none,
 // and its agreement checks it) the messages and the barrier are left out.
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -48,11 +49,9 @@ GDS_status_t mark_written(const char *func, Array &a, const std::vector<BlockRan
 }  // namespace
 
 bool wrote_others(std::span<Array *const> members) {
-  const int me = members.front()->rank;
-  for (Array *a : members)
-    for (const BlockRange &r : rma::writes_since_drain(*a))
-      if (r.rank != me) return true;
-  return false;
+  // Known whatever the member's kind: a GDS_create array logs no ranges,
+  // yet a write into another's part must make the guess wrong.
+  return std::any_of(members.begin(), members.end(), [](const Array *a) { return rma::wrote_others_since_drain(*a); });
 }
 
 GDS_status_t exchange_local(const char *func, std::span<Array *const> members, bool wrote, GDS_status_t local) {
@@ -61,7 +60,9 @@ GDS_status_t exchange_local(const char *func, std::span<Array *const> members, b
     // Its log holds writes into its own blocks only; marked before it is drained.
     const std::vector<BlockRange> &mine = rma::writes_since_drain(*a);
     if (local == GDS_STATUS_OK) local = rma::state(*a).window.complete_remote(func);  // no call if none is open
-    local = mark_written(func, *a, mine, !mine.empty(), local);
+    // Its own one-sided writes seen before the blocks are compared or copied
+    // (a GDS_create array's log holds no ranges, but knows they were made).
+    local = mark_written(func, *a, mine, rma::wrote_self_since_drain(*a), local);
   }
   return local;
 }
