@@ -493,7 +493,8 @@ typedef GDS_ENUM(GDS_fault) {
   GDS_FAULT_VERSION_MEMORY = 2, /**< memory for a version cannot be allocated */
   GDS_FAULT_VERSION_PHASE = 3,  /**< GDS_version_inc fails in a given phase */
   GDS_FAULT_MEMORY_SYNC = 4,    /**< a memory synchronization (MPI_Win_sync) fails */
-  GDS_FAULT_VERSION_CORRUPT = 5 /**< a bit of a version's stored copy flips after it was checksummed */
+  GDS_FAULT_VERSION_CORRUPT = 5, /**< a bit of a version's stored copy flips after it was checksummed */
+  GDS_FAULT_LATE_WRITE = 6       /**< the array's memory changes while a version is stored above memory */
 } GDS_fault_t;
 
 /**
@@ -520,6 +521,14 @@ typedef GDS_ENUM(GDS_fault) {
  * the first byte of the stored copy of the \p after -th of them (in the order
  * of this process's part; the last if it changed fewer): a latent error that
  * GDS_version_verify() finds. The version is made as usual.
+ * GDS_FAULT_LATE_WRITE: the \p after -th next GDS_version_inc() or
+ * GDS_group_version_inc() on this process, once every process agreed to make
+ * the version and before the levels above memory (the cache, the prefix)
+ * store it, overwrites every byte of this process's part of every member with
+ * 0xA5, as a write landing in the array's memory at that moment would: the
+ * version, at every level, holds the content frozen before it (what its
+ * checksums describe), and the current content holds the 0xA5 bytes, which
+ * the next version takes.
  *
  * \param[in] fault the kind
  * \param[in] after 1 for the next operation, 2 for the one after, ...; for

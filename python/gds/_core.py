@@ -126,9 +126,10 @@ def reset_costs() -> None:
 
 def inject_fault(kind: str, after: int = 1) -> None:
     """GDS_inject_fault(): the library fails on purpose, for tests. `kind`: none, rma,
-    version_memory, version_phase, memory_sync, version_corrupt; `after`: the after-th next
-    such operation fails (1: the next; for version_phase the phase, as in the C call)."""
-    kinds = {"none": 0, "rma": 1, "version_memory": 2, "version_phase": 3, "memory_sync": 4, "version_corrupt": 5}
+    version_memory, version_phase, memory_sync, version_corrupt, late_write; `after`: the
+    after-th next such operation fails (1: the next; for version_phase the phase, as in the C call)."""
+    kinds = {"none": 0, "rma": 1, "version_memory": 2, "version_phase": 3, "memory_sync": 4, "version_corrupt": 5,
+             "late_write": 6}
     if kind not in kinds:
         raise InvalidError(f"gds.inject_fault: kind must be one of {sorted(kinds)}", 2)
     _gds.inject_fault(kinds[kind], after)

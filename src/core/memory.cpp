@@ -84,6 +84,21 @@ GDS_status_t Memory::map(const char *func, std::size_t bytes) {
   return GDS_STATUS_OK;
 }
 
+const std::byte *zero_bytes(std::size_t bytes) {
+  static const std::byte *zeros = nullptr;
+  static std::size_t size = 0;
+  if (bytes <= size) return zeros;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t want = std::max(bytes, 2 * size);
+  if (want > SIZE_MAX - page) return nullptr;
+  const std::size_t mapped = (want + page - 1) / page * page;
+  void *p = mmap(nullptr, mapped, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  zeros = static_cast<const std::byte *>(p);  // the smaller one stays: pieces may point into it
+  size = mapped;
+  return zeros;
+}
+
 void Memory::populate(std::size_t offset, std::size_t bytes) const {
 #ifndef MADV_POPULATE_WRITE
   constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14

@@ -28,6 +28,13 @@ bool allocatable(std::size_t bytes);
 // (v2 memory.max, v1 memory.limit_in_bytes) when that is lower.
 std::uint64_t host_memory();
 
+// At least `bytes` bytes that read as zeros and are never written: a
+// read-only anonymous mapping, which every page of maps to the kernel's
+// zero page, so it costs address space, not memory. Mappings handed out
+// stay mapped for the process's life (a larger request maps a larger one);
+// nullptr if none can be mapped. Not thread-safe.
+const std::byte *zero_bytes(std::size_t bytes);
+
 class Memory {
  public:
   Memory() = default;

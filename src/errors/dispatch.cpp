@@ -533,7 +533,7 @@ GDS_API GDS_status_t GDS_check_global_error(GDS_gds_t gds) try {
 
 GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) try {
   GDS_ENTER();
-  GDS_REQUIRE(fault >= GDS_FAULT_NONE && fault <= GDS_FAULT_VERSION_CORRUPT, GDS_STATUS_INVALID,
+  GDS_REQUIRE(fault >= GDS_FAULT_NONE && fault <= GDS_FAULT_LATE_WRITE, GDS_STATUS_INVALID,
               "fault=%d is not a GDS_fault_t", static_cast<int>(fault));
   GDS_REQUIRE(fault == GDS_FAULT_NONE || after >= 1, GDS_STATUS_INVALID,
               "after=0; 1 is the next operation");
@@ -545,6 +545,8 @@ GDS_API GDS_status_t GDS_inject_fault(GDS_fault_t fault, GDS_size_t after) try {
     gds::versions::inject_corruption(fault == GDS_FAULT_NONE ? 0 : after);
   if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_VERSION_MEMORY)
     gds::versions::inject_memory_failure(fault == GDS_FAULT_NONE ? 0 : after);
+  if (fault == GDS_FAULT_NONE || fault == GDS_FAULT_LATE_WRITE)
+    gds::versions::inject_late_write(fault == GDS_FAULT_NONE ? 0 : after);
   constexpr std::size_t phases = std::size(gds::versions::kFailablePhases);
   GDS_REQUIRE(fault != GDS_FAULT_VERSION_PHASE || after <= phases, GDS_STATUS_INVALID,
               "after=%llu: GDS_version_inc has phases 1 to %zu that can fail", static_cast<unsigned long long>(after),

@@ -29,6 +29,7 @@
 #include "core/costs.hpp"
 #include "core/groups.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 #include "core/mpi_args.hpp"
 #include "core/util.hpp"
 #include "persist/cache.hpp"
@@ -60,21 +61,42 @@ Places places(Array &a) {
 
 // Lays out file f of version v (its header fields set but for the CRC):
 // every block for a full version, else the blocks changed since the last
-// cached version. Many small pieces go into one copy (`buffer`). No
-// exception escapes (it runs between collectives).
+// cached version, each from the version's frozen copy (the bytes its CRC
+// was taken of, whatever lands in the array's memory meanwhile; the
+// all-zero block from zero_bytes()), adjacent copies as one piece. Many
+// small pieces go into one copy (`buffer`). No exception escapes (it runs
+// between collectives).
 Result lay_out(const versions::Frozen &v, Cacher &c, CachedFile *f) noexcept try {
   std::vector<std::uint32_t> blocks, crcs;
   std::vector<iovec> data;
   VersionPieces &out = f->file;
+  const std::byte *zeros = core::zero_bytes(std::size_t{1} << v.shift);
+  if (zeros == nullptr) return Result::nomem("no address space for the zero block of a cached version");
+  bool last_zero = false;
+  const auto append = [&](const std::byte *p, std::uint64_t n) {
+    const bool zero = p == nullptr;
+    if (!data.empty() && zero == last_zero) {
+      iovec &last = data.back();
+      const std::size_t joined = last.iov_len + n;
+      if (zero ? core::zero_bytes(joined) != nullptr
+               : static_cast<const std::byte *>(last.iov_base) + last.iov_len == p) {
+        if (zero) last.iov_base = const_cast<std::byte *>(core::zero_bytes(joined));
+        last.iov_len = joined;
+        return;
+      }
+    }
+    data.push_back(iovec{const_cast<std::byte *>(zero ? zeros : p), n});
+    last_zero = zero;
+  };
   const auto add = [&](std::uint32_t first, std::uint32_t count) {
-    const std::uint64_t start = std::uint64_t{first} << v.shift;
     std::uint64_t run = 0;
     for (std::uint32_t b = first; b < first + count; ++b) {
       blocks.push_back(b);
       crcs.push_back(v.crcs[b]);  // taken as the version froze the block
-      run += block_length(v.bytes, v.shift, b);
+      const std::uint64_t n = block_length(v.bytes, v.shift, b);
+      append(v.block(b), n);
+      run += n;
     }
-    data.push_back(iovec{const_cast<std::byte *>(v.memory + start), run});
     out.own.push_back(versions::Stored{first, count, out.held});  // from the data's start, for now
     out.held += run;
   };

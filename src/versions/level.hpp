@@ -39,7 +39,12 @@ struct Frozen {
   const std::string *next_label = nullptr;  // the current version's label once it exists
   BlockRuns changed;             // blocks that changed since the previous version
   std::vector<std::uint32_t> crcs;  // per block, the CRC32C of the version's content (taken at freeze)
-  const std::byte *memory = nullptr;  // this process's part: the version's content, unchanging during the phase
+  // Where block b of the version is: its frozen copy, checksummed as it was
+  // copied and never written again while the version lives (nullptr: an
+  // all-zero block). Not the array's memory, which may change once the
+  // version is frozen: whatever lands there, a level stores the bytes the
+  // checksums describe.
+  std::function<const std::byte *(std::uint32_t)> block;
   std::uint64_t bytes = 0;       // of the part
   unsigned shift = 0;            // log2 of the block size
   bool valid = true;             // false: this process could not freeze it (the agreement will fail)

@@ -89,6 +89,11 @@ inline constexpr core::Point kCommit{"commit", "every level has the version; mem
 // GDS_FAULT_VERSION_PHASE numbers them from 1 (gds_error.h); commit cannot fail.
 inline constexpr const core::Phase *kFailablePhases[] = {&kSettle, &kExchange, &kReserve, &kFreeze, &kPersist};
 
+// Fault injection (GDS_inject_fault, GDS_FAULT_LATE_WRITE): the `after`-th
+// next version made on this process overwrites the members' memory between
+// its agreement and the levels above memory; 0 cancels.
+void inject_late_write(std::uint64_t after);
+
 // The phases of GDS_version_inc for `members` (one array, or a version
 // group's members, on one communicator and at one number; `local`: each
 // one's status so far; `group`: the group's name). All members make the

@@ -138,6 +138,10 @@ class Store {
                       bool *short_of = nullptr);
   // Whether freeze() made a version that commit() has not taken.
   [[nodiscard]] bool frozen() const { return pending_frozen_; }
+  // Where block b of that version is (nullptr: the all-zero block).
+  [[nodiscard]] const std::byte *frozen_block(std::uint32_t b) const {
+    return pending_table_[b] == kZero ? nullptr : slot_memory(pending_table_[b]);
+  }
   void commit(std::uint64_t number, std::string label);
   void abandon();
   // How many of the oldest versions retention wants gone here (never the

@@ -74,6 +74,28 @@ using gds::core::ull;
 // writing and raising more, checks run, stores grown) before it gives up.
 constexpr int kMaxRounds = 8;
 
+// GDS_FAULT_LATE_WRITE: versions to go before one overwrites its members'
+// memory once agreed (0: none armed).
+std::uint64_t g_late_write = 0;
+
+// A write landing in the members' memory between the agreement and the
+// levels above memory (GDS_FAULT_LATE_WRITE), if one is due: every byte of
+// this process's part becomes 0xA5, a write of its own that the next
+// version takes. Whatever lands there, no level may store it with this version.
+void late_write_if_due(const char *func, std::span<Array *const> members) {
+  if (g_late_write == 0 || --g_late_write != 0) [[likely]]
+    return;
+  for (Array *a : members) {
+    const std::uint64_t bytes = state(*a).store->local_bytes();
+    if (bytes == 0) continue;
+    (void)rma::write_local_part(func, *a, [&](std::byte *base) {
+      std::memset(base, 0xA5, bytes);
+      return GDS_STATUS_OK;
+    });
+    rma::state(*a).writes.record(a->rank, 0, bytes);
+  }
+}
+
 // The interval in seconds between versions that cost `c` seconds each:
 // Daly's optimum with a mean time between failures `m`, else the interval
 // that spends the fraction f of the run's time in versions.
@@ -323,8 +345,16 @@ Frozen frozen_version(Array &a, std::uint64_t number, std::uint64_t next, const 
                       const std::string &next_label) {
   const Store &store = *state(a).store;
   if (!store.frozen()) return Frozen{number, next, &label, &next_label, {}, {}, nullptr, 0, 0, false};
-  return Frozen{number,           next,           &label, &next_label, store.dirty_runs(), store.pending_crcs(),
-                rma::state(a).base, store.local_bytes(), store.shift(), true};
+  return Frozen{number,
+                next,
+                &label,
+                &next_label,
+                store.dirty_runs(),
+                store.pending_crcs(),
+                [s = &store](std::uint32_t b) { return s->frozen_block(b); },
+                store.local_bytes(),
+                store.shift(),
+                true};
 }
 
 void commit_versions(const char *func, std::span<Array *const> members, std::uint64_t increment,
@@ -388,6 +418,7 @@ GDS_status_t make_version(const char *func, std::span<Array *const> members, std
   core::Signature sig;
   sig.add(increment);
   GDS_TRY(agree_on_version(func, members, mine, sig.value(), increment, new_label, group, &round, &drops));
+  late_write_if_due(func, members);
   const bool above = levelled(*members.front());
   if (above)
     for (Level *l : levels()) {
@@ -407,6 +438,8 @@ GDS_status_t make_version(const char *func, std::span<Array *const> members, std
   guide(state(*members.front()).guidance, round.ballot, round.guidance, core::now() - started);
   return GDS_STATUS_OK;
 }
+
+void inject_late_write(std::uint64_t after) { g_late_write = after; }
 
 bool need_version(Array &a) {
   Guidance &g = state(a).guidance;
