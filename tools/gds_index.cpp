@@ -6,6 +6,10 @@
 //   gds-index export <dir> <array> <version> <out.h5>   a flushed version as a standalone HDF5 file
 //   gds-index remove <dir> <array> <version>       a version's files (cache and prefix)
 //   gds-index clear  <dir> <job> [--force]         a finished job's directory (all its versions)
+//   gds-index scavenge <cache base> <prefix> --job <id>
+//                    this node's cached versions newer than the prefix's flushes, copied to
+//                    <prefix>/gds.<id>/scavenged@cache/<node>/ (gds-run runs it on every node
+//                    still up when it gives a job up); {node} in the base is this node's name
 //
 // <dir> is a cache base (GDS_CACHE_BASE), a prefix (GDS_PREFIX), or one job's
 // directory in either (gds.<job>); --job <id> picks one job of several.
@@ -17,6 +21,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdlib>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -47,6 +53,7 @@ int usage() {
                "       gds-index export <dir> <array> <version> <out.h5> [--job ID]\n"
                "       gds-index remove <dir> <array> <version> [--job ID]\n"
                "       gds-index clear  <dir> <job> [--force]\n"
+               "       gds-index scavenge <cache base> <prefix> --job ID\n"
                "<dir>: a cache base, a prefix, or a gds.<job> directory in one\n");
   return 2;
 }
@@ -204,8 +211,8 @@ std::string cache_state(const CacheVersion &v) {
 
 std::set<std::string> prefix_arrays(const std::string &job_dir) {
   std::set<std::string> out;
-  for (const std::string &a : list_dir(job_dir))
-    if (!is_node_dir(a) && is_dir(job_dir + "/" + a)) out.insert(a);
+  for (const std::string &a : list_dir(job_dir))  // (array names have no '@': scavenged@cache is not one)
+    if (!is_node_dir(a) && a.find('@') == std::string::npos && is_dir(job_dir + "/" + a)) out.insert(a);
   return out;
 }
 
@@ -216,14 +223,19 @@ int list(const std::string &dir, const std::string &only, const std::string &job
               "TIME (UTC)", "LABEL", "HOLDS", "STATE");
   for (const std::string &jd : jobs(dir, job)) {
     const std::string jname = job_of_dir(base_name(jd)).value_or(base_name(jd));
-    for (const std::string &a : cache_arrays(jd)) {
-      if (!only.empty() && a != only) continue;
-      for (const auto &[n, v] : cache_versions(jd, a))
-        std::printf("%-12s %-6s %-16s %8llu %12llu %-20s %-12s %-12s %s\n", jname.c_str(), "cache", a.c_str(),
-                    static_cast<unsigned long long>(n), static_cast<unsigned long long>(v.bytes),
-                    v.recorded ? mtime(v.record).c_str() : "-", quoted(v.label).c_str(), quoted(v.holds).c_str(),
-                    cache_state(v).c_str());
-    }
+    // The cache, and in a prefix the nodes' caches scavenged there.
+    std::vector<std::pair<std::string, std::string>> caches{{jd, "cache"}};
+    for (const std::string &node : list_dir(scavenged_dir(jd)))
+      if (is_dir(scavenged_dir(jd) + "/" + node)) caches.emplace_back(scavenged_dir(jd) + "/" + node, "scav");
+    for (const auto &[cd, level] : caches)
+      for (const std::string &a : cache_arrays(cd)) {
+        if (!only.empty() && a != only) continue;
+        for (const auto &[n, v] : cache_versions(cd, a))
+          std::printf("%-12s %-6s %-16s %8llu %12llu %-20s %-12s %-12s %s\n", jname.c_str(), level.c_str(), a.c_str(),
+                      static_cast<unsigned long long>(n), static_cast<unsigned long long>(v.bytes),
+                      v.recorded ? mtime(v.record).c_str() : "-", quoted(v.label).c_str(), quoted(v.holds).c_str(),
+                      cache_state(v).c_str());
+      }
     for (const std::string &a : prefix_arrays(jd)) {
       if (!only.empty() && a != only) continue;
       const std::string ad = jd + "/" + a;
@@ -542,6 +554,113 @@ int clear_job(const std::string &dir, const std::string &job, bool force) {
   return 0;
 }
 
+// --- scavenge: this node's cache to the prefix (SCR's scavenge) ------------------
+
+// This node's name as the library names it for {node}: the Slurm node, node<GDS_NODE_ID>, or the host.
+std::string node_name() {
+  if (const char *n = std::getenv("SLURMD_NODENAME"); n != nullptr && *n != '\0') return n;
+  if (const char *id = std::getenv("GDS_NODE_ID"); id != nullptr && *id != '\0') return std::string("node") + id;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "host";
+  const std::string h(host);
+  return h.substr(0, h.find('.'));
+}
+
+// The newest version of `array` flushed to the prefix's job directory (kNone if none).
+std::uint64_t newest_flushed(const std::string &prefix_job, const std::string &array) {
+  std::uint64_t newest = kNone;
+  for (const std::string &name : list_dir(prefix_job + "/" + array)) {
+    const std::uint64_t n = flushed_number(name);
+    if (n != kNone && (newest == kNone || n > newest)) newest = n;
+  }
+  return newest;
+}
+
+// Copies the files of a cache directory tree (no temporary or spare files), making directories.
+Result copy_cache_tree(const std::string &from, const std::string &to, std::size_t *files, std::uint64_t *bytes) {
+  PERSIST_TRY(make_dirs(to));
+  for (const std::string &name : list_dir(from)) {
+    const std::string src = from + "/" + name, dst = to + "/" + name;
+    if (is_dir(src)) {
+      PERSIST_TRY(copy_cache_tree(src, dst, files, bytes));
+      continue;
+    }
+    const CacheName c = parse_cache_name(name);
+    if (c.kind == CacheName::other || c.tmp) continue;
+    std::uint64_t n = 0;
+    PERSIST_TRY(copy_file(src, dst, &n));
+    ++*files;
+    *bytes += n;
+  }
+  return sync_dir(to);
+}
+
+int scavenge(const std::string &base_arg, const std::string &prefix, const std::string &job) {
+  if (job.empty()) {
+    std::fprintf(stderr, "gds-index: scavenge needs --job <id>\n");
+    return 2;
+  }
+  const std::string node = node_name();
+  std::string base = base_arg;
+  for (std::size_t at = base.find("{node}"); at != std::string::npos; at = base.find("{node}", at + node.size()))
+    base.replace(at, 6, node);
+  const std::string jd = job_dir(base, job), pj = job_dir(prefix, job);
+  if (!is_dir(jd)) {
+    std::printf("scavenge: node %s holds nothing of job %s (no %s)\n", node.c_str(), job.c_str(), jd.c_str());
+    return 0;
+  }
+  // The arrays whose newest recorded cached version is newer than their newest flush.
+  std::vector<std::string> arrays;
+  std::string told;
+  for (const std::string &a : cache_arrays(jd)) {
+    std::uint64_t cached = kNone;
+    for (const auto &[n, v] : cache_versions(jd, a))
+      if (v.recorded) cached = n;
+    const std::uint64_t flushed = newest_flushed(pj, a);
+    if (cached == kNone) continue;
+    if (flushed != kNone && flushed >= cached) {
+      told += " " + a + " (version " + std::to_string(cached) + " is flushed)";
+      continue;
+    }
+    arrays.push_back(a);
+  }
+  if (arrays.empty()) {
+    std::printf("scavenge: node %s: nothing newer than the prefix to copy%s\n", node.c_str(), told.c_str());
+    return 0;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string dst = scavenged_dir(pj) + "/" + node, tmp = dst + ".tmp";
+  g_removed = 0;
+  (void)nftw(tmp.c_str(), remove_entry, 32, FTW_DEPTH | FTW_PHYS);
+  std::size_t files = 0;
+  std::uint64_t bytes = 0;
+  Result r;
+  for (const std::string &nd : list_dir(jd)) {
+    if (!is_node_dir(nd) || !r.ok()) continue;
+    for (const std::string &entry : list_dir(jd + "/" + nd)) {
+      const bool wanted = group_of_dir(entry) || std::find(arrays.begin(), arrays.end(), entry) != arrays.end();
+      if (wanted && r.ok()) r = copy_cache_tree(jd + "/" + nd + "/" + entry, tmp + "/" + nd + "/" + entry, &files, &bytes);
+    }
+  }
+  if (r.ok()) {  // the new copy replaces the node's older one whole
+    (void)nftw(dst.c_str(), remove_entry, 32, FTW_DEPTH | FTW_PHYS);
+    std::remove(dst.c_str());
+    if (::rename(tmp.c_str(), dst.c_str()) != 0) r = Result::io(dst, "cannot rename the copy to it", errno);
+    if (r.ok()) r = sync_dir(scavenged_dir(pj));
+  }
+  if (!r.ok()) {
+    std::fprintf(stderr, "gds-index: scavenge: node %s: %s\n", node.c_str(), r.what().c_str());
+    return 1;
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string names;
+  for (const std::string &a : arrays) names += (names.empty() ? "" : ",") + a;
+  std::printf("scavenge: node %s: copied %zu file(s), %llu bytes of array(s) %s to %s in %.2f s%s\n", node.c_str(), files,
+              static_cast<unsigned long long>(bytes), names.c_str(), dst.c_str(), s,
+              told.empty() ? "" : ("; not copied:" + told).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -561,7 +680,7 @@ int main(int argc, char **argv) {
   }
   if (a.size() < 2) return usage();
   const std::string &cmd = a[0], &dir = a[1];
-  if (!is_dir(dir)) {
+  if (cmd != "scavenge" && !is_dir(dir)) {
     std::fprintf(stderr, "gds-index: %s is not a directory\n", dir.c_str());
     return 2;
   }
@@ -585,6 +704,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (cmd == "clear" && a.size() == 3) return clear_job(dir, a[2], force);
+  if (cmd == "scavenge" && a.size() == 3) return scavenge(dir, a[2], job);
   if (force && cmd != "clear") std::fprintf(stderr, "gds-index: --force goes with clear only\n");
   return usage();
 }

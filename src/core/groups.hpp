@@ -1,9 +1,11 @@
 // Failure groups: the sets of processes that fail together (nodes). Set at
-// GDS_init, for every process of GDS_COMM_WORLD alike: by default the
-// processes sharing a host (MPI_COMM_TYPE_SHARED); GDS_NODE_ID (set on every
-// process) or GDS_RANKS_PER_NODE override it, so one host can act as several
-// nodes. Groups are numbered 0..count-1 in the order of their lowest world
-// rank. Persistent levels place redundancy across groups.
+// GDS_init, for every process of GDS_COMM_WORLD alike, from the first of:
+// GDS_NODE_ID (set on every process), GDS_RANKS_PER_NODE (one value), the
+// Slurm node each process runs on (SLURMD_NODENAME, which srun gives every
+// task: several virtual nodes of one host are nodes of their own, as SCR
+// takes its failure groups from the node), the host (the processes sharing
+// memory, MPI_COMM_TYPE_SHARED). Groups are numbered 0..count-1 in the order
+// of their lowest world rank. Persistent levels place redundancy across groups.
 #pragma once
 
 #include <mpi.h>
@@ -19,9 +21,13 @@ struct FailureGroups {
   int mine = 0;              // this process's group
   int count = 1;             // how many groups
   std::vector<int> of_rank;  // world rank -> group
-  const char *source = "host";  // what decided them: "host", "GDS_NODE_ID", "GDS_RANKS_PER_NODE"
+  const char *source = "host";  // what decided them: "host", "GDS_NODE_ID", "GDS_RANKS_PER_NODE", "Slurm"
   int host_processes = 1;       // processes of GDS_COMM_WORLD sharing this process's host (memory), whatever
                                 // the groups are
+  // This process's node by name, as the source knows it: the Slurm node
+  // (n17), node<GDS_NODE_ID>, node<rank / GDS_RANKS_PER_NODE>, or the host
+  // name up to its first dot. What {node} in a cache base becomes.
+  std::string node;
 };
 
 // Collective over `world` (GDS_COMM_WORLD's duplicate, `rank` of `size`).

@@ -73,7 +73,8 @@ void show_info(GDS_thread_support_t requested) {
   log(Level::info, "GDS_init", "GDS_DEBUG_LEVEL=%d GDS_SHOW_INFO=1 GDS_SANITY_CHECK=%d", c.debug_level,
       c.sanity_check ? 1 : 0);
   const FailureGroups &g = failure_groups();
-  log(Level::info, "GDS_init", "failure groups (nodes): %d, from %s", g.count, g.source);
+  log(Level::info, "GDS_init", "failure groups (nodes): %d, from %s; this process's node: %s", g.count, g.source,
+      g.node.c_str());
   for (const Module *m : modules()) m->show_info();
 }
 

@@ -177,6 +177,14 @@ GDS_status_t forget(const char *func, core::Array &a);
 
 // Restart (cache_restart.cpp): the level's recover.
 GDS_status_t recover(const char *func, core::Array &a, std::unique_ptr<Recovery> *out);
+// Restart's phase distribute (cache_distribute.cpp): a process whose
+// directory holds no commit record gets it from the node that holds it.
+// Collective; one allreduce where no process lacks its directory.
+GDS_status_t distribute(const char *func, core::Array &a);
+// Whether this process's directories hold a commit record of the array (its own or its groups').
+bool has_records(const char *func, core::Array &a);
+// The newest commit record's version in a process's directory (kNone: none).
+std::uint64_t newest_record(const std::string &dir);
 // The process count that wrote this process's newest commit record of the
 // array (0: none), read quietly (local; the cache's directory is set).
 std::uint64_t cache_writers(core::Array &a);

@@ -2,6 +2,10 @@
 // process has and whose files every process has or gets rebuilt from the
 // scheme's redundancy (older candidates when a rebuild fails). Phases, each
 // ending agreed:
+//   distribute, fetch
+//             a process whose directory holds no commit record gets it from
+//             the node that holds it, else from a scavenged copy in the
+//             prefix (cache_distribute.cpp)
 //   records   every process's commit records (its own and its version
 //             groups'), gathered; versions whose records disagree are left out
 //   files     which of a candidate chain's files every process has, each
@@ -92,6 +96,72 @@ void own_records(const char *func, Array &a, std::vector<std::uint64_t> *mine, s
         if (member == s.name && r.rank == static_cast<std::uint32_t>(a.rank)) take(r);
     }
   }
+}
+
+// Copies the cache files of `from` into `to` (made if need be); adds to *files and *bytes.
+Result fetch_dir(const std::string &from, const std::string &to, std::uint64_t *files, std::uint64_t *bytes) {
+  PERSIST_TRY(make_dirs(to));
+  for (const std::string &name : list_dir(from)) {
+    const CacheName c = parse_cache_name(name);
+    if (c.kind == CacheName::other || c.tmp) continue;
+    std::uint64_t n = 0;
+    PERSIST_TRY(copy_file(from + "/" + name, to + "/" + name, &n));
+    ++*files;
+    *bytes += n;
+  }
+  return sync_dir(to);
+}
+
+}  // namespace
+
+bool has_records(const char *func, Array &a) {
+  std::vector<std::uint64_t> mine;
+  std::set<std::uint64_t> recorded;
+  own_records(func, a, &mine, &recorded, true);
+  return !recorded.empty();
+}
+
+std::uint64_t newest_record(const std::string &dir) {
+  std::uint64_t newest = kNone;
+  for (const std::string &name : list_dir(dir)) {
+    const CacheName c = parse_cache_name(name);
+    if (c.kind == CacheName::record && !c.tmp && (newest == kNone || c.number > newest)) newest = c.number;
+  }
+  return newest;
+}
+
+namespace {
+
+// Phase fetch: see cache_distribute.cpp. Local; what it fetched is noted for the restart's line.
+void fetch_scavenged(const char *func, Array &a) {
+  ArrayState &s = state(a);
+  if (s.prefix.empty() || !g_settings.fetch || has_records(func, a)) return;
+  // The copy (node, failure group) of this process's directory with the newest record.
+  const std::string scav = scavenged_dir(job_dir(s.prefix, g_settings.job));
+  std::string best;
+  std::uint64_t newest = kNone;
+  for (const std::string &node : list_dir(scav))
+    for (const std::string &group : list_dir(scav + "/" + node)) {
+      if (!is_node_dir(group)) continue;
+      const std::string at = scav + "/" + node + "/" + group;
+      const std::uint64_t n = newest_record(rank_dir(at + "/" + s.name, a.rank));
+      if (n != kNone && (newest == kNone || n > newest)) newest = n, best = at;
+    }
+  if (best.empty()) return;
+  std::uint64_t files = 0, bytes = 0;
+  Result r = fetch_dir(rank_dir(best + "/" + s.name, a.rank), cacher(a).dir, &files, &bytes);
+  for (const std::string &entry : list_dir(best)) {  // its version groups' records
+    const std::optional<std::string> group = group_of_dir(entry);
+    if (group && r.ok()) r = fetch_dir(rank_dir(best + "/" + entry, a.rank), group_record_dir(a, *group), &files, &bytes);
+  }
+  if (!r.ok()) {
+    core::log(core::Level::warning, func, "array %s: fetching the scavenged copy %s failed (%s); the restart goes on "
+              "without it", s.name.c_str(), best.c_str(), r.what().c_str());
+    return;
+  }
+  s.fetched_files += files;
+  core::log(core::Level::info, func, "array %s: fetched %llu file(s), %llu bytes, of process %d from %s (newest "
+            "record: version %llu)", s.name.c_str(), ull(files), ull(bytes), a.rank, best.c_str(), ull(newest));
 }
 
 // Phase records: every process's commit records, gathered; versions whose
@@ -367,6 +437,11 @@ std::uint64_t cache_writers(Array &a) {
 
 GDS_status_t recover(const char *func, Array &a, std::unique_ptr<Recovery> *out) {
   auto r = std::make_unique<CacheRecovery>();
+  GDS_TRY(distribute(func, a));
+  fetch_scavenged(func, a);
+  std::uint64_t fetched[1] = {state(a).fetched_files};  // (the most any process fetched: for the restart's line)
+  GDS_TRY(core::agree(func, a.communicator(), GDS_STATUS_OK, fetched));
+  state(a).fetched_files = fetched[0];
   GDS_TRY(gather_records(func, a, &r->found, &r->recorded));
   if (r->found.empty()) return GDS_STATUS_OK;  // nothing to restart from
   GDS_status_t last = GDS_STATUS_UNRECOVERABLE;

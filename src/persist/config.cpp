@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/groups.hpp"
 #include "core/log.hpp"
 #include "core/mpi_args.hpp"
 #include "persist/state.hpp"
@@ -211,6 +212,10 @@ void read_job(Reader &r) {
     s.job = *v;
     s.job_given = true;
   }
+  if (auto v = r.get("FETCH", true)) {  // SCR_FETCH=0: nothing fetched from the prefix at restart
+    if (*v == "0" || *v == "1") s.fetch = *v == "1";
+    else r.bad(r.from() + "=" + *v + " is not 0 or 1");
+  }
   if (auto v = r.get("RESTART", false)) {
     if (*v == "0" || *v == "1") s.restart = *v == "1";
     else r.bad(r.from() + "=" + *v + " is not 0 or 1");
@@ -224,6 +229,16 @@ void read_job(Reader &r) {
 }
 
 }  // namespace
+
+std::string expand_base(const std::string &base) {
+  static const std::string kNode = "{node}";
+  std::string out = base;
+  for (std::size_t at = out.find(kNode); at != std::string::npos; at = out.find(kNode, at)) {
+    out.replace(at, kNode.size(), core::failure_groups().node);
+    at += core::failure_groups().node.size();
+  }
+  return out;
+}
 
 void read_settings() {
   Settings s;

@@ -57,6 +57,43 @@ Result write_file(const std::string &path, const std::vector<iovec> &pieces) {
   return r;
 }
 
+Result copy_file(const std::string &from, const std::string &to, std::uint64_t *bytes) {
+  File in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!in.is_open()) return Result::io(from, "cannot open", errno);
+  File out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!out.is_open()) return Result::io(to, "cannot create", errno);
+  std::uint64_t done = 0;
+  Result r;
+  std::vector<std::byte> buffer;  // without copy_file_range
+  for (bool kernel = true;;) {
+    ssize_t n = kernel ? ::copy_file_range(in.get(), nullptr, out.get(), nullptr, std::size_t{1} << 30, 0) : -1;
+    if (n < 0 && kernel && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+      kernel = false;  // across file systems on old kernels, or a file system without it
+      continue;
+    }
+    if (!kernel) {
+      buffer.resize(std::size_t{8} << 20);
+      n = ::read(in.get(), buffer.data(), buffer.size());
+      if (n > 0) {
+        std::vector<iovec> iov{{buffer.data(), static_cast<std::size_t>(n)}};
+        r = pwritev_all(out.get(), to, iov, done);
+        if (!r.ok()) break;
+      }
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      r = Result::io(kernel ? to : from, "cannot copy", errno);
+      break;
+    }
+    if (n == 0) break;
+    done += static_cast<std::uint64_t>(n);
+  }
+  if (r.ok() && ::fsync(out.get()) != 0) r = Result::io(to, "cannot fsync", errno);
+  if (!r.ok()) remove_file(to);
+  if (bytes != nullptr) *bytes = done;
+  return r;
+}
+
 Result Writer::open(const std::string &path) {
   path_ = path;
   f_ = File(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));

@@ -73,6 +73,10 @@ class Mapped {
   std::size_t size_ = 0;
 };
 
+// Copies the file `from` to `to` (created or written over, its mode 0600),
+// in the kernel where it can (copy_file_range), then fsyncs it; *bytes: how
+// many. A copy cut short is removed.
+Result copy_file(const std::string &from, const std::string &to, std::uint64_t *bytes = nullptr);
 // Removes a file if it exists (quietly: what is not there is fine).
 void remove_file(const std::string &path);
 // Names of the entries of a directory (none if it cannot be read).

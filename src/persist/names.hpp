@@ -12,6 +12,9 @@
 //     <name>.tmp       a file being written
 //   <base>/gds.<job>/node<group>/<group name>@group/r<rank>/
 //     v<n>.done        the version group's commit record of version n (format.hpp)
+//   <prefix>/gds.<job>/scavenged@cache/<node>/node<group>/...
+//                    a node's cache as gds-index scavenge copied it (gds-run, when a
+//                    job is given up); a restart whose cache is empty fetches from it
 //   <base or prefix>/gds.<job>/finished@job
 //                    the job's last run ended in GDS_finalize without a halt
 //                    (GDS_should_exit); removed when a run opens the directory:
@@ -30,6 +33,8 @@ namespace gds::persist {
 
 inline std::string job_dir(const std::string &base, const std::string &job) { return base + "/gds." + job; }
 inline std::string finished_path(const std::string &job_dir) { return job_dir + "/finished@job"; }
+// Where scavenged caches are, in a prefix's job directory (one directory per node).
+inline std::string scavenged_dir(const std::string &prefix_job_dir) { return prefix_job_dir + "/scavenged@cache"; }
 inline constexpr const char *kFinishedMagic = "gds-finished 1\n";
 inline std::string node_dir(const std::string &job_dir, int group) {
   return job_dir + "/node" + std::to_string(group);

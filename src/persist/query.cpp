@@ -58,7 +58,7 @@ Result read_successor(const std::string &dir, std::uint64_t n, Found *f) {
 
 // The cache: this process's records in its failure group's directory.
 void scan_cache(const Settings &g, int rank, Findings *out) {
-  const std::string node = node_dir(job_dir(g.base, g.job), core::failure_groups().mine);
+  const std::string node = node_dir(job_dir(expand_base(g.base), g.job), core::failure_groups().mine);
   for (const std::string &entry : list_dir(node)) {
     const std::string dir = rank_dir(node + "/" + entry, rank);
     const std::optional<std::string> group = group_of_dir(entry);

@@ -195,6 +195,9 @@ void note_restart(const char *func, Array &a, const PersistentLevel &l, const Ca
   ArrayState &s = state(a);
   std::string note = std::string("from the ") + l.name() + ": version " + std::to_string(e.number);
   if (!e.next_label.empty()) note += " holding \"" + e.next_label + "\"";
+  if (l.id() == GDS_LEVEL_CACHE && s.distributed_files != 0)
+    note += " (directories of processes that moved sent from the nodes that held them)";
+  if (l.id() == GDS_LEVEL_CACHE && s.fetched_files != 0) note += " (fetched from the prefix's scavenged copy)";
   if (l.id() == GDS_LEVEL_CACHE)
     note += s.info.rebuilt_files == 0 ? ", nothing rebuilt"
                                       : std::string(", ") + copy_name(s.copy) + " rebuilt " +
@@ -267,6 +270,7 @@ GDS_status_t restart(const char *func, Array &a) {
   GDS_status_t unrecoverable = GDS_STATUS_OK;  // a level had versions, none restored
   for (PersistentLevel *l : above) {
     if (!l->holds(a)) continue;
+    if (l->id() == GDS_LEVEL_PREFIX && !g_settings.fetch) continue;  // SCR_FETCH=0: nothing read from the prefix
     std::unique_ptr<Recovery> r;
     const GDS_status_t found = l->recover(func, a, &r);
     if (found == GDS_STATUS_UNRECOVERABLE) {
@@ -286,6 +290,9 @@ GDS_status_t restart(const char *func, Array &a) {
     }
     GDS_TRY(r->recovered(func, a, good, navigable));
     if (a.rank == 0) note_restart(func, a, *l, r->catalogue.entries[good]);
+    if (a.rank == 0 && unrecoverable != GDS_STATUS_OK && s.cache_writers == 0)
+      s.restart_note += std::string(" (the cache could not restore it: files lost beyond what copy type ") +
+                        copy_name(s.copy) + " rebuilds)";
     const std::uint64_t taken = r->catalogue.entries[good].number;
     r.reset();  // what it mapped goes before the other levels look
     for (PersistentLevel *other : above)

@@ -40,11 +40,17 @@ struct Settings {
   std::uint64_t prefix_size = 2; // GDS_PREFIX_SIZE / SCR_PREFIX_SIZE: flushed versions kept per array
   std::uint64_t inflight = 1;    // GDS_FLUSH_INFLIGHT: flushes of an array in flight at once
   bool sync = true;              // GDS_CACHE_SYNC=0: cached versions completed at later calls
+  bool fetch = true;             // GDS_FETCH / SCR_FETCH=0: a restart fetches nothing from the prefix
   Result error;                  // a bad setting, refused at GDS_alloc/GDS_create
 };
 extern Settings g_settings;
 // Reads g_settings (GDS_init).
 void read_settings();
+// A cache base as this process uses it: every "{node}" replaced by its
+// node's name (core::FailureGroups::node: the Slurm node, node<id>, or the
+// host), so that one setting gives each node a directory of its own, also
+// where several nodes share a file system (virtual nodes of one host).
+std::string expand_base(const std::string &base);
 
 // One cached version, as this process knows it.
 struct Cached {
@@ -71,6 +77,8 @@ struct ArrayState final : core::ArrayState {
   bool sync = true;  // cached versions complete inside GDS_version_inc (else at later calls)
   std::uint64_t signature = 0;  // of the shape, type, order: what persisted files must match
   // From attach.
+  std::uint64_t fetched_files = 0;    // restart: files fetched from a scavenged copy in the prefix
+  std::uint64_t distributed_files = 0;  // restart: the most files a process received from another node
   std::unique_ptr<Cacher> cacher;     // the cache level's work for this array (persistent() only)
   std::shared_ptr<Flusher> flusher;   // the prefix level's (flushing() only)
   GDS_restart_info_t info{};
