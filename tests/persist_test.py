@@ -14,6 +14,7 @@ restart with <np> (and back). Every job is bounded by a timeout; the kill
 suites run random kill points for --kill-seconds and print their seed (--seed
 replays it)."""
 import argparse
+import glob
 import itertools
 import os
 import random
@@ -265,6 +266,10 @@ COMPLETE_AT = {"cache.recorded", "cache.drop", "commit"}
 MAYBE_AT = {"cache.record"}
 # ...and leaves it incomplete anywhere else.
 INCOMPLETE_AT = {"settle", "exchange", "reserve", "freeze", "persist", "cache.prepare", "cache.durable"}
+# The points of a version's rounds, before its agreement: a round made again (a store grown, a
+# wrong guess that no process wrote into another's part, errors delivered) reaches them again,
+# so their n-th reach may come in an earlier version than the n-th.
+ROUND_POINTS = {"settle", "exchange", "reserve", "freeze", "persist", "cache.prepare"}
 gds_steps.check_known(gds_steps.version_and_cache(STEPS), COMPLETE_AT | MAYBE_AT | INCOMPLETE_AT, "persist_test")
 
 
@@ -456,7 +461,7 @@ def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, bas
             # it may name one the launcher hung up (SIGHUP) between its "killing"
             # line and its SIGKILL, so a kill is told by that line and a crash
             # by the signals of one (SIGABRT, SIGBUS, SIGFPE, SIGSEGV).
-            reached = lineage.kill_version(kill) < lineage.next + versions
+            reached = lineage.kill_version(kill) < lineage.next + versions or kill[0] in ROUND_POINTS and killed
             said = p.stdout + p.stderr
             problem = ("a check failed" if "persist_random: rank" in p.stderr
                        else f"it crashed: {crash.group(0)}" if (crash := CRASH.search(said))
@@ -588,6 +593,61 @@ def uneven():
             shutil.rmtree(node_dir(base, NP - 1))
             run(tag + f": group {NP - 1} lost", [*spec, "versions=2", "expect=3-3", "navigable=1,2,3"],
                 dict(env, GDS_RESTART="1"), app=args.random_app, marker="persist_random: ok", timeout=RANDOM_TIMEOUT)
+
+
+def moved():
+    """Processes that run on other nodes than the ones that wrote their files
+    (a relaunch whose launcher places processes in node order after a spare
+    took a lost node's place): each node has a cache directory of its own
+    (GDS_CACHE_BASE=<base>/{node}, GDS_NODE_ID per process), the node ids are
+    rotated between runs, so every process's directory is on another node's;
+    the restart moves them (distribute), with a node's directory lost too
+    (and rebuilt); then gds-index scavenge copies every node's cache to the
+    prefix, every cache goes, and the restart fetches from the copy, a bit
+    of one scavenged file flipped (its checksum finds it; the redundancy
+    rebuilds it)."""
+    if NP < 2 or not args.tool:
+        return
+    cases = [("PARTNER", "create"), ("XOR", "alloc1")]
+    for copy, kind in cases if NP == 2 else [SAMPLE.choice(cases)]:
+        base = fresh_base("moved")
+        env = env_for(os.path.join(base, "{node}"), copy, {"GDS_PREFIX": os.path.join(base, "prefix"),
+                                                           "GDS_FLUSH": "1000"})
+        del env["GDS_RANKS_PER_NODE"]
+        spec = ["seed=31", f"kind={kind}", "chunk=5", f"journal={os.path.join(base, 'journal')}"]
+        if kind == "create":
+            parts = [SAMPLE.choice([0, 3, 40, 700]) for _ in range(NP - 1)] + [300]
+            spec += [f"dims={sum(parts)}", "parts=" + ",".join(map(str, parts))]
+        else:
+            spec.append(f"dims={97 * NP}")
+        ids = lambda shift: [{"GDS_NODE_ID": str((r + shift) % NP)} for r in range(NP)]
+        tag = f"moved {copy} {kind}"
+
+        def job(what, versions, expect, shift, said=None):
+            p = run(f"{tag}: {what}", [*spec, f"versions={versions}", f"expect={expect}"], dict(env, GDS_RESTART="1"),
+                    rank_env=ids(shift), app=args.random_app, marker="persist_random: ok", timeout=RANDOM_TIMEOUT)
+            if p is not None and said and said not in p.stderr + p.stdout:
+                failures.append(f"{tag}: {what}: the restart does not say \"{said}\"")
+                print(f"FAIL {tag}: {what}: no \"{said}\":\n{p.stdout}{p.stderr}", flush=True)
+            return p
+        if job("written", 3, "fresh", 0) is None:
+            continue
+        job("every process on another node", 1, "2-2", 1, "moved sent from the nodes that held them")
+        shutil.rmtree(os.path.join(base, f"node{NP - 1}"), ignore_errors=True)  # a node's storage lost
+        job(f"moved again, node{NP - 1} lost", 1, "3-3", 2, "rebuilt")
+        for n in range(NP):  # gds-run's scavenge, node by node
+            q = subprocess.run([args.tool, "scavenge", os.path.join(base, "{node}"), os.path.join(base, "prefix"),
+                                "--job", "t"], env=dict(env, GDS_NODE_ID=str(n)), capture_output=True, text=True)
+            if q.returncode != 0 or ("copied" not in q.stdout and "holds nothing" not in q.stdout):
+                failures.append(f"{tag}: scavenge of node{n}: {q.stdout}{q.stderr}")
+        scav = sorted(glob.glob(os.path.join(base, "prefix", "gds.t", "scavenged@cache", "*", "node*", "*", "r*",
+                                             "v*.gdsv")))
+        if scav:
+            mutate(SAMPLE.choice(scav), "flip", random.Random(SEED))
+        for n in range(NP):
+            shutil.rmtree(os.path.join(base, f"node{n}"), ignore_errors=True)
+        job("every cache gone, fetched from the scavenged copy", 1, "4-4", 2,
+            "fetched from the prefix's scavenged copy")
 
 
 def records():

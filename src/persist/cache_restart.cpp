@@ -201,10 +201,10 @@ GDS_status_t gather_records(const char *func, Array &a, Records *found, std::set
 
 // The chain of a candidate version, oldest first: back along `prev` to the
 // full version the oldest version retained with it starts from (or, if that
-// one's record is gone, to the candidate's own full version). Empty if a
-// record on the way is missing.
-std::vector<std::uint64_t> chain_of(const Records &found, const Found &top) {
-  const std::uint64_t stop = found.count(top.oldest) != 0 ? found.at(top.oldest).base : top.base;
+// one's record is gone or `own` asks, to the candidate's own full version).
+// Empty if a record on the way is missing.
+std::vector<std::uint64_t> chain_of(const Records &found, const Found &top, bool own = false) {
+  const std::uint64_t stop = !own && found.count(top.oldest) != 0 ? found.at(top.oldest).base : top.base;
   std::vector<std::uint64_t> chain{top.number};
   bool whole = true;
   while (whole && chain.back() != stop && chain.back() > stop) {
@@ -445,24 +445,32 @@ GDS_status_t recover(const char *func, Array &a, std::unique_ptr<Recovery> *out)
   GDS_TRY(gather_records(func, a, &r->found, &r->recorded));
   if (r->found.empty()) return GDS_STATUS_OK;  // nothing to restart from
   GDS_status_t last = GDS_STATUS_UNRECOVERABLE;
-  for (auto cand = r->found.rbegin(); cand != r->found.rend(); ++cand) {
-    std::vector<std::uint64_t> chain = chain_of(r->found, cand->second);
-    if (chain.empty()) continue;
-    std::vector<char> oks;
-    GDS_TRY(check_files(func, a, r->found, chain, &r->files, &oks));
-    r->rebuilt_processes.clear();
-    r->rebuilt_files = 0;
-    if (const GDS_status_t status = rebuild_lost(func, a, chain, oks, &r->files, &r->rebuilt_processes,
-                                                 &r->rebuilt_files);
-        status != GDS_STATUS_OK) {
-      last = status == GDS_STATUS_REMOTE_ERROR ? GDS_STATUS_UNRECOVERABLE : status;
-      continue;  // an older candidate
+  for (auto cand = r->found.rbegin(); cand != r->found.rend(); ++cand)
+    // Every version retained with the candidate navigable; else, if an older
+    // one cannot be rebuilt (its redundancy not whole since an earlier
+    // rebuild), the candidate from its own full version on; else an older one.
+    for (const bool own : {false, true}) {
+      std::vector<std::uint64_t> chain = chain_of(r->found, cand->second, own);
+      if (chain.empty() || (own && chain == chain_of(r->found, cand->second, false))) continue;
+      std::vector<char> oks;
+      GDS_TRY(check_files(func, a, r->found, chain, &r->files, &oks));
+      r->rebuilt_processes.clear();
+      r->rebuilt_files = 0;
+      if (const GDS_status_t status = rebuild_lost(func, a, chain, oks, &r->files, &r->rebuilt_processes,
+                                                   &r->rebuilt_files);
+          status != GDS_STATUS_OK) {
+        last = status == GDS_STATUS_REMOTE_ERROR ? GDS_STATUS_UNRECOVERABLE : status;
+        continue;
+      }
+      if (own && a.rank == 0)
+        core::log(core::Level::info, func, "array %s: version %llu restarts from its own full version %llu on; the "
+                  "older versions retained with it could not be rebuilt", state(a).name.c_str(),
+                  ull(cand->second.number), ull(chain.front()));
+      catalogue_of(r->found, chain, r->files, &r->catalogue);
+      r->chain = std::move(chain);
+      *out = std::move(r);
+      return GDS_STATUS_OK;
     }
-    catalogue_of(r->found, chain, r->files, &r->catalogue);
-    r->chain = std::move(chain);
-    *out = std::move(r);
-    return GDS_STATUS_OK;
-  }
   return core::fail(last, func,
                     "array %s: no cached version can be restored (files lost beyond what copy type %s rebuilds)",
                     state(a).name.c_str(), copy_name(state(a).copy));
