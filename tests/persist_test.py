@@ -45,7 +45,8 @@ ap.add_argument("--model-seconds", type=float, default=60)
 ap.add_argument("suites", nargs="*")
 args = ap.parse_args()
 NP = args.np
-SUITES = args.suites or (["roundtrip", "lost", "corrupt", "kill", "records", "config", "scr", "shrink", "count"]
+SUITES = args.suites or (["roundtrip", "lost", "corrupt", "kill", "records", "config", "scr", "scrtable", "shrink",
+                          "count"]
                          + (["gvr"] if args.gvr_app else [])
                          + ["prefix", "prefixread", "prefixcorrupt", "prefixkill"] + (["tool", "clear"] if args.tool else []))
 failures = []
@@ -707,8 +708,8 @@ def config():
             failures.append(f"config: XOR on nodes of 2 and 1: no warning that it is PARTNER: {p.stderr}")
     run("config: bad cache size", app + ["GDS_STATUS_INVALID"], env_for(base, "SINGLE", {"GDS_CACHE_SIZE": "0"}))
     run("config: relative prefix", app + ["GDS_STATUS_INVALID"], env_for(base, "NONE", {"GDS_PREFIX": "rel/dir"}))
-    run("config: flush every 0", app + ["GDS_STATUS_INVALID"],
-        env_for(base, "NONE", {"GDS_PREFIX": base, "GDS_FLUSH": "0"}))
+    run("config: flush every -1", app + ["GDS_STATUS_INVALID"],
+        env_for(base, "NONE", {"GDS_PREFIX": base, "GDS_FLUSH": "-1"}))  # (0: no periodic flush, as SCR_FLUSH=0)
     run("config: bad SCR_FLUSH", app + ["GDS_STATUS_INVALID"],
         env_for(base, "NONE", {"SCR_PREFIX": base, "SCR_FLUSH": "often"}))
     run("config: prefix not writable", app + ["GDS_STATUS_IO_ERROR"],
@@ -808,6 +809,136 @@ def scr():
         failures.append("scr: SCR_CACHE_BASE/SCR_JOB_ID not used")
     # The same job id restarts without GDS_RESTART (as SCR does); SCR_CACHE_SIZE=3 from the file.
     run("scr: restart", ["check", "2", "row", "alloc", str(V), str(V - 1)], env)
+
+
+# Values real SCR job scripts set (SCR's own test scripts and examples, a
+# published LULESH script), each with what GDS must do: take SCR's meaning
+# (a check of what happened) or say in one line what it does instead
+# (`said`), or neither for a value that is what GDS does anyway (`silent`).
+SCR_TABLE = [
+    # (settings, said, silent, check)
+    ({"SCR_FLUSH": "0"}, None, "SCR_FLUSH", "no flush"),
+    ({"SCR_FLUSH": "6"}, None, "SCR_FLUSH", "flushed"),
+    ({"SCR_FLUSH": "20", "SCR_FLUSH_ASYNC": "1"}, None, "SCR_FLUSH_ASYNC", "no flush"),
+    ({"SCR_FLUSH_ASYNC": "0"}, "SCR_FLUSH_ASYNC=0: not applied: GDS always flushes in the background", None, None),
+    ({"SCR_FETCH": "0"}, None, "SCR_FETCH", "cache only"),
+    ({"SCR_FETCH": "1"}, None, "SCR_FETCH", None),
+    ({"SCR_DISTRIBUTE": "0"}, None, "SCR_DISTRIBUTE", "prefix restart"),
+    ({"SCR_CACHE_PURGE": "1"}, None, "SCR_CACHE_PURGE", "prefix restart"),
+    ({"SCR_FLUSH_ON_RESTART": "1", "SCR_FLUSH": "0"}, None, "SCR_FLUSH_ON_RESTART", "flushed on restart"),
+    ({"SCR_GLOBAL_RESTART": "1", "SCR_FLUSH": "0"}, None, "SCR_GLOBAL_RESTART", "flushed on restart"),
+    ({"SCR_ENABLE": "0"}, "SCR_ENABLE=0: versions are kept in memory only", None, "nothing persisted"),
+    ({"SCR_CACHE_BYPASS": "0"}, None, "SCR_CACHE_BYPASS", None),
+    ({"SCR_CACHE_BYPASS": "1"}, "SCR_CACHE_BYPASS=1: not applied: GDS keeps versions in the node-local cache", None,
+     None),
+    ({"SCR_CACHE_SIZE": "2"}, None, "SCR_CACHE_SIZE", "navigable 2"),
+    ({"SCR_CACHE_SIZE": "6"}, None, "SCR_CACHE_SIZE", None),
+    ({"SCR_HALT_SECONDS": "3600"}, None, "SCR_HALT_SECONDS", None),
+    ({"SCR_DEBUG": "1"}, None, "SCR_DEBUG", "debug 1"),
+    ({"SCR_LOG_ENABLE": "1"}, "SCR_LOG_ENABLE=1: not applied: GDS writes no SCR log", None, None),
+    ({"SCR_LOG_ENABLE": "0"}, None, "SCR_LOG_ENABLE", None),
+    ({"SCR_JOB_NAME": "testing_job"}, "SCR_JOB_NAME=testing_job: not applied: GDS names a job by GDS_JOB_ID", None,
+     None),
+    ({"SCR_WATCHDOG": "1", "SCR_WATCHDOG_TIMEOUT": "20", "SCR_WATCHDOG_TIMEOUT_PFS": "20"},
+     "SCR_WATCHDOG_TIMEOUT=20: not applied: GDS waits for its own writes", None, None),
+    ({"SCR_GROUP": "NODE"}, None, "SCR_GROUP", None),
+    ({"SCR_GROUP": "SWITCH"}, "SCR_GROUP=SWITCH: not applied: GDS's failure groups are the nodes", None, None),
+    ({"SCR_SET_SIZE": "4", "SCR_COPY_TYPE": "XOR"}, None, "SCR_SET_SIZE", None),
+    ({"SCR_CRC_ON_FLUSH": "1", "SCR_CRC_ON_COPY": "1"}, None, "SCR_CRC", None),
+    ({"SCR_CRC_ON_COPY": "0"}, "SCR_CRC_ON_COPY=0: not applied: GDS checksums every block", None, None),
+    ({"SCR_MPI_BUF_SIZE": "131072", "SCR_FILE_BUF_SIZE": "1048576"},
+     "SCR_MPI_BUF_SIZE=131072: not applied", None, None),
+    ({"SCR_CNTL_BASE": "/tmp/cntl"}, "SCR_CNTL_BASE=/tmp/cntl: not applied", None, None),
+    ({"SCR_RUNS": "3", "SCR_MIN_NODES": "2", "SCR_EXCLUDE_NODES": "n7"}, None, "SCR_RUNS", None),
+    ({"SCR_RESOURCE_MANAGER": "SLURM"}, None, "SCR_RESOURCE_MANAGER", None),
+    ({"SCR_CHECKPOINT_INTERVAL": "10", "SCR_CHECKPOINT_SECONDS": "0", "SCR_CHECKPOINT_OVERHEAD": "0"}, None,
+     "SCR_CHECKPOINT", None),
+    ({"SCR_FLUSH_TYPE": "PTHREAD"}, "SCR_FLUSH_TYPE=PTHREAD: not applied", None, None),
+    ({"SCR_PREFIX_PURGE": "1"}, "SCR_PREFIX_PURGE=1: not applied: GDS keeps the prefix's flushes", None, None),
+    ({"SCR_CURRENT": "ckpt.5"}, "SCR_CURRENT=ckpt.5: not applied", None, None),
+    ({"SCR_FLUSH_WDTH": "8"}, "SCR_FLUSH_WDTH is not a setting of SCR 1.1-3.1 (a typo?)", None, None),
+    ({"SCR_COPY_TYPE": "FILE", "conf": "CKPT=0 INTERVAL=1 GROUP=NODE STORE={base} TYPE=PARTNER\n"
+                                       "CKPT=1 INTERVAL=4 STORE={base} TYPE=XOR SET_SIZE=8\n"
+                                       "STORE={base} GROUP=NODE COUNT=2\n"},
+     "CKPT=1 INTERVAL=4 STORE=", None, "descriptor"),
+    ({"SCR_COPY_TYPE": "FILE", "conf": "STORE=/tmp GROUP=NODE COUNT=1\n"},
+     "SCR_COPY_TYPE=FILE but SCR_CONF_FILE has no checkpoint descriptor of INTERVAL=1", None, "refused"),
+]
+
+
+def scrtable():
+    """SCR's settings with SCR's meaning: each row of SCR_TABLE set alone (on a
+    SCR_CACHE_BASE/SCR_PREFIX/SCR_JOB_ID job, as SCR scripts have it), a job
+    of versions written and restarted, and what GDS did or said checked."""
+    for i, (settings, said, silent, check) in enumerate(SCR_TABLE):
+        base = fresh_base("scrtable")
+        prefix = os.path.join(base, "prefix")
+        env = env_for(base, None)
+        for k in ("GDS_CACHE_BASE", "GDS_CACHE_SIZE", "GDS_JOB_ID"):
+            del env[k]
+        env.update({"SCR_CACHE_BASE": base, "SCR_PREFIX": prefix, "SCR_JOB_ID": "scrjob",
+                    "SCR_COPY_TYPE": "PARTNER" if NP > 1 else "SINGLE"})
+        settings = dict(settings)
+        conf = settings.pop("conf", None)
+        if conf is not None:
+            path = os.path.join(base, "scr.conf")
+            with open(path, "w") as f:
+                f.write(conf.replace("{base}", base))
+            env["SCR_CONF_FILE"] = path
+        env.update(settings)
+        tag = f"scrtable row {i} {' '.join(f'{k}={v}' for k, v in settings.items())}"
+        refused = check == "refused"
+        if refused:
+            env["GDS_DEBUG_LEVEL"] = "1"  # the refusal's message
+        p = run(tag + ": write", ["write", "1", "row", "alloc", str(V)], env, expect_ok=not refused)
+        if p is None:
+            continue
+        out = p.stdout + p.stderr
+        if said and said not in out:
+            failures.append(f"{tag}: GDS did not say \"{said}\"")
+            print(f"FAIL {tag}: no \"{said}\" in:\n{out}", flush=True)
+        if silent and silent in out:
+            failures.append(f"{tag}: GDS said something of {silent}, which it applies")
+            print(f"FAIL {tag}: {silent} mentioned:\n{out}", flush=True)
+        flushes = glob.glob(os.path.join(prefix, "gds.scrjob", "*", "v*.h5"))
+        job_dirs = [d for d in glob.glob(os.path.join(base, "gds.scrjob", "node*", "*")) if os.path.isdir(d)]
+        if refused:
+            if p.returncode == 0:
+                failures.append(f"{tag}: the configuration was not refused")
+            continue
+        problem = None
+        if check == "no flush" and flushes:
+            problem = f"flushed {flushes}"
+        elif check == "flushed" and not flushes:
+            problem = "nothing flushed"
+        elif check == "nothing persisted" and (flushes or job_dirs):
+            problem = f"persisted {flushes + job_dirs}"
+        elif check == "descriptor" and not glob.glob(os.path.join(base, "gds.scrjob", "node*", "*", "r*", "p*.gdsv")) \
+                and NP > 1:
+            problem = "the descriptor's TYPE=PARTNER made no partner copies"
+        if problem:
+            failures.append(f"{tag}: {problem}")
+            print(f"FAIL {tag}: {problem}\n{out}", flush=True)
+        # The restart, where the row is about it.
+        if check == "cache only":
+            shutil.rmtree(os.path.join(base, "gds.scrjob"), ignore_errors=True)  # the cache lost: nothing fetched
+            run(tag + ": restart", ["check", "1", "row", "alloc", str(V), "fresh"], dict(env, SCR_FLUSH="1"))
+        elif check == "prefix restart":
+            q = run(tag + ": restart", ["check", "1", "row", "alloc", str(V), str(V - 1)], dict(env, SCR_FLUSH="1"))
+            if q is not None and "from the prefix" not in q.stdout + q.stderr:
+                failures.append(f"{tag}: the restart did not come from the prefix (the cache is not to be used)")
+                print(f"FAIL {tag}: not from the prefix:\n{q.stdout}{q.stderr}", flush=True)
+        elif check == "flushed on restart":
+            run(tag + ": restart", ["check", "1", "row", "alloc", str(V), str(V - 1)], env)
+            if not os.path.exists(os.path.join(prefix, "gds.scrjob", "array0", f"v{V - 1}.h5")) and \
+                    not glob.glob(os.path.join(prefix, "gds.scrjob", "*", f"v{V - 1}.h5")):
+                failures.append(f"{tag}: the version restarted is not on the prefix")
+        elif check == "navigable 2":
+            run(tag + ": restart", ["check", "1", "row", "alloc", str(V), str(V - 1)], env)
+        elif check == "debug 1":  # a restart says what it took at level 1
+            q = run(tag + ": restart", ["check", "1", "row", "alloc", str(V), str(V - 1)], env)
+            if q is not None and "INFO" not in q.stdout + q.stderr:
+                failures.append(f"{tag}: SCR_DEBUG=1 did not raise the debug level")
 
 
 def gvr():

@@ -28,8 +28,10 @@ using namespace gds::test;
 namespace {
 
 constexpr Index kBlock = 4096;
-constexpr const char *kVariables[] = {"GDS_VERSION_OVERHEAD", "GDS_MTBF", "GDS_PRINT_COSTS", "GDS_JOB_ID",
-                                      "GDS_RESTART"};
+constexpr const char *kVariables[] = {"GDS_VERSION_OVERHEAD",   "GDS_MTBF",
+                                      "GDS_PRINT_COSTS",        "GDS_JOB_ID",
+                                      "GDS_RESTART",            "SCR_CHECKPOINT_INTERVAL",
+                                      "SCR_CHECKPOINT_SECONDS", "SCR_CHECKPOINT_OVERHEAD"};
 
 class Costs : public MpiTest {
  protected:
@@ -293,6 +295,56 @@ TEST_F(Costs, BadTargetsAreWarnedAboutAndTheDefaultsUsed) {
   };
   for (const char *value : {"0", "1", "-0.1", "abc", "0.05x", "nan", "inf", "1e-7"}) warned("GDS_VERSION_OVERHEAD", value);
   for (const char *value : {"0", "-5", "abc", "60s", "nan", "inf", "1e13"}) warned("GDS_MTBF", value);
+}
+
+}  // namespace
+
+namespace {
+
+// A job script written for SCR: SCR_Need_checkpoint's criteria, any of
+// which makes a version due, in place of GDS's default overhead.
+TEST_F(Costs, ScrsCheckpointCriteria) {
+  // Every 4th call, whatever the steps cost.
+  setenv("SCR_CHECKPOINT_INTERVAL", "4", 1);
+  init();
+  GDS_gds_t g = make(1);
+  EXPECT_EQ(steps_between(g, [](int) {}, 4), 4u);
+  EXPECT_GDS_OK(GDS_free(&g));
+  EXPECT_EQ(GDS_finalize(), GDS_STATUS_OK);
+  // Once 0.05 s passed: steps of 10 ms, every 5th or 6th (the version's own time counts as a step's).
+  unsetenv("SCR_CHECKPOINT_INTERVAL");
+  setenv("SCR_CHECKPOINT_SECONDS", "0.05", 1);
+  init();
+  g = make(1);
+  const Index seconds = steps_between(g, [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(10)); }, 4);
+  EXPECT_GE(seconds, 4u);
+  EXPECT_LE(seconds, 6u);
+  // Both: the first met (the interval of 2).
+  EXPECT_GDS_OK(GDS_free(&g));
+  EXPECT_EQ(GDS_finalize(), GDS_STATUS_OK);
+  setenv("SCR_CHECKPOINT_INTERVAL", "2", 1);
+  init();
+  g = make(1);
+  EXPECT_EQ(steps_between(g, [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(10)); }, 4), 2u);
+  EXPECT_GDS_OK(GDS_free(&g));
+  EXPECT_EQ(GDS_finalize(), GDS_STATUS_OK);
+  // SCR_CHECKPOINT_OVERHEAD is a percentage: 50 behaves as GDS_VERSION_OVERHEAD=0.5.
+  unsetenv("SCR_CHECKPOINT_INTERVAL");
+  unsetenv("SCR_CHECKPOINT_SECONDS");
+  setenv("SCR_CHECKPOINT_OVERHEAD", "50", 1);
+  init();
+  g = make(64);
+  const Index half = steps_between(g, [](int) {}, 6);
+  EXPECT_GDS_OK(GDS_free(&g));
+  EXPECT_EQ(GDS_finalize(), GDS_STATUS_OK);
+  unsetenv("SCR_CHECKPOINT_OVERHEAD");
+  setenv("GDS_VERSION_OVERHEAD", "0.001", 1);
+  init();
+  g = make(64);
+  const Index tiny = steps_between(g, [](int) {}, 6);
+  EXPECT_LT(half, tiny) << "50% overhead must ask for versions more often than 0.1%";
+  EXPECT_GDS_OK(GDS_free(&g));
+  EXPECT_EQ(GDS_finalize(), GDS_STATUS_OK);
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ using gds::test::MpiTest;
 
 namespace {
 
-constexpr const char *kVariables[] = {"GDS_HALT_FILE", "GDS_END_TIME", "GDS_HALT_SECONDS"};
+constexpr const char *kVariables[] = {"GDS_HALT_FILE", "GDS_END_TIME", "GDS_HALT_SECONDS", "SCR_END_TIME",
+                                      "SCR_HALT_SECONDS", "SCR_FLUSH"};
 
 class ShouldExit : public MpiTest {
  protected:
@@ -130,6 +131,61 @@ TEST_F(ShouldExit, TimeLeftSeenByOneProcess) {
   setenv("GDS_END_TIME", std::to_string(now + 1000).c_str(), 1);
   EXPECT_EQ(flag(), 0);
   EXPECT_EQ(GDS_finalize(), GDS_STATUS_OK);
+}
+
+// A job script written for SCR: SCR_END_TIME and SCR_HALT_SECONDS where the
+// GDS ones are not set (which win where they are).
+TEST_F(ShouldExit, ScrsHaltVariables) {
+  init();
+  const long long now = static_cast<long long>(std::time(nullptr));
+  setenv("SCR_END_TIME", std::to_string(now + 1000).c_str(), 1);
+  EXPECT_EQ(flag(), 0);  // GDS's default: halts 300 s before
+  setenv("SCR_HALT_SECONDS", "2000", 1);
+  EXPECT_EQ(flag(), 1);
+  setenv("GDS_HALT_SECONDS", "10", 1);  // GDS's wins
+  EXPECT_EQ(flag(), 0);
+  unsetenv("GDS_HALT_SECONDS");
+  setenv("GDS_END_TIME", std::to_string(now + 100000).c_str(), 1);  // GDS's wins
+  EXPECT_EQ(flag(), 0);
+  unsetenv("GDS_END_TIME");
+  setenv("SCR_END_TIME", "soon", 1);
+  int f = 0;
+  EXPECT_EQ(GDS_should_exit(&f), GDS_STATUS_INVALID);
+  EXPECT_TRUE(gds::test::message_names("GDS_should_exit", "SCR_END_TIME"));
+  EXPECT_EQ(GDS_finalize(), GDS_STATUS_OK);
+}
+
+// SCR_FLUSH=0 (no periodic flush, as SCR): the prefix is never waited for.
+TEST_F(ShouldExit, NoPeriodicFlushIsNotWaitedFor) {
+  setenv("GDS_JOB_ID", ("should-exit-noflush-" + dir.substr(dir.rfind('-') + 1)).c_str(), 1);
+  setenv("GDS_RESTART", "0", 1);
+  setenv("SCR_FLUSH", "0", 1);
+  init();
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, GDS_NAME_KEY, "noflush");
+  MPI_Info_set(info, GDS_COPY_TYPE_KEY, "SINGLE");
+  MPI_Info_set(info, GDS_CACHE_BASE_KEY, (dir + "/cache").c_str());
+  MPI_Info_set(info, GDS_PREFIX_KEY, (dir + "/prefix").c_str());
+  const GDS_size_t count = 100, min_chunks = 1;
+  GDS_gds_t g = GDS_NULL;
+  ASSERT_ALL_GDS_OK(GDS_alloc(1, &count, &min_chunks, GDS_DATA_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &g));
+  MPI_Info_free(&info);
+  const std::string file = dir + "/halt-noflush";
+  setenv("GDS_HALT_FILE", file.c_str(), 1);
+  if (rank == 0) std::fclose(std::fopen(file.c_str(), "w"));
+  gds::test::barrier();
+  for (int v = 0; v < 3; ++v) {
+    ASSERT_ALL_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
+    EXPECT_EQ(flag(), 1) << "after version " << v << ": the cache holds it, and the prefix is not scheduled";
+  }
+  struct stat st;
+  EXPECT_NE(stat((dir + "/prefix/gds." + std::getenv("GDS_JOB_ID") + "/noflush/v0.h5").c_str(), &st), 0)
+      << "SCR_FLUSH=0 flushed a version";
+  EXPECT_EQ(GDS_free(&g), GDS_STATUS_OK);
+  EXPECT_EQ(GDS_finalize(), GDS_STATUS_OK);
+  unsetenv("GDS_JOB_ID");
+  unsetenv("GDS_RESTART");
 }
 
 TEST_F(ShouldExit, WaitsForAVersionOnEveryLevel) {

@@ -42,8 +42,8 @@ extern "C" {
                                                    GDS_RESTART; default: 1 when a job id is given, else 0 */
 #define GDS_PREFIX_KEY "gds_prefix"           /**< the global directory versions are flushed to as HDF5 files;
                                                    GDS_PREFIX (SCR_PREFIX); default: none (no flush) */
-#define GDS_FLUSH_KEY "gds_flush"             /**< every n-th version is flushed to the prefix (>= 1); GDS_FLUSH
-                                                   (SCR_FLUSH); default 1 */
+#define GDS_FLUSH_KEY "gds_flush"             /**< every n-th version is flushed to the prefix (0: none, as
+                                                   SCR_FLUSH=0); GDS_FLUSH (SCR_FLUSH); default 1 */
 #define GDS_PREFIX_SIZE_KEY "gds_prefix_size" /**< flushed versions the prefix keeps per array (>= 1); GDS_PREFIX_SIZE
                                                    (SCR_PREFIX_SIZE); default 2 */
 #define GDS_FLUSH_INFLIGHT_KEY "gds_flush_inflight" /**< flushes of an array in flight at once (>= 1); GDS_FLUSH_INFLIGHT;

@@ -94,7 +94,8 @@ void env_unsigned(const char *name, std::uint64_t max, std::uint64_t *out) {
 Config read_config() {
   Config c;
   std::uint64_t level = 0;
-  env_unsigned("GDS_DEBUG_LEVEL", 2, &level);
+  const char *gds = std::getenv("GDS_DEBUG_LEVEL");
+  env_unsigned(gds != nullptr && *gds != '\0' ? "GDS_DEBUG_LEVEL" : "SCR_DEBUG", 2, &level);  // SCR's 0-2 alike
   c.debug_level = static_cast<int>(level);
   c.show_info = env_flag("GDS_SHOW_INFO");
   c.sanity_check = env_flag("GDS_SANITY_CHECK");

@@ -22,6 +22,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -48,9 +49,13 @@ std::string trim(const std::string &s) {
   return s.substr(b, e - b + 1);
 }
 
-// The KEY=VALUE lines of $SCR_CONF_FILE ('#' starts a comment; other forms,
-// such as SCR's multi-key descriptor lines, are skipped).
-Result conf_file(std::map<std::string, std::string> *kv) {
+// One of SCR's descriptor lines (CKPT=0 TYPE=XOR SET_SIZE=8, STORE=/tmp
+// COUNT=1, GROUPS=host1 POWER=psu1): its keys, upper case, in order.
+using Descriptor = std::vector<std::pair<std::string, std::string>>;
+
+// The lines of $SCR_CONF_FILE ('#' starts a comment): KEY=VALUE settings
+// into *kv, SCR's descriptor lines (several KEY=VALUE words) into *descriptors.
+Result conf_file(std::map<std::string, std::string> *kv, std::vector<Descriptor> *descriptors) {
   const char *path = std::getenv("SCR_CONF_FILE");
   if (path == nullptr || *path == '\0') return {};
   std::ifstream in(path);
@@ -61,8 +66,28 @@ Result conf_file(std::map<std::string, std::string> *kv) {
     const auto eq = line.find('=');
     if (eq == std::string::npos) continue;
     const std::string key = upper(trim(line.substr(0, eq))), value = trim(line.substr(eq + 1));
-    if (key.empty() || value.empty() || value.find_first_of(" \t") != std::string::npos) continue;
-    (*kv)[key] = value;
+    if (key.empty() || value.empty()) continue;
+    if (value.find_first_of(" \t") == std::string::npos) {
+      (*kv)[key] = value;
+      continue;
+    }
+    Descriptor d;  // KEY=VALUE words (an '=' with blanks around it is one word's)
+    std::istringstream words(line);
+    std::string w, pending;
+    while (words >> w) {
+      if (w == "=" || w.back() == '=' || (!pending.empty() && pending.back() == '=')) {
+        pending += w;
+        continue;
+      }
+      if (!pending.empty()) {
+        const auto at = pending.find('=');
+        if (at != std::string::npos) d.emplace_back(upper(pending.substr(0, at)), pending.substr(at + 1));
+      }
+      pending = w;
+    }
+    if (const auto at = pending.find('='); !pending.empty() && at != std::string::npos)
+      d.emplace_back(upper(pending.substr(0, at)), pending.substr(at + 1));
+    if (!d.empty()) descriptors->push_back(std::move(d));
   }
   return {};
 }
@@ -120,8 +145,10 @@ namespace {
 // first bad one is kept (refused at GDS_alloc/GDS_create).
 class Reader {
  public:
-  explicit Reader(Settings *s) : s_(*s) { error_ = conf_file(&conf_); }
+  explicit Reader(Settings *s) : s_(*s) { error_ = conf_file(&conf_, &descriptors_); }
   Result error() const { return error_; }
+  const std::map<std::string, std::string> &conf() const { return conf_; }
+  const std::vector<Descriptor> &descriptors() const { return descriptors_; }
 
   std::optional<std::string> get(const char *name, bool scr_too) { return setting(conf_, name, scr_too, &from_); }
   bool given(const char *variable) const { return std::getenv(variable) != nullptr || conf_.count(variable) != 0; }
@@ -153,9 +180,65 @@ class Reader {
 
  private:
   std::map<std::string, std::string> conf_;
+  std::vector<Descriptor> descriptors_;
   std::string from_;
   Result error_;
 };
+
+// A setting that is 0 or 1, SCR's or GDS's (*out untouched if absent).
+void boolean(Reader &r, const char *name, bool *out) {
+  if (auto v = r.get(name, true)) {
+    if (*v == "0" || *v == "1") *out = *v == "1";
+    else r.bad(r.from() + "=" + *v + " is not 0 or 1");
+  }
+}
+
+// SCR_COPY_TYPE=FILE: the checkpoint descriptor SCR applies at every
+// checkpoint (INTERVAL=1, or none given) gives the copy type, set size and
+// store; descriptors at other intervals are said (GDS caches every version
+// alike), and so are STORE and GROUPS descriptors whatever the copy type.
+void descriptors(Reader &r) {
+  Settings &s = r.s_;
+  bool file = s.copy_file;
+  const Descriptor *every = nullptr;
+  for (const Descriptor &d : r.descriptors()) {
+    const std::string &kind = d.front().first;
+    std::string text;
+    for (const auto &[k, v] : d) text += (text.empty() ? "" : " ") + k + "=" + v;
+    if (kind == "CKPT") {
+      std::string interval = "1";
+      for (const auto &[k, v] : d)
+        if (k == "INTERVAL") interval = v;
+      if (file && interval == "1" && every == nullptr) every = &d;
+      else if (file) s.notes.push_back(text + " (SCR_CONF_FILE): not applied: GDS caches every version (GDS_CACHE_EVERY) "
+                                       "with one copy type, the descriptor of INTERVAL=1's");
+    } else if (kind == "STORE") {
+      s.notes.push_back(text + " (SCR_CONF_FILE): not applied: GDS's cache is GDS_CACHE_BASE (SCR_CACHE_BASE), "
+                        "holding GDS_CACHE_SIZE versions; its prefix is GDS_PREFIX");
+    } else if (kind == "GROUPS") {
+      s.notes.push_back(text + " (SCR_CONF_FILE): not applied: GDS's failure groups are the nodes (GDS_NODE_ID sets "
+                        "them per process)");
+    }
+  }
+  if (!file) return;
+  if (every == nullptr) {
+    r.bad("SCR_COPY_TYPE=FILE but SCR_CONF_FILE has no checkpoint descriptor of INTERVAL=1 (CKPT=0 TYPE=...)");
+    return;
+  }
+  for (const auto &[k, v] : *every) {
+    if (k == "TYPE") {
+      if (const std::optional<Copy> c = parse_copy(v)) s.copy = *c;
+      else r.bad("SCR_CONF_FILE: CKPT ... TYPE=" + v + " is not SINGLE (or LOCAL), PARTNER or XOR");
+    } else if (k == "SET_SIZE") {
+      if (const std::optional<std::uint64_t> n = Reader::whole(v, 2)) s.set_size = *n, s.set_size_given = true;
+      else r.bad("SCR_CONF_FILE: CKPT ... SET_SIZE=" + v + " is not a whole number from 2 to 2^30");
+    } else if (k == "STORE") {
+      s.base = v;
+    } else if (k != "CKPT" && k != "INTERVAL" && k != "GROUP" && k != "OUTPUT") {
+      s.notes.push_back("SCR_CONF_FILE: CKPT ... " + k + "=" + v + ": not applied");
+    }
+  }
+}
 
 // The cache's settings: copy type, base, set and cache sizes, every, writes.
 void read_cache(Reader &r) {
@@ -164,8 +247,11 @@ void read_cache(Reader &r) {
     if (auto c = parse_copy(*v)) {
       s.copy = *c;
       s.copy_given = true;
+    } else if (upper(*v) == "FILE" && r.from().rfind("SCR_", 0) == 0) {
+      s.copy_file = s.copy_given = true;  // SCR_CONF_FILE's checkpoint descriptor says (descriptors())
     } else {
-      r.bad(r.from() + "=" + *v + " is not SINGLE (or LOCAL), PARTNER, XOR or NONE");
+      r.bad(r.from() + "=" + *v + " is not SINGLE (or LOCAL), PARTNER, XOR or NONE" +
+            (r.from().rfind("SCR_", 0) == 0 ? " (or FILE: SCR_CONF_FILE's checkpoint descriptors)" : ""));
     }
   }
   if (auto v = r.get("CACHE_BASE", true)) {
@@ -194,11 +280,11 @@ void read_prefix(Reader &r) {
     s.prefix = *v;
     if (s.prefix[0] != '/') r.bad(r.from() + "=" + *v + " is not an absolute path");
   }
-  r.number("FLUSH", false, 1, &s.flush);
+  r.number("FLUSH", false, 0, &s.flush);  // 0: no periodic flush
   if (!r.given("GDS_FLUSH")) {
-    if (auto v = r.get("FLUSH", true)) {  // SCR_FLUSH (GDS_FLUSH is absent): in cached versions
-      if (const std::optional<std::uint64_t> n = Reader::whole(*v, 1)) s.flush = *n * s.every;
-      else r.bad(r.from() + "=" + *v + " is not a whole number from 1 to 2^30");
+    if (auto v = r.get("FLUSH", true)) {  // SCR_FLUSH (GDS_FLUSH is absent): in cached versions; 0: none
+      if (const std::optional<std::uint64_t> n = Reader::whole(*v, 0)) s.flush = *n * s.every;
+      else r.bad(r.from() + "=" + *v + " is not a whole number from 0 to 2^30");
     }
   }
   r.number("PREFIX_SIZE", true, 1, &s.prefix_size);
@@ -212,10 +298,16 @@ void read_job(Reader &r) {
     s.job = *v;
     s.job_given = true;
   }
-  if (auto v = r.get("FETCH", true)) {  // SCR_FETCH=0: nothing fetched from the prefix at restart
-    if (*v == "0" || *v == "1") s.fetch = *v == "1";
-    else r.bad(r.from() + "=" + *v + " is not 0 or 1");
-  }
+  // SCR's restart: SCR_FETCH=0 reads nothing from the prefix; SCR_DISTRIBUTE=0
+  // and SCR_CACHE_PURGE=1 restart nothing from the cache (it is cleared);
+  // SCR_FLUSH_ON_RESTART=1 (and SCR_GLOBAL_RESTART=1) flush the version restarted.
+  boolean(r, "FETCH", &s.fetch);
+  boolean(r, "DISTRIBUTE", &s.distribute);
+  boolean(r, "CACHE_PURGE", &s.purge);
+  boolean(r, "FLUSH_ON_RESTART", &s.flush_on_restart);
+  bool global = false;
+  boolean(r, "GLOBAL_RESTART", &global);
+  s.flush_on_restart = s.flush_on_restart || global;
   if (auto v = r.get("RESTART", false)) {
     if (*v == "0" || *v == "1") s.restart = *v == "1";
     else r.bad(r.from() + "=" + *v + " is not 0 or 1");
@@ -240,12 +332,29 @@ std::string expand_base(const std::string &base) {
   return out;
 }
 
+// SCR_ENABLE=0 (SCR off: the program writes its own checkpoints): no cache
+// and no prefix, unless a GDS variable asks for them.
+void read_enable(Reader &r) {
+  Settings &s = r.s_;
+  bool enabled = true;
+  boolean(r, "ENABLE", &enabled);
+  if (enabled) return;
+  if (!r.given("GDS_COPY_TYPE") && !r.given("GDS_CACHE_BASE")) s.copy = Copy::none, s.copy_given = true;
+  if (!r.given("GDS_PREFIX")) s.prefix.clear();
+  s.notes.push_back(r.from() + "=0: versions are kept in memory only" +
+                    std::string(s.copy != Copy::none || !s.prefix.empty() ? " but where GDS_* variables ask" : ""));
+}
+
 void read_settings() {
   Settings s;
   Reader r(&s);
   read_cache(r);
   read_prefix(r);
   read_job(r);
+  descriptors(r);
+  read_enable(r);
+  const std::vector<std::string> notes = scr_notes(r.conf());
+  s.notes.insert(s.notes.end(), notes.begin(), notes.end());
   s.error = r.error();
   g_settings = std::move(s);
 }

@@ -16,6 +16,7 @@
 //                     sets it); unset or empty: no time limit
 //   GDS_HALT_SECONDS  the condition holds once fewer seconds than this are
 //                     left before GDS_END_TIME; default 300
+// (SCR_END_TIME and SCR_HALT_SECONDS where the GDS ones are not set.)
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
+#include <string>
 
 #include "core/array.hpp"
 #include "core/collective.hpp"
@@ -54,11 +56,18 @@ Result env_integer(const char *name, long long lo, long long hi, long long *out)
   return {};
 }
 
+// GDS_<name>, else SCR's SCR_<name> (set by a job script written for SCR), as env_integer reads them.
+Result env_integer_or_scr(const char *name, long long lo, long long hi, long long *out) {
+  const std::string gds = std::string("GDS_") + name, scr = std::string("SCR_") + name;
+  const char *given = std::getenv(gds.c_str());
+  return env_integer(given != nullptr && *given != '\0' ? gds.c_str() : scr.c_str(), lo, hi, out);
+}
+
 // Whether a halt condition holds on this process.
 Result halt_condition(bool *halt) {
   long long end_time = -1, seconds = static_cast<long long>(kDefaultHaltSeconds);
-  PERSIST_TRY(env_integer("GDS_END_TIME", 0, LLONG_MAX / 2, &end_time));
-  PERSIST_TRY(env_integer("GDS_HALT_SECONDS", 0, LLONG_MAX / 2, &seconds));
+  PERSIST_TRY(env_integer_or_scr("END_TIME", 0, LLONG_MAX / 2, &end_time));
+  PERSIST_TRY(env_integer_or_scr("HALT_SECONDS", 0, LLONG_MAX / 2, &seconds));
   *halt = end_time >= 0 && static_cast<long long>(std::time(nullptr)) + seconds >= end_time;
   if (*halt) return {};
   const char *file = std::getenv("GDS_HALT_FILE");
@@ -77,8 +86,9 @@ bool newest_scheduled(core::Array &a) {
   if (v.current == 0 && !v.restarted) return false;
   if (s.persistent() && s.cacher->since_cached != 0) return false;
   // A prefix whose agreements failed makes no more flushes: waiting for one
-  // would never end (flush_wait reports the failure instead).
-  return !s.flushing() || !s.flusher || s.flusher->broken || s.flusher->since == 0;
+  // would never end (flush_wait reports the failure instead); nor does one
+  // without periodic flushes (GDS_FLUSH=0, SCR_FLUSH=0).
+  return !s.flushing() || !s.flusher || s.flusher->broken || s.flush == 0 || s.flusher->since == 0;
 }
 
 // Completes the arrays' cached versions and flushes in flight, in creation

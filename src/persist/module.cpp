@@ -72,6 +72,8 @@ class Persist final : public core::Module {
 
   void configure() override {
     read_settings();
+    if (core::g_rt.world_rank == 0)
+      for (const std::string &note : g_settings.notes) core::log(core::Level::notice, "GDS_init", "%s", note.c_str());
     restarts_unsaid();
     created_ = 0;
     versions::set_levels({&cache_level(), &prefix_level()});
@@ -128,7 +130,6 @@ class Persist final : public core::Module {
     GDS_TRY(core::info_unsigned(func, info, GDS_PREFIX_SIZE_KEY, 1u << 30, &prefix_size));
     GDS_TRY(core::info_unsigned(func, info, GDS_FLUSH_INFLIGHT_KEY, 1024, &inflight));
     GDS_TRY(core::info_unsigned(func, info, GDS_CACHE_SYNC_KEY, 1, &sync));
-    GDS_CHECK(!flush || *flush >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; it must be 1 or more", GDS_FLUSH_KEY);
     GDS_CHECK(!prefix_size || *prefix_size >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; the prefix keeps 1 or more",
               GDS_PREFIX_SIZE_KEY);
     GDS_CHECK(!inflight || *inflight >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; it must be 1 or more",

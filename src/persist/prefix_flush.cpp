@@ -511,7 +511,7 @@ void flush_committed(const char *func, Array &a, std::uint64_t number) {
     for (const Failure &x : failures) raise(func, a, x);
   };
   progress(func, a, false, &failures);
-  if (++f.since < s.flush) return raise_all();
+  if (s.flush == 0 || ++f.since < s.flush) return raise_all();  // 0: no periodic flush (SCR_FLUSH=0)
   f.since = 0;
   // At most `inflight` flushes writing (each reads a memory version, which
   // retention cannot drop until it is written), and not many more waiting
@@ -527,6 +527,18 @@ void flush_committed(const char *func, Array &a, std::uint64_t number) {
   }
   if (!f.broken) start(a, number, &failures);
   raise_all();  // once the collective part is over (a handler may call GDS)
+}
+
+GDS_status_t flush_restarted(const char *func, Array &a, std::uint64_t number) {
+  ArrayState &s = state(a);
+  if (!s.flushing() || !s.flusher || s.flusher->broken) return GDS_STATUS_OK;
+  std::vector<Failure> failures;
+  {
+    const core::Timed timed(core::Work::flush, false);
+    start(a, number, &failures);
+  }
+  for (const Failure &x : failures) raise(func, a, x);
+  return flush_wait(func, a);
 }
 
 void flush_dropping(Array &a, std::uint64_t number) {

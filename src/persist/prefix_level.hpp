@@ -102,6 +102,9 @@ inline Flusher &flusher(core::Array &a) { return *state(a).flusher; }
 // After GDS_version_inc committed version `number`: moves the flushes in
 // flight on and starts this version's if it is due (collective).
 void flush_committed(const char *func, core::Array &a, std::uint64_t number);
+// Restart's flush of the version it restarted (SCR_FLUSH_ON_RESTART): version
+// `number`, in memory, flushed now and waited for. Collective.
+GDS_status_t flush_restarted(const char *func, core::Array &a, std::uint64_t number);
 // Before retention drops version `number` here (local).
 void flush_dropping(core::Array &a, std::uint64_t number);
 

@@ -24,6 +24,7 @@
 #include "persist/cache.hpp"
 #include "persist/format.hpp"
 #include "persist/levels.hpp"
+#include "persist/prefix_level.hpp"
 #include "persist/state.hpp"
 #include "rma/state.hpp"
 #include "versions/state.hpp"
@@ -271,6 +272,8 @@ GDS_status_t restart(const char *func, Array &a) {
   for (PersistentLevel *l : above) {
     if (!l->holds(a)) continue;
     if (l->id() == GDS_LEVEL_PREFIX && !g_settings.fetch) continue;  // SCR_FETCH=0: nothing read from the prefix
+    // SCR_DISTRIBUTE=0, SCR_CACHE_PURGE=1: nothing taken from the cache (which is cleared: restarted_elsewhere)
+    if (l->id() == GDS_LEVEL_CACHE && (!g_settings.distribute || g_settings.purge)) continue;
     std::unique_ptr<Recovery> r;
     const GDS_status_t found = l->recover(func, a, &r);
     if (found == GDS_STATUS_UNRECOVERABLE) {
@@ -297,6 +300,9 @@ GDS_status_t restart(const char *func, Array &a) {
     r.reset();  // what it mapped goes before the other levels look
     for (PersistentLevel *other : above)
       if (other != l && other->holds(a)) other->restarted_elsewhere(func, a, l->id(), taken);
+    // SCR_FLUSH_ON_RESTART (SCR_GLOBAL_RESTART): the version restarted from the cache, on the prefix now.
+    if (g_settings.flush_on_restart && l->id() == GDS_LEVEL_CACHE && prefix_level().holds(a))
+      GDS_TRY(flush_restarted(func, a, taken));
     if (unrecoverable != GDS_STATUS_OK && a.rank == 0)
       core::log(core::Level::info, func, "array %s: the levels before the %s could not restore it; the %s did",
                 s.name.c_str(), l->name(), l->name());

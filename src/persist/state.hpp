@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,11 @@ struct Settings {
   std::uint64_t inflight = 1;    // GDS_FLUSH_INFLIGHT: flushes of an array in flight at once
   bool sync = true;              // GDS_CACHE_SYNC=0: cached versions completed at later calls
   bool fetch = true;             // GDS_FETCH / SCR_FETCH=0: a restart fetches nothing from the prefix
+  bool distribute = true;        // GDS_DISTRIBUTE / SCR_DISTRIBUTE=0: a restart takes nothing from the cache
+  bool purge = false;            // GDS_CACHE_PURGE / SCR_CACHE_PURGE=1: the same, and the cache is cleared
+  bool flush_on_restart = false; // GDS_FLUSH_ON_RESTART / SCR_FLUSH_ON_RESTART / SCR_GLOBAL_RESTART=1
+  bool copy_file = false;        // SCR_COPY_TYPE=FILE: SCR_CONF_FILE's checkpoint descriptor gives the copy type
+  std::vector<std::string> notes;  // SCR settings GDS does not apply, said once at GDS_init (scr_settings.cpp)
   Result error;                  // a bad setting, refused at GDS_alloc/GDS_create
 };
 extern Settings g_settings;
@@ -51,6 +57,9 @@ void read_settings();
 // host), so that one setting gives each node a directory of its own, also
 // where several nodes share a file system (virtual nodes of one host).
 std::string expand_base(const std::string &base);
+// The lines GDS_init says of SCR settings GDS does otherwise, or that SCR
+// never had (the environment's SCR_* variables and SCR_CONF_FILE's keys).
+std::vector<std::string> scr_notes(const std::map<std::string, std::string> &conf);
 
 // One cached version, as this process knows it.
 struct Cached {

@@ -66,8 +66,19 @@ class Versions final : public core::Module {
     g_settings.prefault = prefault != 0;
     g_settings.overhead = 0.05;
     g_settings.mtbf = 0;
+    // SCR's criteria (SCR_Need_checkpoint's): set, they replace the default
+    // overhead, which then applies only if SCR_CHECKPOINT_OVERHEAD (a percentage) says so.
+    const bool scr = std::getenv("SCR_CHECKPOINT_INTERVAL") != nullptr ||
+                     std::getenv("SCR_CHECKPOINT_SECONDS") != nullptr || std::getenv("SCR_CHECKPOINT_OVERHEAD") != nullptr;
+    if (scr && std::getenv("GDS_VERSION_OVERHEAD") == nullptr) {
+      double percent = 0;
+      env_seconds("SCR_CHECKPOINT_OVERHEAD", 0, 99.9999, &percent);
+      g_settings.overhead = percent / 100;
+    }
     env_seconds("GDS_VERSION_OVERHEAD", 1e-6, 0.999999, &g_settings.overhead);
     env_seconds("GDS_MTBF", 1e-6, 1e12, &g_settings.mtbf);
+    core::env_unsigned("SCR_CHECKPOINT_INTERVAL", UINT64_MAX, &g_settings.every_calls);
+    env_seconds("SCR_CHECKPOINT_SECONDS", 0, 1e12, &g_settings.every_seconds);
     rma::set_version_reader(read);
   }
 

@@ -72,6 +72,9 @@ struct Settings {
   bool prefault = true;              // GDS_VERSION_PREFAULT: room for the next version faulted in ahead
   double overhead = 0.05;            // GDS_VERSION_OVERHEAD: the fraction of run time versions may take
   double mtbf = 0;                   // GDS_MTBF: mean seconds between failures (0: none; Daly's interval if set)
+  // SCR's criteria of SCR_Need_checkpoint, any of which makes a version due:
+  std::uint64_t every_calls = 0;     // SCR_CHECKPOINT_INTERVAL: every n-th call (0: not a criterion)
+  double every_seconds = 0;          // SCR_CHECKPOINT_SECONDS: once this long since the last version (0: not)
 };
 extern Settings g_settings;
 

@@ -113,28 +113,39 @@ double interval_seconds(double c, double m, double f) {
 // the steps (GDS_need_version calls) since, and its settings. Each becomes
 // its maximum over the processes (nonnegative doubles order as their bits),
 // so every process computes the same interval, even where their settings differ.
-constexpr std::size_t kGuidanceValues = 5;
+constexpr std::size_t kGuidanceValues = 7;
 void guidance_values(const Guidance &g, core::Ballot &ballot, std::size_t at) {
   ballot[at] = std::bit_cast<std::uint64_t>(g.cost);
   ballot[at + 1] = std::bit_cast<std::uint64_t>(g.since > 0 ? core::now() - g.since : 0.0);
   ballot[at + 2] = g.calls;
   ballot[at + 3] = std::bit_cast<std::uint64_t>(g_settings.overhead);
   ballot[at + 4] = std::bit_cast<std::uint64_t>(g_settings.mtbf);
+  ballot[at + 5] = g_settings.every_calls;
+  ballot[at + 6] = std::bit_cast<std::uint64_t>(g_settings.every_seconds);
 }
 
 // After the version: the interval in steps, from the most any process
 // measured (the same on every process: agreed), and this version's cost.
+// The first criterion met makes a version due (SCR_Need_checkpoint's "any"):
+// the overhead (Daly's interval with a GDS_MTBF), SCR_CHECKPOINT_SECONDS in
+// steps at the measured pace, SCR_CHECKPOINT_INTERVAL; none: never.
 void guide(Guidance &g, const core::Ballot &ballot, std::size_t at, double cost) {
   const auto number = [&](std::size_t k) { return std::bit_cast<double>(ballot[at + k]); };
-  const double c = number(0), elapsed = number(1), overhead = number(3), mtbf = number(4);
-  const std::uint64_t calls = ballot[at + 2];
-  if (elapsed > 0 && calls > 0 && c > 0) {
-    const double step = elapsed / static_cast<double>(calls);
-    const double steps = std::ceil(interval_seconds(c, mtbf, overhead) / step);
-    g.interval = steps < 1 ? 1 : steps > 1e15 ? static_cast<std::uint64_t>(1e15) : static_cast<std::uint64_t>(steps);
-  } else {
-    g.interval = 1;  // not measured yet: a version at the next step measures it
+  const double c = number(0), elapsed = number(1), overhead = number(3), mtbf = number(4), seconds = number(6);
+  const std::uint64_t calls = ballot[at + 2], every = ballot[at + 5];
+  const auto steps_of = [](double steps) {
+    return steps < 1 ? std::uint64_t{1} : steps > 1e15 ? std::uint64_t{1000000000000000} : static_cast<std::uint64_t>(steps);
+  };
+  const bool measured = elapsed > 0 && calls > 0 && c > 0;
+  const double step = measured ? elapsed / static_cast<double>(calls) : 0;
+  std::uint64_t interval = every > 0 ? every : std::uint64_t{1000000000000000};
+  if (overhead > 0 || seconds > 0) {
+    if (!measured) interval = 1;  // not measured yet: a version at the next step measures it
+    if (measured && overhead > 0)
+      interval = std::min(interval, steps_of(std::ceil(interval_seconds(c, mtbf, overhead) / step)));
+    if (measured && seconds > 0) interval = std::min(interval, steps_of(std::ceil(seconds / step)));
   }
+  g.interval = interval;
   g.calls = 0;
   g.cost = cost;
   g.since = core::now();
