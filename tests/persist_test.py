@@ -651,6 +651,54 @@ def moved():
             "fetched from the prefix's scavenged copy")
 
 
+def restartkill():
+    """The restart's phases as kill points: a job of versions on a cache of
+    its own per node (GDS_CACHE_BASE=<base>/{node}) and a prefix; then, for
+    every restart.* step (tests/list_steps), the restart killed there on one
+    process, its state set so that the step is reached (the node ids rotated:
+    every directory moves; a node's directory lost: a rebuild; every cache
+    lost: the prefix); the next restart comes back at the newest version with
+    the model's data. A kill there must not cost a version."""
+    if NP < 2:
+        return
+    steps = [s.name for s in STEPS if s.name.startswith("restart.")]
+    gds_steps.check_known([s for s in STEPS if s.name.startswith("restart.")], set(steps), "persist_test restartkill")
+    base = fresh_base("restartkill")
+    pristine = os.path.join(root, "restartkill-pristine")
+    env = env_for(os.path.join(base, "{node}"), "PARTNER", {"GDS_PREFIX": os.path.join(base, "prefix"),
+                                                            "GDS_FLUSH": "1"})
+    del env["GDS_RANKS_PER_NODE"]
+    spec = ["seed=41", "kind=alloc1", f"dims={53 * NP}", "chunk=4", f"journal={os.path.join(base, 'journal')}"]
+    ids = lambda shift: [{"GDS_NODE_ID": str((r + shift) % NP)} for r in range(NP)]
+    if run("restartkill: written", [*spec, "versions=3", "expect=fresh"], dict(env, GDS_RESTART="0"), rank_env=ids(0),
+           app=args.random_app, marker="persist_random: ok", timeout=RANDOM_TIMEOUT) is None:
+        return
+    shutil.rmtree(pristine, ignore_errors=True)
+    shutil.copytree(base, pristine)
+    for step in steps:
+        for state in ("moved, a node lost", "every cache lost"):
+            restore(base, pristine)
+            if state == "every cache lost":
+                for n in range(NP):
+                    shutil.rmtree(os.path.join(base, f"node{n}"), ignore_errors=True)
+            else:
+                shutil.rmtree(os.path.join(base, f"node{NP - 1}"), ignore_errors=True)
+            tag = f"restartkill {step}, {state}"
+            victim = SAMPLE.randrange(NP)
+            p = run(tag + ": killed", [*spec, "versions=1", "expect=2-2"], dict(env, GDS_RESTART="1"), rank_env=ids(1),
+                    expect_ok=False, kill_env=f"{step}:1", victim=victim, app=args.random_app,
+                    marker="persist_random: ok", timeout=RANDOM_TIMEOUT)
+            if p is None:
+                continue
+            killed = "killing this process at kill point" in p.stdout + p.stderr
+            if not killed and p.returncode != 0:
+                failures.append(f"{tag}: failed without the kill (exit {p.returncode})")
+                print(f"FAIL {tag}: exit {p.returncode}\n{p.stdout}{p.stderr}", flush=True)
+            # The next restart: the newest version, whatever the kill left.
+            run(tag + ": restarted", [*spec, "versions=1", "expect=2-3"], dict(env, GDS_RESTART="1"), rank_env=ids(1),
+                app=args.random_app, marker="persist_random: ok", timeout=RANDOM_TIMEOUT)
+
+
 def records():
     """A restart can take a version on one process's commit record (another
     was killed before writing its own); it then records it on every process,

@@ -82,7 +82,7 @@ TEST_F(Phases, AFailureInAnyPhaseIsAgreedAndLeavesNothingHalfMade) {
   int case_no = 0, phase_no = 0;
   const Config configs[] = {{true, false}, {false, false}, {true, true}};
   for (const gds::core::Step *step : steps) {
-    if (!step->agreed()) continue;
+    if (!step->agreed() || std::string(step->name()).rfind("restart.", 0) == 0) continue;  // the restart's: below
     reached[step->name()];
     ++phase_no;
     for (int k = 0; k < 3; ++k) {
@@ -192,6 +192,109 @@ TEST_F(Phases, AFailureInAnyPhaseIsAgreedAndLeavesNothingHalfMade) {
   // needs elements interleaved between processes: 2 or more).
   for (const auto &[phase, count] : reached) {
     if (nprocs > 1 || phase != "flush.summed") {
+      EXPECT_GT(count, 0) << phase << " was never reached";
+    }
+  }
+  gds::test::barrier();
+  if (rank == 0) {
+    std::filesystem::remove_all(base);
+    std::filesystem::remove_all(prefix);
+  }
+}
+
+// Every phase of the restart failing on one process: the GDS_alloc that
+// restarts fails on every process with one status, nothing is half-made,
+// and the next restart comes back at the newest version, whole; from the
+// cache (PARTNER, a process's directory moved to another node's so that
+// distribute runs, a file damaged so that rebuild runs) and from the prefix
+// (the cache gone).
+TEST_F(Phases, ARestartFailingInAnyPhaseFailsEverywhereAndTheNextRestarts) {
+  const std::string base = scratch_dir("phases_restart"), prefix = scratch_dir("phases_restart_prefix");
+  const Index n = 500 * static_cast<Index>(nprocs) + 7;
+  int case_no = 0;
+  std::map<std::string, int> reached;
+  const auto value = [](int v, Index i) { return static_cast<long>(v) * 7919L + static_cast<long>(i); };
+  for (const gds::core::Step *step : gds::core::all_steps()) {
+    if (!step->agreed() || std::string(step->name()).rfind("restart.", 0) != 0) continue;
+    reached[step->name()];
+    for (const bool from_prefix : {false, true}) {
+      SCOPED_TRACE(std::string(step->name()) + (from_prefix ? ", from the prefix" : ", from the cache"));
+      const std::string name = "restart" + std::to_string(case_no++);
+      const auto make = [&](const char *restart, GDS_gds_t *g) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, GDS_COPY_TYPE_KEY, nprocs > 1 ? "PARTNER" : "SINGLE");
+        MPI_Info_set(info, GDS_CACHE_BASE_KEY, base.c_str());
+        MPI_Info_set(info, GDS_PREFIX_KEY, prefix.c_str());
+        MPI_Info_set(info, GDS_NAME_KEY, name.c_str());
+        MPI_Info_set(info, GDS_RESTART_KEY, restart);
+        const GDS_status_t s = GDS_alloc(1, &n, nullptr, MPI_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, g);
+        MPI_Info_free(&info);
+        return s;
+      };
+      GDS_gds_t g = GDS_NULL;
+      ASSERT_ALL_GDS_OK(make("0", &g));
+      for (int v = 0; v < 3; ++v) {
+        if (rank == 0) {
+          std::vector<long> all(n);
+          for (Index i = 0; i < n; ++i) all[i] = value(v, i);
+          const Index lo = 0, hi = n - 1;
+          EXPECT_GDS_OK(GDS_put(all.data(), nullptr, &lo, &hi, g));
+        }
+        ASSERT_ALL_GDS_OK(GDS_fence(g));
+        ASSERT_ALL_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
+      }
+      ASSERT_ALL_GDS_OK(GDS_flush_wait(g));
+      ASSERT_ALL_GDS_OK(GDS_free(&g));
+      gds::test::barrier();
+      const std::string job = base + "/gds.default";
+      if (rank == 0) {
+        if (from_prefix) {
+          std::filesystem::remove_all(job);
+        } else if (nprocs > 1) {
+          // The last process's directory moved under another failure group's
+          // (as a relaunch on shifted nodes leaves it: distribute), and the
+          // first process's newest file damaged (rebuild).
+          const std::string last = "/" + name + "/r" + std::to_string(nprocs - 1);
+          std::filesystem::rename(job + "/node" + std::to_string(nprocs - 1) + last, job + "/node0" + last);
+          std::FILE *f = std::fopen((job + "/node0/" + name + "/r0/v2.gdsv").c_str(), "r+b");
+          if (f != nullptr) {
+            std::fseek(f, -3, SEEK_END);
+            std::fputc(0x5a, f);
+            std::fclose(f);
+          }
+        }
+      }
+      gds::test::barrier();
+      if (rank == nprocs - 1) gds::core::inject_failure(step->name());
+      const GDS_status_t failed = make("1", &g);
+      const bool fired = all_true(rank != nprocs - 1 || !gds::core::failure_armed());
+      gds::core::inject_failure(nullptr);
+      if (fired) {
+        ++reached[step->name()];
+        EXPECT_NE(failed, GDS_STATUS_OK) << "the failure was not reported";
+        EXPECT_TRUE(all_true(failed != GDS_STATUS_OK)) << "the restart failed on some processes only";
+      }
+      if (failed == GDS_STATUS_OK) ASSERT_ALL_GDS_OK(GDS_free(&g));
+      // The next restart: the newest version, whole.
+      ASSERT_ALL_GDS_OK(make("1", &g));
+      GDS_restart_info_t info{};
+      EXPECT_GDS_OK(GDS_get_restart_info(g, &info));
+      EXPECT_EQ(info.restarted, 1);
+      EXPECT_EQ(info.version, 2u);
+      std::vector<long> got(n);
+      const Index lo = 0, hi = n - 1;
+      EXPECT_GDS_OK(GDS_get(got.data(), nullptr, &lo, &hi, g));
+      EXPECT_GDS_OK(GDS_wait(g));
+      int wrong = 0;
+      for (Index i = 0; i < n; ++i) wrong += got[i] != value(2, i);
+      EXPECT_EQ(wrong, 0);
+      ASSERT_ALL_GDS_OK(GDS_free(&g));
+    }
+  }
+  for (const auto &[phase, count] : reached) {
+    // One process distributes and rebuilds nothing; the prefix restart replays every entry.
+    if (nprocs > 1 || (phase != "restart.rebuild")) {
       EXPECT_GT(count, 0) << phase << " was never reached";
     }
   }

@@ -150,6 +150,32 @@ GDS_status_t find_failure_groups(const char *func, MPI_Comm world, int rank, int
 }
 
 const FailureGroups &failure_groups() { return g_groups; }
+
+GDS_status_t groups_of(const char *func, MPI_Comm comm, std::vector<int> *out) {
+  int n = 0;
+  MPI_Comm_size(comm, &n);
+  out->assign(static_cast<std::size_t>(n), 0);
+  std::vector<int> ranks(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n), MPI_UNDEFINED);
+  for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  MPI_Group in = MPI_GROUP_NULL, all = MPI_GROUP_NULL;
+  if (g_rt.world != MPI_COMM_NULL && MPI_Comm_group(comm, &in) == MPI_SUCCESS &&
+      MPI_Comm_group(g_rt.world, &all) == MPI_SUCCESS)
+    MPI_Group_translate_ranks(in, n, ranks.data(), all, world.data());
+  if (in != MPI_GROUP_NULL) MPI_Group_free(&in);
+  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
+  // The same groups on every process of comm: every one takes the same branch.
+  const bool local = std::none_of(world.begin(), world.end(), [&](int w) {
+    return w == MPI_UNDEFINED || w < 0 || static_cast<std::size_t>(w) >= g_groups.of_rank.size();
+  });
+  if (local) {
+    for (int i = 0; i < n; ++i)
+      (*out)[static_cast<std::size_t>(i)] = g_groups.of_rank[static_cast<std::size_t>(world[static_cast<std::size_t>(i)])];
+    return GDS_STATUS_OK;
+  }
+  int mine = g_groups.mine;
+  const int rc = allgather(&mine, 1, MPI_INT, out->data(), 1, MPI_INT, comm);
+  return rc == MPI_SUCCESS ? GDS_STATUS_OK : mpi_fail(func, "MPI_Allgather", rc);
+}
 void set_failure_groups(FailureGroups groups) { g_groups = std::move(groups); }
 
 }  // namespace gds::core

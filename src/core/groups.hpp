@@ -37,6 +37,13 @@ GDS_status_t find_failure_groups(const char *func, MPI_Comm world, int rank, int
 
 // The groups found at GDS_init.
 const FailureGroups &failure_groups();
+
+// The failure group of each process of `comm` (by its rank in comm), from
+// the groups found at GDS_init: a local translation of ranks, no
+// communication, where every process of comm is one of GDS_COMM_WORLD's
+// (else, alike on every process, an allgather of 4 bytes a process).
+// Collective only in that case.
+GDS_status_t groups_of(const char *func, MPI_Comm comm, std::vector<int> *out);
 void set_failure_groups(FailureGroups groups);
 
 }  // namespace gds::core

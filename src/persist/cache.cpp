@@ -416,10 +416,8 @@ GDS_status_t open_cache(const char *func, Array &a) {
   s.cacher = std::make_unique<Cacher>();
   Cacher &c = *s.cacher;
   MPI_Comm comm = a.communicator();
-  c.group_of.assign(static_cast<std::size_t>(a.nprocs), 0);
-  int mine = core::failure_groups().mine;
-  int rc = core::allgather(&mine, 1, MPI_INT, c.group_of.data(), 1, MPI_INT, comm);
-  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
+  GDS_TRY(core::groups_of(func, comm, &c.group_of));
+  const int mine = core::failure_groups().mine;
   c.dir = rank_dir(group_dir(s, mine) + "/" + s.name, a.rank);
   std::vector<std::vector<int>> sets;
   fit_to_groups(func, a, c.group_of, &sets);

@@ -40,6 +40,28 @@ inline constexpr core::Phase kCacheRecorded{
     "cache.recorded", "every process has its commit record: restart takes the version (one record is enough)"};
 inline constexpr core::Point kCacheDrop{"cache.drop", "recorded everywhere; older files not yet removed"};
 
+// The phases of the restart (cache_distribute.cpp, cache_restart.cpp,
+// restart.cpp, prefix_restart.cpp), each ending agreed: GDS_TEST_KILL and
+// GDS_TEST_FAIL reach them like the others; a restart that fails in one
+// fails on every process, and the next restart starts over.
+inline constexpr core::Phase kRestartDistribute{
+    "restart.distribute", "every process has its cache directory where it runs, or knows it lacks it"};
+inline constexpr core::Phase kRestartFetch{
+    "restart.fetch", "a process lacking its directory took the prefix's scavenged copy, where there is one"};
+inline constexpr core::Phase kRestartRecords{
+    "restart.records", "the processes agree on a candidate version and the records of its chain"};
+inline constexpr core::Phase kRestartFiles{
+    "restart.files", "every process checked its files of the chain; the peers that rebuild know who lost theirs"};
+inline constexpr core::Phase kRestartRebuild{
+    "restart.rebuild", "the lost files of one version of the chain are rebuilt from the redundancy"};
+inline constexpr core::Phase kRestartFlushes{
+    "restart.flushes", "every process read the metadata of a flushed version (the prefix)"};
+inline constexpr core::Phase kRestartReplay{
+    "restart.replay", "one entry of the level's catalogue is in memory, and a memory version if navigable"};
+inline constexpr core::Phase kRestartSettle{"restart.settle", "the memory holds the newest entry restored"};
+inline constexpr core::Phase kRestartRecorded{
+    "restart.recorded", "the level recorded what the restart took; the others forgot what is not on its timeline"};
+
 // Asynchronous versions of an array in flight at once.
 inline constexpr std::size_t kInflight = 2;
 
@@ -181,6 +203,9 @@ GDS_status_t recover(const char *func, core::Array &a, std::unique_ptr<Recovery>
 // directory holds no commit record gets it from the node that holds it.
 // Collective; one allreduce where no process lacks its directory.
 GDS_status_t distribute(const char *func, core::Array &a);
+// Restart's phase fetch: a process whose directory still holds no commit
+// record takes the newest scavenged copy of it from the prefix. Collective (its agreement).
+GDS_status_t fetch(const char *func, core::Array &a);
 // Whether this process's directories hold a commit record of the array (its own or its groups').
 bool has_records(const char *func, core::Array &a);
 // The newest commit record's version in a process's directory (kNone: none).

@@ -199,10 +199,11 @@ Result receive_holding(MPI_Comm comm, Array &a, int from, std::uint64_t *files, 
   return r;
 }
 
-// The holdings this process offers: its node's directories of other
-// processes, found by the first process of its failure group (the others
-// on the node see the same), but not those in the directory of the node's
-// own group, whose processes see them where they expect them.
+// The holdings this process offers: the process directories in its node's
+// cache, found by the first process of its failure group (the others on
+// the node see the same), but not those of the node's own processes in the
+// node's own group's directory, which they see where they expect them. (A
+// process that has its directory never asks: offering more costs nothing.)
 std::vector<std::pair<int, Holding>> holdings(Array &a) {
   const ArrayState &s = state(a);
   const Cacher &c = cacher(a);
@@ -212,10 +213,11 @@ std::vector<std::pair<int, Holding>> holdings(Array &a) {
     if (c.group_of[static_cast<std::size_t>(r)] == mine) return out;  // not the first of its node
   const std::string jd = job_dir(s.base, g_settings.job), own = node_dir(jd, mine);
   for (const std::string &node : list_dir(jd)) {
-    if (!is_node_dir(node) || jd + "/" + node == own) continue;
+    if (!is_node_dir(node)) continue;
     for (const std::string &entry : list_dir(jd + "/" + node + "/" + s.name)) {
       const std::optional<std::uint64_t> rank = rank_of_dir(entry);
-      if (!rank || *rank >= static_cast<std::uint64_t>(a.nprocs) || *rank == static_cast<std::uint64_t>(a.rank))
+      if (!rank || *rank >= static_cast<std::uint64_t>(a.nprocs) ||
+          (jd + "/" + node == own && c.group_of[static_cast<std::size_t>(*rank)] == mine))
         continue;
       const Holding h{jd + "/" + node, newest_record(rank_dir(jd + "/" + node + "/" + s.name, static_cast<int>(*rank)))};
       if (h.newest != kNone) out.emplace_back(static_cast<int>(*rank), h);
@@ -273,8 +275,66 @@ GDS_status_t distribute(const char *func, Array &a) {
               "version %llu the newest) from process %d, on the node that wrote it", state(a).name.c_str(), a.rank,
               ull(files), ull(bytes), ull(best), best_from);
   std::uint64_t moved[1] = {files};
-  GDS_TRY(core::agree(func, comm, why.report(func), moved));
+  GDS_TRY(kRestartDistribute.end(func, comm, why.report(func), moved));
   state(a).distributed_files = moved[0];
+  return GDS_STATUS_OK;
+}
+
+namespace {
+
+// Copies the cache files of `from` into `to` (made if need be); adds to *files and *bytes.
+Result fetch_dir(const std::string &from, const std::string &to, std::uint64_t *files, std::uint64_t *bytes) {
+  PERSIST_TRY(make_dirs(to));
+  for (const std::string &name : list_dir(from)) {
+    const CacheName c = parse_cache_name(name);
+    if (c.kind == CacheName::other || c.tmp) continue;
+    std::uint64_t n = 0;
+    PERSIST_TRY(copy_file(from + "/" + name, to + "/" + name, &n));
+    ++*files;
+    *bytes += n;
+  }
+  return sync_dir(to);
+}
+
+// This process's files fetched from the newest scavenged copy of its
+// directory in the prefix, if it lacks them (*files: how many).
+void fetch_scavenged(const char *func, Array &a, std::uint64_t *files) {
+  ArrayState &s = state(a);
+  if (s.prefix.empty() || !g_settings.fetch || has_records(func, a)) return;
+  // The copy (node, failure group) of this process's directory with the newest record.
+  const std::string scav = scavenged_dir(job_dir(s.prefix, g_settings.job));
+  std::string best;
+  std::uint64_t newest = kNone;
+  for (const std::string &node : list_dir(scav))
+    for (const std::string &group : list_dir(scav + "/" + node)) {
+      if (!is_node_dir(group)) continue;
+      const std::string at = scav + "/" + node + "/" + group;
+      const std::uint64_t n = newest_record(rank_dir(at + "/" + s.name, a.rank));
+      if (n != kNone && (newest == kNone || n > newest)) newest = n, best = at;
+    }
+  if (best.empty()) return;
+  std::uint64_t bytes = 0;
+  Result r = fetch_dir(rank_dir(best + "/" + s.name, a.rank), cacher(a).dir, files, &bytes);
+  for (const std::string &entry : list_dir(best)) {  // its version groups' records
+    const std::optional<std::string> group = group_of_dir(entry);
+    if (group && r.ok()) r = fetch_dir(rank_dir(best + "/" + entry, a.rank), group_record_dir(a, *group), files, &bytes);
+  }
+  if (!r.ok()) {
+    core::log(core::Level::warning, func, "array %s: fetching the scavenged copy %s failed (%s); the restart goes on "
+              "without it", s.name.c_str(), best.c_str(), r.what().c_str());
+    return;
+  }
+  core::log(core::Level::info, func, "array %s: fetched %llu file(s), %llu bytes, of process %d from %s (newest "
+            "record: version %llu)", s.name.c_str(), ull(*files), ull(bytes), a.rank, best.c_str(), ull(newest));
+}
+
+}  // namespace
+
+GDS_status_t fetch(const char *func, Array &a) {
+  std::uint64_t fetched[1] = {0};  // the most any process fetched: for the restart's line
+  fetch_scavenged(func, a, &fetched[0]);
+  GDS_TRY(kRestartFetch.end(func, a.communicator(), GDS_STATUS_OK, fetched));
+  state(a).fetched_files = fetched[0];
   return GDS_STATUS_OK;
 }
 

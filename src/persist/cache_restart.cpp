@@ -1,21 +1,27 @@
 // The cache level's restart: the newest version whose commit record some
 // process has and whose files every process has or gets rebuilt from the
 // scheme's redundancy (older candidates when a rebuild fails). Phases, each
-// ending agreed:
+// ending agreed (core::Phase, cache.hpp), none of whose collectives carries
+// data that grows with the number of processes:
 //   distribute, fetch
 //             a process whose directory holds no commit record gets it from
 //             the node that holds it, else from a scavenged copy in the
 //             prefix (cache_distribute.cpp)
-//   records   every process's commit records (its own and its version
-//             groups'), gathered; versions whose records disagree are left out
-//   files     which of a candidate chain's files every process has, each
-//             checked to the last block; a file of another array of the
-//             same name is refused everywhere
+//   records   the candidate: the newest version some process has a record
+//             of (one allreduce), then its record's fields and those of the
+//             versions of its chain, one allreduce each (maxima of the fields
+//             and of their complements: every process that has a record
+//             must say the same, or the version is left out)
+//   files     which of the chain's files every process has, each checked to
+//             the last block: the phase's agreement says which versions some
+//             process lost, and each process tells the peers that rebuild
+//             with it (the scheme's) which it lost; a file of another array
+//             of the same name is refused everywhere
 //   rebuild   what was lost, version by version, from the redundancy; each
 //             file under a temporary name, checked block by block, renamed
 // The files stay mapped in the Recovery (read once: no copies, no new
-// memory) until restart took a version (recovered): then every process
-// records the versions it lacks the record of.
+// memory) until restart took a version (recovered, restart.recorded): then
+// every process records the versions it lacks the record of.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -38,6 +44,8 @@ namespace gds::persist {
 namespace {
 
 using gds::core::ull;
+
+constexpr int kTagLost = 0x6d74;  // the lost flags to the scheme's peers
 
 // What one process found of a version: its record's fields.
 struct Found {
@@ -98,20 +106,6 @@ void own_records(const char *func, Array &a, std::vector<std::uint64_t> *mine, s
   }
 }
 
-// Copies the cache files of `from` into `to` (made if need be); adds to *files and *bytes.
-Result fetch_dir(const std::string &from, const std::string &to, std::uint64_t *files, std::uint64_t *bytes) {
-  PERSIST_TRY(make_dirs(to));
-  for (const std::string &name : list_dir(from)) {
-    const CacheName c = parse_cache_name(name);
-    if (c.kind == CacheName::other || c.tmp) continue;
-    std::uint64_t n = 0;
-    PERSIST_TRY(copy_file(from + "/" + name, to + "/" + name, &n));
-    ++*files;
-    *bytes += n;
-  }
-  return sync_dir(to);
-}
-
 }  // namespace
 
 bool has_records(const char *func, Array &a) {
@@ -132,89 +126,82 @@ std::uint64_t newest_record(const std::string &dir) {
 
 namespace {
 
-// Phase fetch: see cache_distribute.cpp. Local; what it fetched is noted for the restart's line.
-void fetch_scavenged(const char *func, Array &a) {
-  ArrayState &s = state(a);
-  if (s.prefix.empty() || !g_settings.fetch || has_records(func, a)) return;
-  // The copy (node, failure group) of this process's directory with the newest record.
-  const std::string scav = scavenged_dir(job_dir(s.prefix, g_settings.job));
-  std::string best;
-  std::uint64_t newest = kNone;
-  for (const std::string &node : list_dir(scav))
-    for (const std::string &group : list_dir(scav + "/" + node)) {
-      if (!is_node_dir(group)) continue;
-      const std::string at = scav + "/" + node + "/" + group;
-      const std::uint64_t n = newest_record(rank_dir(at + "/" + s.name, a.rank));
-      if (n != kNone && (newest == kNone || n > newest)) newest = n, best = at;
-    }
-  if (best.empty()) return;
-  std::uint64_t files = 0, bytes = 0;
-  Result r = fetch_dir(rank_dir(best + "/" + s.name, a.rank), cacher(a).dir, &files, &bytes);
-  for (const std::string &entry : list_dir(best)) {  // its version groups' records
-    const std::optional<std::string> group = group_of_dir(entry);
-    if (group && r.ok()) r = fetch_dir(rank_dir(best + "/" + entry, a.rank), group_record_dir(a, *group), &files, &bytes);
+// Phase records: what the processes' commit records say, learnt a version
+// at a time, each by one allreduce of a few words (no process sends
+// anything that grows with the number of processes). Every process asks
+// the same versions in the same order: each question follows from agreed answers.
+class RecordBook {
+ public:
+  RecordBook(const char *func, Array &a) : func_(func), a_(a) {
+    std::vector<std::uint64_t> flat;
+    own_records(func, a, &flat, &recorded);
+    for (std::size_t i = 0; i + 5 <= flat.size(); i += 5)
+      mine_[flat[i]] = Found{flat[i], flat[i + 1], flat[i + 2], flat[i + 3], flat[i + 4]};
   }
-  if (!r.ok()) {
-    core::log(core::Level::warning, func, "array %s: fetching the scavenged copy %s failed (%s); the restart goes on "
-              "without it", s.name.c_str(), best.c_str(), r.what().c_str());
-    return;
-  }
-  s.fetched_files += files;
-  core::log(core::Level::info, func, "array %s: fetched %llu file(s), %llu bytes, of process %d from %s (newest "
-            "record: version %llu)", s.name.c_str(), ull(files), ull(bytes), a.rank, best.c_str(), ull(newest));
-}
 
-// Phase records: every process's commit records, gathered; versions whose
-// records disagree are left out. *recorded: the versions this process has
-// a record of.
-GDS_status_t gather_records(const char *func, Array &a, Records *found, std::set<std::uint64_t> *recorded) {
-  const ArrayState &s = state(a);
-  MPI_Comm comm = a.communicator();
-  std::vector<std::uint64_t> mine;
-  own_records(func, a, &mine, recorded);
-  int count = static_cast<int>(mine.size()), total = 0;
-  std::vector<int> counts(static_cast<std::size_t>(a.nprocs)), displs(static_cast<std::size_t>(a.nprocs));
-  int rc = core::allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgather", rc);
-  for (int r = 0; r < a.nprocs; ++r) {
-    displs[static_cast<std::size_t>(r)] = total;
-    total += counts[static_cast<std::size_t>(r)];
+  // The newest version below `limit` some process has a record of (kNone: none).
+  GDS_status_t newest_below(std::uint64_t limit, std::uint64_t *out) {
+    auto it = mine_.lower_bound(limit);
+    std::uint64_t v[1] = {it == mine_.begin() ? 0 : std::prev(it)->first + 1};
+    GDS_TRY(core::agree(func_, a_.communicator(), GDS_STATUS_OK, v));
+    *out = v[0] == 0 ? kNone : v[0] - 1;
+    return GDS_STATUS_OK;
   }
-  std::vector<std::uint64_t> all(static_cast<std::size_t>(total));
-  rc = core::allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, comm);
-  if (rc != MPI_SUCCESS) return core::mpi_fail(func, "MPI_Allgatherv", rc);
-  std::set<std::uint64_t> inconsistent;
-  for (std::size_t i = 0; i + 5 <= all.size(); i += 5) {
-    const Found f{all[i], all[i + 1], all[i + 2], all[i + 3], all[i + 4]};
-    if (f.nprocs != static_cast<std::uint64_t>(a.nprocs)) {
-      state(a).cache_writers = f.nprocs;  // restart names it if no level restores the array
-      return core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: %s", s.name.c_str(),
-                        other_count(f.nprocs, a.nprocs).c_str());
+
+  // Version n's record as every process that has one says it: *known if some
+  // process has one and all that do say the same (then in `found`). A
+  // record of another process count: *writers (the restart's refusal names it).
+  GDS_status_t ask(std::uint64_t n, bool *known, std::uint64_t *writers) {
+    if (auto it = found.find(n); it != found.end()) return *known = true, *writers = 0, GDS_STATUS_OK;
+    // has, then each field and its complement (a maximum of complements is the complement of the minimum)
+    std::uint64_t v[9] = {};
+    if (auto it = mine_.find(n); it != mine_.end()) {
+      const Found &f = it->second;
+      const std::uint64_t fields[4] = {f.base, f.prev, f.oldest, f.nprocs};
+      v[0] = 1;
+      for (int k = 0; k < 4; ++k) v[1 + k] = fields[k], v[5 + k] = ~fields[k];
     }
-    auto [it, fresh] = found->emplace(f.number, f);
-    if (!fresh && (it->second.base != f.base || it->second.prev != f.prev || it->second.oldest != f.oldest))
-      inconsistent.insert(f.number);
+    GDS_TRY(core::agree(func_, a_.communicator(), GDS_STATUS_OK, v));
+    bool same = v[0] != 0;
+    for (int k = 0; k < 4; ++k) same = same && v[1 + k] == ~v[5 + k];
+    *writers = v[0] != 0 && (v[4] != static_cast<std::uint64_t>(a_.nprocs) || ~v[8] != v[4]) ? v[4] : 0;
+    *known = same && *writers == 0;
+    if (*known) found[n] = Found{n, v[1], v[2], v[3], v[4]};
+    return GDS_STATUS_OK;
   }
-  for (const std::uint64_t n : inconsistent) found->erase(n);
-  return GDS_STATUS_OK;
-}
+
+  Records found;                     // the records agreed so far
+  std::set<std::uint64_t> recorded;  // the versions this process has a record of
+
+ private:
+  const char *func_;
+  Array &a_;
+  std::map<std::uint64_t, Found> mine_;
+};
 
 // The chain of a candidate version, oldest first: back along `prev` to the
 // full version the oldest version retained with it starts from (or, if that
 // one's record is gone or `own` asks, to the candidate's own full version).
 // Empty if a record on the way is missing.
-std::vector<std::uint64_t> chain_of(const Records &found, const Found &top, bool own = false) {
-  const std::uint64_t stop = !own && found.count(top.oldest) != 0 ? found.at(top.oldest).base : top.base;
-  std::vector<std::uint64_t> chain{top.number};
-  bool whole = true;
-  while (whole && chain.back() != stop && chain.back() > stop) {
-    const std::uint64_t prev = found.at(chain.back()).prev;
-    whole = prev != kNone && found.count(prev) != 0;
-    if (whole) chain.push_back(prev);
+GDS_status_t chain_of(RecordBook &book, const Found &top, bool own, std::vector<std::uint64_t> *chain) {
+  chain->clear();
+  std::uint64_t stop = top.base, writers = 0;
+  bool known = false;
+  if (!own) {
+    GDS_TRY(book.ask(top.oldest, &known, &writers));
+    if (known) stop = book.found.at(top.oldest).base;
   }
-  if (!whole || chain.back() != stop) return {};
-  std::reverse(chain.begin(), chain.end());
-  return chain;
+  chain->push_back(top.number);
+  while (chain->back() != stop && chain->back() > stop) {
+    const std::uint64_t prev = book.found.at(chain->back()).prev;
+    known = false;
+    if (prev != kNone) GDS_TRY(book.ask(prev, &known, &writers));
+    if (!known) break;
+    chain->push_back(prev);
+  }
+  if (chain->back() != stop) chain->clear();
+  std::reverse(chain->begin(), chain->end());
+  return GDS_STATUS_OK;
 }
 
 // A damaged file of this process: warned about, raised, and left to the rebuild.
@@ -228,45 +215,74 @@ void damaged(const char *func, Array &a, std::uint64_t n, const Result &why) {
                  core::Detected{nullptr, nullptr, static_cast<std::int64_t>(n), 0, a.rank, why.what().c_str()});
 }
 
-// Phase files: which of the chain's files every process has, checked to
-// the last block (*oks: a flag per process and version, rank-major). They
-// stay mapped in *files for the replay.
+// Phase files: which of the chain's files this process has, checked to the
+// last block (they stay mapped in *files for the replay); the phase's
+// agreement says which versions some process lost (*any_lost, per version),
+// and each process tells the peers it rebuilds with (the scheme's tells(),
+// hears()) which it lost: *lost, per version, the flags of this process and
+// of those peers (the others' are unknown here and left false: the scheme
+// needs only its peers').
 GDS_status_t check_files(const char *func, Array &a, const Records &found, const std::vector<std::uint64_t> &chain,
-                         std::vector<Mapped> *files, std::vector<char> *oks) {
+                         std::vector<Mapped> *files, std::vector<char> *any_lost,
+                         std::vector<std::vector<char>> *lost) {
   const ArrayState &s = state(a);
   const Cacher &c = cacher(a);
   const Places p{a.communicator(), a.rank, a.nprocs, c.group_of, c.dir, c.spares};
   const std::size_t len = chain.size();
-  std::vector<char> ok(len);
-  oks->assign(len * static_cast<std::size_t>(a.nprocs), 0);
+  std::vector<char> mine(len);
   files->clear();
   files->resize(len);
   bool foreign = false;
   for (std::size_t i = 0; i < len; ++i) {
     const Result why = read_own_version(p, chain[i], &(*files)[i]);
-    ok[i] = why.ok();
-    if (ok[i]) {
+    mine[i] = !why.ok();
+    if (why.ok()) {
       VersionFile v;
       (void)parse_version((*files)[i].bytes(), &v, false);
       const Found &f = found.at(chain[i]);
       if (v.h.signature != s.signature || v.h.part_bytes != store(a).local_bytes() || v.h.shift != store(a).shift())
         foreign = true;
       else if (v.h.base != f.base || v.h.prev != f.prev)
-        ok[i] = 0;
+        mine[i] = 1;
     } else if (!why.missing()) {
       damaged(func, a, chain[i], why);
     }
   }
-  std::uint64_t any_foreign[1] = {foreign};
-  GDS_TRY(core::agree(func, a.communicator(), GDS_STATUS_OK, any_foreign));
-  if (any_foreign[0] != 0)
+  std::vector<std::uint64_t> values(len + 1);
+  values[0] = foreign;
+  for (std::size_t i = 0; i < len; ++i) values[i + 1] = mine[i];
+  GDS_TRY(kRestartFiles.end(func, a.communicator(), GDS_STATUS_OK, values));
+  if (values[0] != 0)
     return core::fail(GDS_STATUS_INVALID, func,
                       "the persisted array %s has another shape, element type, order, block size or distribution; "
                       "give this array another %s or start a new job",
                       s.name.c_str(), GDS_NAME_KEY);
-  const int rc = core::allgather(ok.data(), static_cast<int>(len), MPI_CHAR, oks->data(), static_cast<int>(len),
-                               MPI_CHAR, a.communicator());
-  return rc == MPI_SUCCESS ? GDS_STATUS_OK : core::mpi_fail(func, "MPI_Allgather", rc);
+  any_lost->assign(len, 0);
+  lost->assign(len, std::vector<char>(static_cast<std::size_t>(a.nprocs), 0));
+  bool some = false;
+  for (std::size_t i = 0; i < len; ++i) {
+    (*any_lost)[i] = values[i + 1] != 0;
+    some = some || values[i + 1] != 0;
+  }
+  if (!some) return GDS_STATUS_OK;
+  // The flags to the scheme's peers (one message each way per peer).
+  const std::vector<int> tells = c.scheme->tells(), hears = c.scheme->hears();
+  std::vector<std::vector<char>> in(hears.size(), std::vector<char>(len));
+  std::vector<MPI_Request> reqs;
+  for (std::size_t j = 0; j < hears.size(); ++j) {
+    reqs.emplace_back();
+    MPI_Irecv(in[j].data(), static_cast<int>(len), MPI_CHAR, hears[j], kTagLost, a.communicator(), &reqs.back());
+  }
+  for (const int peer : tells) {
+    reqs.emplace_back();
+    MPI_Isend(mine.data(), static_cast<int>(len), MPI_CHAR, peer, kTagLost, a.communicator(), &reqs.back());
+  }
+  const int rc = core::wait_all(&reqs);
+  for (std::size_t i = 0; i < len; ++i) {
+    (*lost)[i][static_cast<std::size_t>(a.rank)] = mine[i];
+    for (std::size_t j = 0; j < hears.size(); ++j) (*lost)[i][static_cast<std::size_t>(hears[j])] = in[j][i];
+  }
+  return core::agree(func, a.communicator(), rc == MPI_SUCCESS ? GDS_STATUS_OK : core::mpi_fail(func, "MPI_Waitall", rc));
 }
 
 // Reads back a rebuilt file at `tmp` and renames it to `path`, mapped in *file.
@@ -287,33 +303,33 @@ Result take_rebuilt(Array &a, std::uint64_t n, const std::string &tmp, const std
 
 // Phase rebuild: what was lost, version by version, from the scheme's
 // redundancy; each file under a temporary name, checked block by block,
-// then renamed.
+// then renamed. *rebuilt: the processes and files rebuilt, counted (one
+// allreduce, where something was lost).
 GDS_status_t rebuild_lost(const char *func, Array &a, const std::vector<std::uint64_t> &chain,
-                          const std::vector<char> &oks, std::vector<Mapped> *files, std::set<int> *processes,
-                          std::uint64_t *rebuilt_files) {
+                          const std::vector<char> &any_lost, const std::vector<std::vector<char>> &lost,
+                          std::vector<Mapped> *files, std::uint64_t rebuilt[2]) {
   Cacher &c = cacher(a);
-  const std::size_t len = chain.size();
-  for (std::size_t i = 0; i < len; ++i) {
-    std::vector<char> lost(static_cast<std::size_t>(a.nprocs));
-    bool any = false;
-    for (int r = 0; r < a.nprocs; ++r) {
-      lost[static_cast<std::size_t>(r)] = !oks[static_cast<std::size_t>(r) * len + i];
-      any = any || lost[static_cast<std::size_t>(r)];
-    }
-    if (!any) continue;
+  std::uint64_t mine = 0;
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    if (!any_lost[i]) continue;
     const std::string path = version_path(c.dir, chain[i]), tmp = path + ".tmp";
-    const bool lost_here = lost[static_cast<std::size_t>(a.rank)] != 0;
-    Result here = c.scheme->rebuild(chain[i], lost, lost_here ? std::span<const std::byte>() : (*files)[i].bytes(), tmp);
+    const bool lost_here = lost[i][static_cast<std::size_t>(a.rank)] != 0;
+    Result here = c.scheme->rebuild(chain[i], lost[i], lost_here ? std::span<const std::byte>() : (*files)[i].bytes(), tmp);
     if (lost_here && here.ok()) here = take_rebuilt(a, chain[i], tmp, path, &(*files)[i]);
     if (lost_here && !here.ok()) remove_file(tmp);
-    GDS_TRY(core::agree(func, a.communicator(), here.report(func)));
-    for (int r = 0; r < a.nprocs; ++r)
-      if (lost[static_cast<std::size_t>(r)]) {
-        processes->insert(r);
-        ++*rebuilt_files;
-      }
+    // Beyond the redundancy (or damaged further): an older candidate; any other failure fails the restart.
+    const bool beyond = here.status() == GDS_STATUS_UNRECOVERABLE || here.status() == GDS_STATUS_CORRUPT;
+    std::uint64_t cannot[1] = {beyond};
+    if (beyond) (void)here.report(func);
+    GDS_TRY(kRestartRebuild.end(func, a.communicator(), beyond ? GDS_STATUS_OK : here.report(func), cannot));
+    if (cannot[0] != 0) return GDS_STATUS_UNRECOVERABLE;
+    mine += lost_here;
   }
-  return GDS_STATUS_OK;
+  rebuilt[0] = mine != 0;  // processes
+  rebuilt[1] = mine;       // files
+  if (std::none_of(any_lost.begin(), any_lost.end(), [](char x) { return x != 0; })) return GDS_STATUS_OK;
+  const int rc = core::allreduce(MPI_IN_PLACE, rebuilt, 2, MPI_UINT64_T, MPI_SUM, a.communicator());
+  return core::agree(func, a.communicator(), rc == MPI_SUCCESS ? GDS_STATUS_OK : core::mpi_fail(func, "MPI_Allreduce", rc));
 }
 
 // The chain's files as a catalogue: each version's blocks where its file
@@ -345,8 +361,7 @@ class CacheRecovery final : public Recovery {
   std::set<std::uint64_t> recorded;  // here
   std::vector<std::uint64_t> chain;
   std::vector<Mapped> files;
-  std::set<int> rebuilt_processes;
-  std::uint64_t rebuilt_files = 0;
+  std::uint64_t rebuilt_processes = 0, rebuilt_files = 0;
 
   Result read(std::size_t i, std::uint64_t at, std::uint64_t bytes, std::byte *dst, bool) override {
     const std::span<const std::byte> file = files[i].bytes();  // checked to the last block before
@@ -401,13 +416,13 @@ GDS_status_t CacheRecovery::recovered(const char *func, Array &a, std::size_t ta
   }
   c.catalogue.entries.assign(catalogue.entries.begin(), catalogue.entries.begin() + static_cast<std::ptrdiff_t>(taken) + 1);
   remove_others(c, kept);
-  GDS_TRY(core::agree(func, a.communicator(), record_taken(a, kept).report(func)));
-  c.force_full = !rebuilt_processes.empty();  // redundancy whole again from the next cached version on
+  GDS_TRY(kRestartRecorded.end(func, a.communicator(), record_taken(a, kept).report(func)));
+  c.force_full = rebuilt_processes != 0;  // redundancy whole again from the next cached version on
   s.info.restarted = 1;
   s.info.level = GDS_LEVEL_CACHE;
   s.info.version = kept.back();
   s.info.versions = navigable;
-  s.info.rebuilt_processes = static_cast<int>(rebuilt_processes.size());
+  s.info.rebuilt_processes = static_cast<int>(rebuilt_processes);
   s.info.rebuilt_files = rebuilt_files;
   if (a.rank == 0)
     core::log(core::Level::info, func,
@@ -438,39 +453,58 @@ std::uint64_t cache_writers(Array &a) {
 GDS_status_t recover(const char *func, Array &a, std::unique_ptr<Recovery> *out) {
   auto r = std::make_unique<CacheRecovery>();
   GDS_TRY(distribute(func, a));
-  fetch_scavenged(func, a);
-  std::uint64_t fetched[1] = {state(a).fetched_files};  // (the most any process fetched: for the restart's line)
-  GDS_TRY(core::agree(func, a.communicator(), GDS_STATUS_OK, fetched));
-  state(a).fetched_files = fetched[0];
-  GDS_TRY(gather_records(func, a, &r->found, &r->recorded));
-  if (r->found.empty()) return GDS_STATUS_OK;  // nothing to restart from
-  GDS_status_t last = GDS_STATUS_UNRECOVERABLE;
-  for (auto cand = r->found.rbegin(); cand != r->found.rend(); ++cand)
+  GDS_TRY(fetch(func, a));
+  RecordBook book(func, a);
+  GDS_status_t last = GDS_STATUS_OK;  // a candidate was found and could not be restored: why
+  for (std::uint64_t limit = kNone;;) {
+    std::uint64_t cand = kNone, writers = 0;
+    bool known = false;
+    GDS_TRY(book.newest_below(limit, &cand));
+    if (cand == kNone) break;
+    limit = cand;
+    GDS_TRY(book.ask(cand, &known, &writers));
+    if (writers != 0) {
+      state(a).cache_writers = writers;  // restart names it if no level restores the array
+      return core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: %s", state(a).name.c_str(),
+                        other_count(writers, a.nprocs).c_str());
+    }
+    if (!known) continue;  // the records disagree: not a candidate
+    if (last == GDS_STATUS_OK) last = GDS_STATUS_UNRECOVERABLE;
     // Every version retained with the candidate navigable; else, if an older
     // one cannot be rebuilt (its redundancy not whole since an earlier
     // rebuild), the candidate from its own full version on; else an older one.
+    const Found top = book.found.at(cand);
+    std::vector<std::uint64_t> whole;
     for (const bool own : {false, true}) {
-      std::vector<std::uint64_t> chain = chain_of(r->found, cand->second, own);
-      if (chain.empty() || (own && chain == chain_of(r->found, cand->second, false))) continue;
-      std::vector<char> oks;
-      GDS_TRY(check_files(func, a, r->found, chain, &r->files, &oks));
-      r->rebuilt_processes.clear();
-      r->rebuilt_files = 0;
-      if (const GDS_status_t status = rebuild_lost(func, a, chain, oks, &r->files, &r->rebuilt_processes,
-                                                   &r->rebuilt_files);
+      std::vector<std::uint64_t> chain;
+      GDS_TRY(chain_of(book, top, own, &chain));
+      if (!own) whole = chain;
+      GDS_TRY(kRestartRecords.end(func, a.communicator(), GDS_STATUS_OK));
+      if (chain.empty() || (own && chain == whole)) continue;
+      std::vector<char> any_lost;
+      std::vector<std::vector<char>> lost;
+      GDS_TRY(check_files(func, a, book.found, chain, &r->files, &any_lost, &lost));
+      std::uint64_t rebuilt[2] = {0, 0};
+      if (const GDS_status_t status = rebuild_lost(func, a, chain, any_lost, lost, &r->files, rebuilt);
           status != GDS_STATUS_OK) {
-        last = status == GDS_STATUS_REMOTE_ERROR ? GDS_STATUS_UNRECOVERABLE : status;
-        continue;
+        if (status != GDS_STATUS_UNRECOVERABLE) return status;  // MPI or the file system failed: agreed
+        continue;  // beyond the redundancy
       }
       if (own && a.rank == 0)
         core::log(core::Level::info, func, "array %s: version %llu restarts from its own full version %llu on; the "
-                  "older versions retained with it could not be rebuilt", state(a).name.c_str(),
-                  ull(cand->second.number), ull(chain.front()));
+                  "older versions retained with it could not be rebuilt", state(a).name.c_str(), ull(cand),
+                  ull(chain.front()));
+      r->rebuilt_processes = rebuilt[0];
+      r->rebuilt_files = rebuilt[1];
+      r->found = book.found;
+      r->recorded = book.recorded;
       catalogue_of(r->found, chain, r->files, &r->catalogue);
       r->chain = std::move(chain);
       *out = std::move(r);
       return GDS_STATUS_OK;
     }
+  }
+  if (last == GDS_STATUS_OK) return GDS_STATUS_OK;  // nothing to restart from
   return core::fail(last, func,
                     "array %s: no cached version can be restored (files lost beyond what copy type %s rebuilds)",
                     state(a).name.c_str(), copy_name(state(a).copy));

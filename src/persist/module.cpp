@@ -30,10 +30,12 @@ constexpr const char *kInfoKeys[] = {GDS_NAME_KEY,        GDS_COPY_TYPE_KEY,   G
                                      GDS_PREFIX_SIZE_KEY, GDS_FLUSH_INFLIGHT_KEY, GDS_CACHE_SYNC_KEY};
 
 // In protocol order: a cached version's, then a flush's.
-constexpr const core::Step *kSteps[] = {&kCachePrepare, &kCacheDurable,  &kCacheRecord,   &kCacheRecorded,
-                                        &kCacheDrop,    &kFlushCreate,   &kFlushWritten,  &kFlushChecksum,
-                                        &kFlushSummed,  &kFlushFinish,   &kFlushRename,   &kFlushIndex,
-                                        &kFlushPublished};
+constexpr const core::Step *kSteps[] = {
+    &kCachePrepare,      &kCacheDurable,   &kCacheRecord,    &kCacheRecorded, &kCacheDrop,
+    &kFlushCreate,       &kFlushWritten,   &kFlushChecksum,  &kFlushSummed,   &kFlushFinish,
+    &kFlushRename,       &kFlushIndex,     &kFlushPublished, &kRestartDistribute, &kRestartFetch,
+    &kRestartRecords,    &kRestartFiles,   &kRestartRebuild, &kRestartFlushes, &kRestartReplay,
+    &kRestartSettle,     &kRestartRecorded};
 
 using gds::core::ull;
 

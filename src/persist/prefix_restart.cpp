@@ -34,6 +34,7 @@
 #include "persist/h5.hpp"
 #include "persist/names.hpp"
 #include "persist/prefix_files.hpp"
+#include "persist/cache.hpp"
 #include "persist/prefix_level.hpp"
 #include "persist/state.hpp"
 #include "rma/state.hpp"
@@ -211,7 +212,6 @@ GDS_status_t usable_flushes(const char *func, Array &a, const std::vector<std::u
                         s.name.c_str(), path.c_str(), other.ok() ? "differs on another process" : other.what().c_str(),
                         GDS_NAME_KEY);
     if (why.ok() && m.version != n) why = Result::corrupt(path + ": says it is version " + std::to_string(m.version));
-    const GDS_status_t mine = why.ok() ? GDS_STATUS_OK : GDS_STATUS_CORRUPT;
     if (!why.ok()) {
       core::log(core::Level::warning, func, "array %s: %s; trying an older flushed version", s.name.c_str(),
                 why.what().c_str());
@@ -219,7 +219,10 @@ GDS_status_t usable_flushes(const char *func, Array &a, const std::vector<std::u
       core::detected(func, &a, why.status(),
                      core::Detected{nullptr, nullptr, static_cast<std::int64_t>(n), 0, a.rank, why.what().c_str()});
     }
-    if (core::agree(func, comm, mine) == GDS_STATUS_OK) usable->emplace_back(n, std::move(m));
+    // Unreadable somewhere: an older flush (the phase fails only where MPI does).
+    std::uint64_t unreadable[1] = {!why.ok()};
+    GDS_TRY(kRestartFlushes.end(func, comm, GDS_STATUS_OK, unreadable));
+    if (unreadable[0] == 0) usable->emplace_back(n, std::move(m));
   }
   return GDS_STATUS_OK;
 }

@@ -97,9 +97,11 @@ Result read_full(Recovery &r, std::size_t i, const Geometry &g, std::uint64_t of
   return {};
 }
 
-// Phase settle: the array's memory made entry `good`'s content again, each
+// Phase settle: the array's memory holds entry `good`'s content; where a
+// later entry failed half-written (`needed`), it is made so again, each
 // block read from the entry the catalogue locates it in (newest first).
-GDS_status_t settle_memory(const char *func, Array &a, Recovery &r, std::size_t good, const Geometry &g) {
+GDS_status_t settle_memory(const char *func, Array &a, Recovery &r, std::size_t good, const Geometry &g, bool needed) {
+  if (!needed) return kRestartSettle.end(func, a.communicator(), GDS_STATUS_OK);
   const Catalogue &c = r.catalogue;
   std::vector<std::uint64_t> filled(core::words_for(g.nblocks));
   Result why;
@@ -117,11 +119,11 @@ GDS_status_t settle_memory(const char *func, Array &a, Recovery &r, std::size_t 
     }
     return GDS_STATUS_OK;
   });
-  return core::agree(func, a.communicator(),
-                     !why.ok() ? core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: version %llu: %s",
-                                            state(a).name.c_str(), core::ull(c.entries[good].number),
-                                            why.what().c_str())
-                               : synced);
+  return kRestartSettle.end(func, a.communicator(),
+                            !why.ok() ? core::fail(GDS_STATUS_UNRECOVERABLE, func, "array %s: version %llu: %s",
+                                                   state(a).name.c_str(), core::ull(c.entries[good].number),
+                                                   why.what().c_str())
+                                      : synced);
 }
 
 // Phase replay: the catalogue's entries, oldest first. An entry is written
@@ -152,7 +154,7 @@ GDS_status_t replay_entries(const char *func, Array &a, const PersistentLevel &l
       why = write_own(func, a, r, i, g, &written, &synced);
       std::uint64_t unreadable[1] = {!why.ok()};
       if (!why.ok()) refuse(func, a, l, e.number, why);
-      GDS_TRY(core::agree(func, comm, synced, unreadable));
+      GDS_TRY(kRestartReplay.end(func, comm, synced, unreadable));
       if (unreadable[0] != 0) {
         memory_at = kNoEntry;
         continue;
@@ -181,7 +183,7 @@ GDS_status_t replay_entries(const char *func, Array &a, const PersistentLevel &l
     ++*navigable;
     *good = i;
   }
-  if (*good != kNoEntry && memory_at != *good) GDS_TRY(settle_memory(func, a, r, *good, g));
+  if (*good != kNoEntry) GDS_TRY(settle_memory(func, a, r, *good, g, memory_at != *good));
   return GDS_STATUS_OK;
 }
 
