@@ -136,6 +136,7 @@ GDS_status_t find_failure_groups(const char *func, MPI_Comm world, int rank, int
   std::unordered_map<long long, int> number;
   FailureGroups g;
   g.of_rank.resize(static_cast<std::size_t>(size));
+  g.host_of_rank = hosts;
   for (int r = 0; r < size; ++r) {
     const auto [it, added] = number.try_emplace(key[static_cast<std::size_t>(r)], static_cast<int>(number.size()));
     g.of_rank[static_cast<std::size_t>(r)] = it->second;
@@ -150,12 +151,15 @@ GDS_status_t find_failure_groups(const char *func, MPI_Comm world, int rank, int
 }
 
 const FailureGroups &failure_groups() { return g_groups; }
+void set_failure_groups(FailureGroups groups) { g_groups = std::move(groups); }
 
-GDS_status_t groups_of(const char *func, MPI_Comm comm, std::vector<int> *out) {
+GDS_status_t groups_of(const char *func, MPI_Comm comm, std::vector<int> *groups, std::vector<long long> *hosts) {
   int n = 0;
   MPI_Comm_size(comm, &n);
-  out->assign(static_cast<std::size_t>(n), 0);
-  std::vector<int> ranks(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n), MPI_UNDEFINED);
+  const auto count = static_cast<std::size_t>(n);
+  groups->assign(count, 0);
+  hosts->assign(count, 0);
+  std::vector<int> ranks(count), world(count, MPI_UNDEFINED);
   for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
   MPI_Group in = MPI_GROUP_NULL, all = MPI_GROUP_NULL;
   if (g_rt.world != MPI_COMM_NULL && MPI_Comm_group(comm, &in) == MPI_SUCCESS &&
@@ -164,18 +168,27 @@ GDS_status_t groups_of(const char *func, MPI_Comm comm, std::vector<int> *out) {
   if (in != MPI_GROUP_NULL) MPI_Group_free(&in);
   if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
   // The same groups on every process of comm: every one takes the same branch.
+  const std::size_t known = std::min(g_groups.of_rank.size(), g_groups.host_of_rank.size());
   const bool local = std::none_of(world.begin(), world.end(), [&](int w) {
-    return w == MPI_UNDEFINED || w < 0 || static_cast<std::size_t>(w) >= g_groups.of_rank.size();
+    return w == MPI_UNDEFINED || w < 0 || static_cast<std::size_t>(w) >= known;
   });
   if (local) {
-    for (int i = 0; i < n; ++i)
-      (*out)[static_cast<std::size_t>(i)] = g_groups.of_rank[static_cast<std::size_t>(world[static_cast<std::size_t>(i)])];
+    for (std::size_t i = 0; i < count; ++i) {
+      (*groups)[i] = g_groups.of_rank[static_cast<std::size_t>(world[i])];
+      (*hosts)[i] = g_groups.host_of_rank[static_cast<std::size_t>(world[i])];
+    }
     return GDS_STATUS_OK;
   }
-  int mine = g_groups.mine;
-  const int rc = allgather(&mine, 1, MPI_INT, out->data(), 1, MPI_INT, comm);
-  return rc == MPI_SUCCESS ? GDS_STATUS_OK : mpi_fail(func, "MPI_Allgather", rc);
+  const long long mine[2] = {g_groups.mine, g_groups.host_of_rank.empty() ? 0 : g_groups.host_of_rank.at(
+                                                static_cast<std::size_t>(std::max(g_rt.world_rank, 0)))};
+  std::vector<long long> both(2 * count);
+  const int rc = allgather(mine, 2, MPI_LONG_LONG, both.data(), 2, MPI_LONG_LONG, comm);
+  if (rc != MPI_SUCCESS) return mpi_fail(func, "MPI_Allgather", rc);
+  for (std::size_t i = 0; i < count; ++i) {
+    (*groups)[i] = static_cast<int>(both[2 * i]);
+    (*hosts)[i] = both[2 * i + 1];
+  }
+  return GDS_STATUS_OK;
 }
-void set_failure_groups(FailureGroups groups) { g_groups = std::move(groups); }
 
 }  // namespace gds::core

@@ -21,6 +21,7 @@ struct FailureGroups {
   int mine = 0;              // this process's group
   int count = 1;             // how many groups
   std::vector<int> of_rank;  // world rank -> group
+  std::vector<long long> host_of_rank;  // world rank -> its host's key (the lowest world rank sharing its memory)
   const char *source = "host";  // what decided them: "host", "GDS_NODE_ID", "GDS_RANKS_PER_NODE", "Slurm"
   int host_processes = 1;       // processes of GDS_COMM_WORLD sharing this process's host (memory), whatever
                                 // the groups are
@@ -38,12 +39,12 @@ GDS_status_t find_failure_groups(const char *func, MPI_Comm world, int rank, int
 // The groups found at GDS_init.
 const FailureGroups &failure_groups();
 
-// The failure group of each process of `comm` (by its rank in comm), from
-// the groups found at GDS_init: a local translation of ranks, no
+// The failure group and the host key of each process of `comm` (by its
+// rank in comm), from what GDS_init found: a local translation of ranks, no
 // communication, where every process of comm is one of GDS_COMM_WORLD's
-// (else, alike on every process, an allgather of 4 bytes a process).
+// (else, alike on every process, an allgather of 16 bytes a process).
 // Collective only in that case.
-GDS_status_t groups_of(const char *func, MPI_Comm comm, std::vector<int> *out);
+GDS_status_t groups_of(const char *func, MPI_Comm comm, std::vector<int> *groups, std::vector<long long> *hosts);
 void set_failure_groups(FailureGroups groups);
 
 }  // namespace gds::core

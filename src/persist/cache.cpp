@@ -416,7 +416,7 @@ GDS_status_t open_cache(const char *func, Array &a) {
   s.cacher = std::make_unique<Cacher>();
   Cacher &c = *s.cacher;
   MPI_Comm comm = a.communicator();
-  GDS_TRY(core::groups_of(func, comm, &c.group_of));
+  GDS_TRY(core::groups_of(func, comm, &c.group_of, &c.host_of));
   const int mine = core::failure_groups().mine;
   c.dir = rank_dir(group_dir(s, mine) + "/" + s.name, a.rank);
   std::vector<std::vector<int>> sets;

@@ -116,6 +116,7 @@ class Cacher {
   std::string dir;                 // this process's
   std::shared_ptr<Spares> spares;  // in it
   std::vector<int> group_of;       // per rank of the array's communicator
+  std::vector<long long> host_of;  // per rank: its host's key (core::FailureGroups)
   std::unique_ptr<Scheme> scheme;
   std::uint64_t cache_size = 2;    // versions it keeps (GDS_CACHE_SIZE)
   std::uint64_t nblocks = 0;

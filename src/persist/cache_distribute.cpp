@@ -199,11 +199,21 @@ Result receive_holding(MPI_Comm comm, Array &a, int from, std::uint64_t *files, 
   return r;
 }
 
+// Whether process r sees `node_dir` of this process's cache where it
+// expects its own directory: it runs on this host (so the base's path is
+// the same file system here and there), its base is this one (one without
+// {node}, or r is on this node), and the directory is its group's.
+bool sees_it(Array &a, const Cacher &c, int r, const std::string &jd, const std::string &node_dir) {
+  const auto i = static_cast<std::size_t>(r), me = static_cast<std::size_t>(a.rank);
+  return c.host_of[i] == c.host_of[me] && (!state(a).base_per_node || c.group_of[i] == c.group_of[me]) &&
+         node_dir == persist::node_dir(jd, c.group_of[i]);
+}
+
 // The holdings this process offers: the process directories in its node's
 // cache, found by the first process of its failure group (the others on
-// the node see the same), but not those of the node's own processes in the
-// node's own group's directory, which they see where they expect them. (A
-// process that has its directory never asks: offering more costs nothing.)
+// the node see the same), but not those their processes see where they
+// expect them (one host acting as several nodes over one base sees every
+// directory: the offers would grow with the processes).
 std::vector<std::pair<int, Holding>> holdings(Array &a) {
   const ArrayState &s = state(a);
   const Cacher &c = cacher(a);
@@ -211,13 +221,13 @@ std::vector<std::pair<int, Holding>> holdings(Array &a) {
   const int mine = c.group_of[static_cast<std::size_t>(a.rank)];
   for (int r = 0; r < a.rank; ++r)
     if (c.group_of[static_cast<std::size_t>(r)] == mine) return out;  // not the first of its node
-  const std::string jd = job_dir(s.base, g_settings.job), own = node_dir(jd, mine);
+  const std::string jd = job_dir(s.base, g_settings.job);
   for (const std::string &node : list_dir(jd)) {
     if (!is_node_dir(node)) continue;
     for (const std::string &entry : list_dir(jd + "/" + node + "/" + s.name)) {
       const std::optional<std::uint64_t> rank = rank_of_dir(entry);
       if (!rank || *rank >= static_cast<std::uint64_t>(a.nprocs) ||
-          (jd + "/" + node == own && c.group_of[static_cast<std::size_t>(*rank)] == mine))
+          sees_it(a, c, static_cast<int>(*rank), jd, jd + "/" + node))
         continue;
       const Holding h{jd + "/" + node, newest_record(rank_dir(jd + "/" + node + "/" + s.name, static_cast<int>(*rank)))};
       if (h.newest != kNone) out.emplace_back(static_cast<int>(*rank), h);

@@ -146,7 +146,9 @@ class Persist final : public core::Module {
     s->cache_size = cache_size.value_or(g.cache_size);
     s->every = every.value_or(g.every);
     s->restart = restart ? *restart == 1 : g.restart >= 0 ? g.restart == 1 : g.job_given;
-    s->base = expand_base(core::info_value(info, GDS_CACHE_BASE_KEY).value_or(g.base));
+    const std::string base = core::info_value(info, GDS_CACHE_BASE_KEY).value_or(g.base);
+    s->base_per_node = base.find("{node}") != std::string::npos;
+    s->base = expand_base(base);
     GDS_CHECK(!s->base.empty() && s->base[0] == '/', GDS_STATUS_INVALID_INFO,
               "the cache directory \"%s\" is not an absolute path", s->base.c_str());
     s->prefix = core::info_value(info, GDS_PREFIX_KEY).value_or(g.prefix);

@@ -5,8 +5,9 @@
 // failure group's directory: arrays' records and version groups' records),
 // then the prefix (rank 0: each array's newest complete flush; a group's
 // newest version flushed by all its members, which the group's member list
-// in the prefix names). Every process's findings are gathered, so all
-// return the same.
+// in the prefix names). The processes elect the best finding (three
+// collectives of a few words and a broadcast of the label), so all return
+// the same.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -126,29 +127,52 @@ void scan_prefix(const Settings &g, Findings *out) {
   }
 }
 
-// Findings as bytes (name, level, version, current, holds), and back.
-void put_string(std::vector<std::byte> *out, const std::string &s) {
-  const std::uint64_t n = s.size();
-  const auto *p = reinterpret_cast<const std::byte *>(&n);
-  out->insert(out->end(), p, p + sizeof n);
-  const auto *q = reinterpret_cast<const std::byte *>(s.data());
-  out->insert(out->end(), q, q + s.size());
+// The finding this process reports for `name` (nullptr: any): its newest,
+// the cache before the prefix at equal versions; nullptr if none.
+const Found *best_of(const Findings &mine, const char *name) {
+  const Found *best = nullptr;
+  for (const auto &[n, f] : mine)
+    if ((name == nullptr || n == name) &&
+        (best == nullptr || f.version > best->version || (f.version == best->version && f.level < best->level)))
+      best = &f;
+  return best;
 }
-void put_u64(std::vector<std::byte> *out, std::uint64_t v) {
-  const auto *p = reinterpret_cast<const std::byte *>(&v);
-  out->insert(out->end(), p, p + sizeof v);
-}
-std::uint64_t get_u64(const std::vector<std::byte> &in, std::size_t *at) {
-  std::uint64_t v = 0;
-  std::memcpy(&v, in.data() + *at, sizeof v);
-  *at += sizeof v;
-  return v;
-}
-std::string get_string(const std::vector<std::byte> &in, std::size_t *at) {
-  const std::uint64_t n = get_u64(in, at);
-  std::string s(reinterpret_cast<const char *>(in.data() + *at), n);
-  *at += n;
-  return s;
+
+// The best finding of every process, on every process, with no data that
+// grows with the processes: the newest version (an agreement), then the
+// best level of it and the lowest rank holding that (an allreduce), then
+// that process's successor number and label (a broadcast of 272 bytes).
+GDS_status_t elect(const char *func, MPI_Comm world, GDS_status_t s, const Found *mine, GDS_persisted_t *out) {
+  std::uint64_t newest[1] = {mine != nullptr ? mine->version + 1 : 0};
+  GDS_TRY(core::agree(func, world, s, newest));
+  *out = GDS_persisted_t{};
+  if (newest[0] == 0) return GDS_STATUS_OK;
+  const bool holds = mine != nullptr && mine->version + 1 == newest[0];
+  // (levels 1-2: the cache wins) and the lowest rank: its complement
+  std::uint64_t who[1] = {holds ? (std::uint64_t{4} - static_cast<std::uint64_t>(mine->level)) << 32 |
+                                      (~static_cast<std::uint64_t>(core::g_rt.world_rank) & 0xffffffffu)
+                                : 0};
+  GDS_TRY(core::agree(func, world, GDS_STATUS_OK, who));
+  const int root = static_cast<int>(~who[0] & 0xffffffffu);
+  struct {
+    std::uint64_t current, holds_size;
+    char holds[GDS_PERSISTED_LABEL_MAX + 1];
+  } told{};
+  if (core::g_rt.world_rank == root) {
+    told.current = mine->current;
+    told.holds_size = mine->holds.size();
+    std::memcpy(told.holds, mine->holds.data(), std::min<std::size_t>(mine->holds.size(), GDS_PERSISTED_LABEL_MAX));
+  }
+  const int rc = core::bcast(&told, static_cast<int>(sizeof told), MPI_BYTE, root, world);
+  GDS_TRY(core::agree(func, world, rc == MPI_SUCCESS ? GDS_STATUS_OK : core::mpi_fail(func, "MPI_Bcast", rc)));
+  out->found = 1;
+  out->level = static_cast<int>(4 - (who[0] >> 32));
+  out->version = newest[0] - 1;
+  out->current = told.current;
+  out->holds_size = told.holds_size;
+  std::memcpy(out->holds, told.holds, sizeof told.holds);
+  out->holds[GDS_PERSISTED_LABEL_MAX] = '\0';
+  return GDS_STATUS_OK;
 }
 
 }  // namespace
@@ -199,42 +223,7 @@ GDS_API GDS_status_t GDS_restart_query(const char *name, GDS_persisted_t *state)
     if (g.copy != Copy::none) scan_cache(g, g_rt.world_rank, &mine);
     if (!g.prefix.empty() && g_rt.world_rank == 0) scan_prefix(g, &mine);
   }
-  std::vector<std::byte> bytes, all;
-  for (const auto &[n, f] : mine) {
-    put_string(&bytes, n);
-    put_u64(&bytes, static_cast<std::uint64_t>(f.level));
-    put_u64(&bytes, f.version);
-    put_u64(&bytes, f.current);
-    put_string(&bytes, f.holds);
-  }
-  std::vector<std::uint64_t> sizes;
-  GDS_TRY(allgather_bytes(__func__, world, s, bytes, &all, &sizes));
-  Findings merged;
-  for (std::size_t at = 0; at < all.size();) {
-    const std::string n = get_string(all, &at);
-    Found f;
-    f.level = static_cast<int>(get_u64(all, &at));
-    f.version = get_u64(all, &at);
-    f.current = get_u64(all, &at);
-    f.holds = get_string(all, &at);
-    keep(&merged, n, f);
-  }
-  *state = GDS_persisted_t{};
-  const Found *best = nullptr;
-  for (const auto &[n, f] : merged)
-    if ((name == nullptr || n == name) &&
-        (best == nullptr || f.version > best->version || (f.version == best->version && f.level < best->level)))
-      best = &f;
-  if (best == nullptr) return GDS_STATUS_OK;
-  state->found = 1;
-  state->level = best->level;
-  state->version = best->version;
-  state->current = best->current;
-  state->holds_size = best->holds.size();
-  const std::size_t cut = std::min<std::size_t>(best->holds.size(), GDS_PERSISTED_LABEL_MAX);
-  std::memcpy(state->holds, best->holds.data(), cut);
-  state->holds[cut] = '\0';
-  return GDS_STATUS_OK;
+  return elect(__func__, world, s, best_of(mine, name), state);
 } GDS_API_CATCH
 
 }  // extern "C"

@@ -80,6 +80,7 @@ struct ArrayState final : core::ArrayState {
   bool set_size_given = false;
   bool restart = false;
   std::string name, base;
+  bool base_per_node = false;  // the base names {node}: each node's expands to a path of its own
   bool default_name = false;  // named at attach (array<k>), not by GDS_NAME_KEY: its group may rename it
   std::string prefix;  // empty: no flush
   std::uint64_t flush = 1, prefix_size = 2, inflight = 1;

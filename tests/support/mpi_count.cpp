@@ -6,6 +6,10 @@
 
 #include <mpi.h>
 
+#include <execinfo.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace gds::test {
@@ -34,8 +38,19 @@ std::uint64_t sum(const int *counts, MPI_Comm comm) {
   return total;
 }
 
+// GDS_COUNT_TRACE=1: a backtrace of each collective counted (to find where one comes from).
+void trace(const char *what) {
+  static const bool on = std::getenv("GDS_COUNT_TRACE") != nullptr;
+  if (!on) return;
+  void *frames[16];
+  const int n = backtrace(frames, 16);
+  std::fprintf(stderr, "GDS_COUNT_TRACE %s\n", what);
+  backtrace_symbols_fd(frames, n, 2);
+}
+
 void collective(std::uint64_t bytes, bool growing = false) {
   if (!t_counting) return;
+  trace(growing ? "growing collective" : "collective");
   ++t_counts.collectives;
   t_counts.collective_bytes += bytes;
   if (growing) ++t_counts.growing;
