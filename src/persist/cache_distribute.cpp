@@ -240,7 +240,8 @@ std::vector<std::pair<int, Holding>> holdings(Array &a) {
 
 GDS_status_t distribute(const char *func, Array &a) {
   MPI_Comm comm = a.communicator();
-  std::uint64_t lacking[1] = {!has_records(func, a)};
+  const bool lacks = !has_records(func, a);  // (read once: the directory listing and every record)
+  std::uint64_t lacking[1] = {lacks};
   GDS_TRY(core::agree(func, comm, GDS_STATUS_OK, lacking));
   if (lacking[0] == 0) return GDS_STATUS_OK;
   // Offers: (version low, version high, index) to each process held.
@@ -250,7 +251,6 @@ GDS_status_t distribute(const char *func, Array &a) {
     offers.push_back({held[i].first, {static_cast<std::uint32_t>(held[i].second.newest),
                                       static_cast<std::uint32_t>(held[i].second.newest >> 32),
                                       static_cast<std::uint32_t>(i)}});
-  const bool lacks = !has_records(func, a);
   int best_from = -1;
   std::uint32_t best_index = 0;
   std::uint64_t best = kNone;
