@@ -21,3 +21,6 @@ for b in versions version_cost errors persist prefix cd; do
   echo
   "${launcher[@]}" -n 2 "$build/bench/gds_bench_$b"
 done
+echo
+# The application plain beside resilient (issue 44): the modes interleaved.
+python3 "$(dirname "$0")/cg27.py" --program "$build/bench/gds_bench_cg27" --mpiexec "${launcher[*]}" --rounds 3

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "support/capture.hpp"
 #include "support/gds_test.hpp"
@@ -232,6 +233,51 @@ TEST_F(AfterMpi, BadEnvironmentValuesAreReportedAndIgnored) {
   const std::string out = capture.text();
   EXPECT_NE(out.find("WARNING: rank ?: GDS_init: GDS_DEBUG_LEVEL=\"loud\" is not an integer"), std::string::npos) << out;
   EXPECT_NE(out.find("GDS_OUTSTANDING_RMA_OPS_MAX=\"-3\""), std::string::npos) << out;
+}
+
+// Mappings of this process asked for transparent huge pages (VmFlags "hg"
+// in /proc/self/smaps).
+int huge_advised_mappings() {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  int n = 0;
+  while (std::getline(smaps, line))
+    if (line.rfind("VmFlags:", 0) == 0 && (line + " ").find(" hg ") != std::string::npos) ++n;
+  return n;
+}
+
+// GDS's memory (a GDS_alloc part, version slabs) asks for huge pages only
+// with GDS_HUGE_PAGES=1: huge pages in a process slowed the program's own
+// kernels (docs/versions.md, "Memory at copy speed").
+TEST_F(AfterMpi, HugePagesOnlyWhenAsked) {
+  const bool thp = access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0;
+  for (const char *asked : {"0", "1"}) {
+    ScopedEnv env{{"GDS_HUGE_PAGES", asked}};
+    const int before = huge_advised_mappings();
+    GDS_thread_support_t provided;
+    ASSERT_EQ(GDS_init(nullptr, nullptr, GDS_THREAD_SINGLE, &provided), GDS_STATUS_OK);
+    int size = 0;
+    GDS_comm_size(GDS_COMM_WORLD, &size);
+    const GDS_size_t n = GDS_size_t{1} << 20, total = n * static_cast<GDS_size_t>(size);  // 8 MiB of doubles a process
+    GDS_gds_t g = GDS_NULL;
+    ASSERT_EQ(GDS_alloc(1, &total, nullptr, MPI_DOUBLE, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &g),
+              GDS_STATUS_OK);
+    std::vector<double> part(n, 1.0);
+    const GDS_size_t lo = n * static_cast<GDS_size_t>(rank()), hi = lo + n - 1;
+    for (int v = 0; v < 3; ++v) {
+      part[0] = v;
+      ASSERT_EQ(GDS_put(part.data(), nullptr, &lo, &hi, g), GDS_STATUS_OK);
+      ASSERT_EQ(GDS_fence(g), GDS_STATUS_OK);
+      ASSERT_EQ(GDS_version_inc(g, 1, nullptr, 0), GDS_STATUS_OK);
+    }
+    const int during = huge_advised_mappings();
+    EXPECT_EQ(GDS_free(&g), GDS_STATUS_OK);
+    EXPECT_EQ(GDS_finalize(), GDS_STATUS_OK);
+    if (asked[0] == '0')
+      EXPECT_EQ(during, before) << "GDS asked for huge pages without GDS_HUGE_PAGES=1";
+    else if (thp)
+      EXPECT_GE(during, before + 2) << "GDS_HUGE_PAGES=1: the part and a version slab ask for huge pages";
+  }
 }
 
 // With a limit, operations are completed in batches of that many.

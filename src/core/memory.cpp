@@ -13,6 +13,7 @@
 #include <new>
 
 #include "core/log.hpp"
+#include "core/runtime.hpp"
 
 namespace gds::core {
 
@@ -60,9 +61,10 @@ GDS_status_t Memory::map(const char *func, std::size_t bytes) {
     return fail_critical(GDS_STATUS_NOMEM, func, "cannot map %zu bytes of memory: more than the address space", bytes);
   const std::size_t mapped = (bytes + page - 1) / page * page;
   // Large mappings start on a huge page boundary, so that the kernel can
-  // back them with transparent huge pages from the first byte (a mapping
-  // where it lands would lose up to a huge page at each end): mapped with a
-  // huge page to spare, the parts before and after the aligned range given back.
+  // back them with transparent huge pages from the first byte where it does
+  // (THP "always", or asked: a mapping where it lands would lose up to a huge
+  // page at each end): mapped with a huge page to spare, the parts before and
+  // after the aligned range given back.
   const bool huge = mapped >= kHugePage;
   const std::size_t reserve = huge ? mapped + kHugePage : mapped;
   void *p = mmap(nullptr, reserve, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -75,8 +77,11 @@ GDS_status_t Memory::map(const char *func, std::size_t bytes) {
     if (head > 0) munmap(start, head);
     munmap(start + head + mapped, kHugePage - head);
     start += head;
-    // Huge pages where the kernel offers them on request; otherwise the call fails harmlessly.
-    (void)madvise(start, mapped, MADV_HUGEPAGE);
+    // Asked for only with GDS_HUGE_PAGES=1: huge pages in a process can slow
+    // the program's own 4 KiB-page memory (docs/versions.md, "Memory at copy
+    // speed"); otherwise the kernel's policy decides, as for the program's
+    // own memory. Where the kernel offers none on request, the call fails harmlessly.
+    if (g_rt.config.huge_pages) (void)madvise(start, mapped, MADV_HUGEPAGE);
   }
   data_ = start;
   size_ = bytes;

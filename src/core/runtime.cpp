@@ -70,8 +70,8 @@ void show_info(GDS_thread_support_t requested) {
       g_rt.owns_mpi ? "initialized" : "already initialized", g_rt.owns_mpi ? "GDS" : "the application");
   log(Level::info, "GDS_init", "threads: requested %s, provided %s", level_name(requested),
       level_name(g_rt.provided));
-  log(Level::info, "GDS_init", "GDS_DEBUG_LEVEL=%d GDS_SHOW_INFO=1 GDS_SANITY_CHECK=%d", c.debug_level,
-      c.sanity_check ? 1 : 0);
+  log(Level::info, "GDS_init", "GDS_DEBUG_LEVEL=%d GDS_SHOW_INFO=1 GDS_SANITY_CHECK=%d GDS_HUGE_PAGES=%d",
+      c.debug_level, c.sanity_check ? 1 : 0, c.huge_pages ? 1 : 0);
   const FailureGroups &g = failure_groups();
   log(Level::info, "GDS_init", "failure groups (nodes): %d, from %s; this process's node: %s", g.count, g.source,
       g.node.c_str());
@@ -100,6 +100,7 @@ Config read_config() {
   c.show_info = env_flag("GDS_SHOW_INFO");
   c.sanity_check = env_flag("GDS_SANITY_CHECK");
   c.print_costs = env_flag("GDS_PRINT_COSTS");
+  c.huge_pages = env_flag("GDS_HUGE_PAGES");
   return c;
 }
 

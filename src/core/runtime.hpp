@@ -16,6 +16,7 @@ struct Config {
   bool show_info = false;     // GDS_SHOW_INFO
   bool sanity_check = false;  // GDS_SANITY_CHECK
   bool print_costs = false;   // GDS_PRINT_COSTS: each process prints its costs at GDS_finalize
+  bool huge_pages = false;    // GDS_HUGE_PAGES: GDS's own memory asks for transparent huge pages
 };
 
 struct Runtime {
