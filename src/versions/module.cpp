@@ -61,7 +61,7 @@ class Versions final : public core::Module {
                 ull(g_settings.block_size));
     core::env_unsigned("GDS_MAX_VERSIONS", UINT64_MAX, &g_settings.max_versions);
     core::env_unsigned("GDS_MAX_VERSION_BYTES", kAutoBudget - 1, &g_settings.max_bytes);
-    std::uint64_t prefault = 1;
+    std::uint64_t prefault = 0;  // off: a helper faulting in memory takes a core from the program (docs/versions.md)
     core::env_unsigned("GDS_VERSION_PREFAULT", 1, &prefault);
     g_settings.prefault = prefault != 0;
     g_settings.overhead = 0.05;

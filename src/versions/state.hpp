@@ -69,7 +69,7 @@ struct Settings {
   std::uint64_t block_size = 4096;   // GDS_VERSION_BLOCK_SIZE: a page, the unit programs change
   std::uint64_t max_versions = 0;    // GDS_MAX_VERSIONS; 0 = no limit
   std::uint64_t max_bytes = kAutoBudget;  // GDS_MAX_VERSION_BYTES; 0 = no limit, kAutoBudget: the default budget
-  bool prefault = true;              // GDS_VERSION_PREFAULT: room for the next version faulted in ahead
+  bool prefault = false;             // GDS_VERSION_PREFAULT: room for the next version faulted in ahead
   double overhead = 0.05;            // GDS_VERSION_OVERHEAD: the fraction of run time versions may take
   double mtbf = 0;                   // GDS_MTBF: mean seconds between failures (0: none; Daly's interval if set)
   // SCR's criteria of SCR_Need_checkpoint, any of which makes a version due:
