@@ -16,7 +16,7 @@ else
   launcher+=(-bind-to core)
 fi
 "${launcher[@]}" -n 2 "$build/bench/gds_bench_rma" "$@"
-for b in versions version_cost errors persist prefix cd; do
+for b in versions version_cost sparse errors persist prefix cd; do
   [ -x "$build/bench/gds_bench_$b" ] || { echo "bench/run.sh: gds_bench_$b not built (see CMake's output)"; continue; }
   echo
   "${launcher[@]}" -n 2 "$build/bench/gds_bench_$b"

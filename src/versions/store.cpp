@@ -178,15 +178,16 @@ Store::Run Store::take(Kind kind, std::uint32_t want) {
     Slab &s = *slabs_[k];
     if (s.kind != kind || s.free == 0) continue;
     // Next fit from the cursor, wrapping once. With a retention, from the
-    // start once the cursor has left the slots ever written: freed slots
-    // there come before slots never written (geometric growth maps more
+    // start once the cursor has left the slots ever written, if some of
+    // those are free (else a scan from the start would find none, at every
+    // take): freed slots there come before slots never written (geometric growth maps more
     // than a steady state needs), even where those are faulted in already —
     // a page's first store costs a trap on some machines (7 us per 4 KiB on
     // the test VM, faulted in or not), a store into a page written before
     // does not. Keeping every version, the slots ahead are the ones being
     // faulted in.
     std::uint32_t i = s.cursor;
-    if (!keeps_every_version() && i >= s.touched) i = 0;
+    if (!keeps_every_version() && i >= s.touched && s.free > s.slots - s.touched) i = 0;
     for (std::uint32_t scanned = 0; scanned <= s.slots; ) {
       if (i >= s.slots) i = 0;
       const std::uint64_t w = s.free_bits[i >> 6] >> (i & 63);
