@@ -103,8 +103,7 @@ void read_all(int fd, void *p, std::size_t n, off_t at) {
 void *new_memory(std::size_t bytes) {
   void *p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   need(p != MAP_FAILED, "mmap");
-  ::madvise(p, bytes, MADV_HUGEPAGE);
-  return p;
+  return p;  // no huge pages asked for: GDS asks for none (GDS_HUGE_PAGES)
 }
 
 // A contiguous, allocated, unfilled dataset of `total` doubles; its offset.

@@ -218,12 +218,14 @@ GDS_API GDS_status_t GDS_version_verify(GDS_gds_t gds, GDS_size_t version, const
  * \brief Waits for the background work earlier GDS_version_inc calls started
  *        for the array on this process (GDS extension).
  *
- * Until retention first drops one of the array's versions (the first
- * versions, or all when every version is kept), GDS_version_inc returns as
- * soon as the version exists and then, on GDS's helper thread, faults in memory for the next
+ * With GDS_VERSION_PREFAULT=1 (off by default: on a core the program keeps
+ * busy the helper slows the program more than it saves), until retention
+ * first drops one of the array's versions (the first versions, or all when
+ * every version is kept), GDS_version_inc returns as soon as the version
+ * exists and then, on GDS's helper thread, faults in memory for the next
  * version (as much as this one needed), so that the kernel's zeroing of new
- * pages is not paid inside the next GDS_version_inc
- * (GDS_VERSION_PREFAULT=0 turns it off). Nothing is required of the
+ * pages is not paid inside the next GDS_version_inc; without it there is no
+ * such work and this call returns at once. Nothing is required of the
  * program: the next GDS_version_inc and GDS_free wait for that work
  * themselves. This call is for programs that want it done at a moment of
  * their choosing, such as benchmarks timing something else next.
