@@ -46,6 +46,7 @@ MODULE GDS_C_INTERFACES
     TYPE(GDS_COST_T) :: redundancy       ! PARTNER copies and XOR chunks
     TYPE(GDS_COST_T) :: flushes          ! flushes to the prefix
     TYPE(GDS_COST_T) :: restarts         ! arrays restarted from persisted versions
+    TYPE(GDS_COST_T) :: tracking         ! GDS_CREATE arrays' changes found by the kernel
   END TYPE
   INTERFACE
     INTEGER(C_INT) FUNCTION c_get_costs(costs) BIND(C, NAME="GDS_get_costs")

@@ -46,6 +46,9 @@ typedef struct GDS_costs {
   GDS_cost_t flushes;    /**< flushes to the prefix (calls: flushes started): the calls' part; bytes written by
                               the flush threads */
   GDS_cost_t restarts;   /**< arrays restarted from persisted versions: seconds; bytes read */
+  GDS_cost_t tracking;   /**< GDS_create arrays' changes found by the kernel's write tracking (docs/versions.md):
+                              calls: versions of an array so made; seconds: in the kernel's scans (part of the
+                              versions' seconds); bytes: of the pages it reported written */
 } GDS_costs_t;
 
 /**

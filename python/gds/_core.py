@@ -115,7 +115,7 @@ def should_exit() -> bool:
 
 def costs() -> Dict[str, Any]:
     """GDS_get_costs(): what resilience cost this process. `elapsed` seconds, and per kind
-    (versions, restores, cache, redundancy, flushes, restarts) a (calls, seconds, bytes) tuple."""
+    (versions, restores, cache, redundancy, flushes, restarts, tracking) a (calls, seconds, bytes) tuple."""
     return _gds.costs()
 
 

@@ -133,7 +133,7 @@ void bind_runtime(py::module_ &m) {
     d["elapsed"] = c.elapsed;
     const std::pair<const char *, const GDS_cost_t *> kinds[] = {
         {"versions", &c.versions}, {"restores", &c.restores}, {"cache", &c.cache},
-        {"redundancy", &c.redundancy}, {"flushes", &c.flushes}, {"restarts", &c.restarts}};
+        {"redundancy", &c.redundancy}, {"flushes", &c.flushes}, {"restarts", &c.restarts}, {"tracking", &c.tracking}};
     for (const auto &[name, k] : kinds) d[name] = py::make_tuple(k->calls, k->seconds, k->bytes);
     return d;
   });

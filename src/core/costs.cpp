@@ -18,7 +18,7 @@ struct Account {
   int depth = 0;  // Timed scopes open (the application's thread)
 };
 
-constexpr const char *kNames[kWorks] = {"versions", "restores", "cache", "redundancy", "flushes", "restarts"};
+constexpr const char *kNames[kWorks] = {"versions", "restores", "cache", "redundancy", "flushes", "restarts", "tracking"};
 
 std::array<Account, kWorks> g_accounts;
 double g_since = now();
@@ -110,6 +110,7 @@ GDS_API GDS_status_t GDS_get_costs(GDS_costs_t *out) try {
   put(Work::redundancy, &out->redundancy);
   put(Work::flush, &out->flushes);
   put(Work::restart, &out->restarts);
+  put(Work::tracking, &out->tracking);
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 

@@ -11,8 +11,8 @@
 
 namespace gds::core {
 
-enum class Work : int { version, restore, cache, redundancy, flush, restart };
-inline constexpr int kWorks = 6;
+enum class Work : int { version, restore, cache, redundancy, flush, restart, tracking };
+inline constexpr int kWorks = 7;
 
 // Seconds of a steady clock.
 double now();

@@ -143,7 +143,7 @@ class Rma final : public core::Module {
       GDS_TRY(core::agree(func, a.communicator(), s.memory.map(func, bytes)));
       s.base = s.memory.data();
     }
-    return s.window.create(func, a.communicator(), s.base, static_cast<MPI_Aint>(bytes), disp_unit);
+    return s.window.create(func, a.communicator(), s.base, static_cast<MPI_Aint>(bytes), disp_unit, a.blocks == nullptr);
   }
 
   // Every operation completes before the collective MPI_Win_free, so a

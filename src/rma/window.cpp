@@ -54,11 +54,11 @@ Window::Segments Window::segments(int count, MPI_Datatype type) const {
   MPI_Aint lb = 0, extent = 0;
   if (MPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
       static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size) <= seg ||
-      MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || extent % disp_unit_ != 0)
+      MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || extent % mpi_unit() != 0)
     return {};
   // seg / size < count, so it fits an int.
   return {static_cast<int>(std::max<std::uint64_t>(1, seg / static_cast<std::uint64_t>(size))), extent,
-          extent / disp_unit_};
+          extent / mpi_unit()};
 }
 
 void inject_rma_failure(std::uint64_t after) { g_fail_rma_after = after; }
@@ -70,8 +70,8 @@ Window::~Window() {
 }
 
 GDS_status_t Window::create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes,
-                            int disp_unit) {
-  return make(func, comm, bytes, disp_unit, base, nullptr);
+                            int disp_unit, bool anywhere) {
+  return make(func, comm, bytes, disp_unit, base, nullptr, anywhere);
 }
 
 GDS_status_t Window::allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit, std::byte **base) {
@@ -80,7 +80,7 @@ GDS_status_t Window::allocate(const char *func, MPI_Comm comm, MPI_Aint bytes, i
 }
 
 GDS_status_t Window::make(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit, void *base,
-                          std::byte **allocated) {
+                          std::byte **allocated, bool anywhere) {
   disp_unit_ = disp_unit;
   base_ = static_cast<unsigned char *>(base);
   shared_ = allocated != nullptr;
@@ -107,7 +107,18 @@ GDS_status_t Window::make(const char *func, MPI_Comm comm, MPI_Aint bytes, int d
       base_ = static_cast<unsigned char *>(memory);
     }
   } else {
-    rc = MPI_Win_create(base, bytes, disp_unit, info.get(), comm, &win_);
+    // A program's buffer (GDS_create) may start anywhere: see skew_.
+    constexpr std::uintptr_t kAlign = 16;
+    const auto mine = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(base) % kAlign);
+    MPI_Aint most = 0;
+    skew_.clear();
+    if (anywhere) GDS_TRY(checked(func, "MPI_Allreduce", MPI_Allreduce(&mine, &most, 1, MPI_AINT, MPI_MAX, comm)));
+    if (most != 0) {
+      skew_.resize(static_cast<std::size_t>(nprocs));
+      GDS_TRY(checked(func, "MPI_Allgather", MPI_Allgather(&mine, 1, MPI_AINT, skew_.data(), 1, MPI_AINT, comm)));
+    }
+    rc = skew_.empty() ? MPI_Win_create(base, bytes, disp_unit, info.get(), comm, &win_)
+                       : MPI_Win_create(static_cast<unsigned char *>(base) - mine, bytes + mine, 1, info.get(), comm, &win_);
   }
   if (rc != MPI_SUCCESS && allocated == nullptr && core::open_mpi_one_process_window_bug(nprocs)) {
     core::mpi_fail(func, call, rc);
@@ -135,6 +146,7 @@ GDS_status_t Window::free(const char *func) {
 GDS_status_t Window::put(const char *func, const void *origin, int ocount, MPI_Datatype otype,
                          int target, MPI_Aint disp, int tcount, MPI_Datatype ttype) {
   put_after_get_ = put_after_get_ || got_;
+  disp = at(target, disp);
   GDS_TRY(checked(func, "MPI_Put",
                   injected() ? MPI_ERR_OTHER : MPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win_)));
   return noted(func, target);
@@ -143,6 +155,7 @@ GDS_status_t Window::put(const char *func, const void *origin, int ocount, MPI_D
 GDS_status_t Window::get(const char *func, void *origin, int ocount, MPI_Datatype otype, int target,
                          MPI_Aint disp, int tcount, MPI_Datatype ttype) {
   got_ = true;
+  disp = at(target, disp);
   GDS_TRY(checked(func, "MPI_Get",
                   injected() ? MPI_ERR_OTHER : MPI_Get(origin, ocount, otype, target, disp, tcount, ttype, win_)));
   return noted(func, target);
@@ -152,6 +165,7 @@ GDS_status_t Window::accumulate(const char *func, const void *origin, int ocount
                                 MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
                                 MPI_Datatype ttype, MPI_Op op) {
   if (injected()) return checked(func, "MPI_Accumulate", MPI_ERR_OTHER);
+  disp = at(target, disp);
   const Segments seg = ocount == tcount && otype == ttype ? segments(ocount, otype) : Segments{};
   const int rc = seg.elements == 0
                      ? MPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win_)
@@ -169,6 +183,7 @@ GDS_status_t Window::get_accumulate(const char *func, const void *origin, int oc
                                     MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
                                     MPI_Datatype ttype, MPI_Op op) {
   if (injected()) return checked(func, "MPI_Get_accumulate", MPI_ERR_OTHER);
+  disp = at(target, disp);
   const Segments seg = ocount == tcount && ocount == rcount && otype == ttype && otype == rtype
                            ? segments(ocount, otype)
                            : Segments{};
@@ -194,7 +209,7 @@ GDS_status_t Window::compare_and_swap(const char *func, const void *origin, cons
     return compare_and_swap_in_memory(func, origin, compare, result, disp);
   GDS_TRY(checked(func, "MPI_Compare_and_swap",
                   injected() ? MPI_ERR_OTHER
-                             : MPI_Compare_and_swap(origin, compare, result, type, target, disp, win_)));
+                             : MPI_Compare_and_swap(origin, compare, result, type, target, at(target, disp), win_)));
   return noted(func, target);
 }
 

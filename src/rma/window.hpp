@@ -66,7 +66,11 @@ class Window {
   // crashes in MPI_Win_allocate when it cannot get the memory, and puts RMA
   // to a process whose segment is not a multiple of 16 bytes at the wrong
   // address (tests/mpi_bugs/win_allocate_unaligned.c).
-  GDS_status_t create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes, int disp_unit);
+  // `anywhere`: the program's memory, which may start on any byte (every
+  // process passes the same; one more collective learns whether some
+  // process's does not start on 16 bytes: see skew_).
+  GDS_status_t create(const char *func, MPI_Comm comm, void *base, MPI_Aint bytes, int disp_unit,
+                      bool anywhere = false);
   // Collective over comm, all on one node: MPI allocates `bytes` bytes of
   // shared memory (MPI_Win_allocate_shared) and exposes them; *base receives
   // them. For Open MPI only, whose osc/sm serves such windows from a new
@@ -92,7 +96,7 @@ class Window {
 
  private:
   GDS_status_t make(const char *func, MPI_Comm comm, MPI_Aint bytes, int disp_unit, void *base,
-                    std::byte **allocated);
+                    std::byte **allocated, bool anywhere = false);
   GDS_status_t compare_and_swap_in_memory(const char *func, const void *origin, const void *compare, void *result,
                                           MPI_Aint disp);
 
@@ -176,8 +180,22 @@ class Window {
     std::vector<int> list_;
   };
 
+  // The displacement MPI is given for `disp` units of `target`'s memory.
+  [[nodiscard]] MPI_Aint at(int target, MPI_Aint disp) const {
+    return skew_.empty() ? disp : skew_[static_cast<std::size_t>(target)] + disp * disp_unit_;
+  }
+  // The displacement unit MPI knows the window by.
+  [[nodiscard]] int mpi_unit() const { return skew_.empty() ? disp_unit_ : 1; }
+
   MPI_Win win_ = MPI_WIN_NULL;
   int disp_unit_ = 1;
+  // MPICH 4.0.2 (ch4) puts into a window made by MPI_Win_create whose base
+  // is not 16-byte aligned at the base rounded down to 16
+  // (tests/mpi_bugs/win_create_unaligned.c): where some process's memory is
+  // so, every window starts on a 16-byte boundary at or before it, MPI
+  // counts displacements in bytes, and skew_ holds, per process, the bytes
+  // from its window's start to its memory. Empty where all are aligned.
+  std::vector<MPI_Aint> skew_;
   unsigned char *base_ = nullptr;  // this process's part of the window
   bool shared_ = false;            // made by allocate: osc/sm's own (locked) atomics apply
   int rank_ = -1;                  // this process's rank in the window's communicator

@@ -16,6 +16,7 @@
 #include "rma/state.hpp"
 #include "versions/exchange.hpp"
 #include "versions/state.hpp"
+#include "versions/tracking.hpp"
 
 using gds::core::Array;
 using gds::rma::BlockRange;
@@ -42,6 +43,7 @@ GDS_status_t mark_written(const char *func, Array &a, const std::vector<BlockRan
   if (local != GDS_STATUS_OK) return local;
   store.suspect(rma::exposed_since_drain(a));
   rma::drain_writes(a);
+  take_tracked(a);  // GDS_create: the pages the program wrote, where the kernel tracks them
   store.compare_suspects(rma::state(a).base);
   return local;
 }

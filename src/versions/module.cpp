@@ -64,6 +64,9 @@ class Versions final : public core::Module {
     std::uint64_t prefault = 0;  // off: a helper faulting in memory takes a core from the program (docs/versions.md)
     core::env_unsigned("GDS_VERSION_PREFAULT", 1, &prefault);
     g_settings.prefault = prefault != 0;
+    if (const char *w = std::getenv("GDS_WRITE_TRACKING"); w != nullptr && *w != '\0' &&
+        !parse_write_tracking(w, &g_settings.write_tracking))
+      core::log(core::Level::warning, "GDS_init", "GDS_WRITE_TRACKING=\"%s\" is none of auto, kernel, compare; using auto", w);
     g_settings.overhead = 0.05;
     g_settings.mtbf = 0;
     // SCR's criteria (SCR_Need_checkpoint's): set, they replace the default
@@ -90,8 +93,10 @@ class Versions final : public core::Module {
     else
       std::snprintf(budget, sizeof budget, "%llu", ull(g_settings.max_bytes));
     core::log(core::Level::info, "GDS_init",
-              "GDS_VERSION_BLOCK_SIZE=%llu GDS_MAX_VERSIONS=%llu GDS_MAX_VERSION_BYTES=%s GDS_VERSION_PREFAULT=%d",
-              ull(g_settings.block_size), ull(g_settings.max_versions), budget, g_settings.prefault ? 1 : 0);
+              "GDS_VERSION_BLOCK_SIZE=%llu GDS_MAX_VERSIONS=%llu GDS_MAX_VERSION_BYTES=%s GDS_VERSION_PREFAULT=%d "
+              "GDS_WRITE_TRACKING=%s",
+              ull(g_settings.block_size), ull(g_settings.max_versions), budget, g_settings.prefault ? 1 : 0,
+              write_tracking_name(g_settings.write_tracking));
   }
 
   void finalize() override {
@@ -135,7 +140,11 @@ class Versions final : public core::Module {
           host > 0 ? std::max<std::uint64_t>(host / kAutoHostDivisor / sharing, 1) : 0;
     }
     s.store = std::make_unique<Store>(a.communicator(), a.rank, s.block_shift, bytes, s.retention, g_settings.prefault);
-    rma::track_writes(a, s.block_shift, a.blocks != nullptr);
+    open_tracking(a, g_settings.write_tracking);
+    // A tracked GDS_create array logs the ranges of GDS's own writes too:
+    // another process's put may land where the kernel does not see it (an
+    // RDMA NIC), and the exchange tells the target.
+    rma::track_writes(a, s.block_shift, a.blocks != nullptr || s.tracking.tracker != nullptr);
     return GDS_STATUS_OK;
   }
 
@@ -148,6 +157,7 @@ class Versions final : public core::Module {
   GDS_status_t detach(const char *func, core::Array &a) override {
     ArrayState &s = state(a);
     leave_group(a);
+    s.tracking = Tracking{};  // the program's memory untracked again
     return s.store ? s.store->release(func) : GDS_STATUS_OK;
   }
 };

@@ -72,7 +72,8 @@ GDS_status_t restore_versions(const char *func, std::span<Array *const> members,
   // GDS_create arrays: the program writes their memory itself; a block
   // changed since its base is copied back too.
   for (Array *a : members)
-    if (s == GDS_STATUS_OK && a->user != nullptr) state(*a).store->compare_dirty(rma::state(*a).base);
+    if (s == GDS_STATUS_OK && a->user != nullptr && !state(*a).tracking.now)  // else: the kernel said which
+      state(*a).store->compare_dirty(rma::state(*a).base);
   core::Signature sig;
   sig.add(version);
   // All roll back or none does.

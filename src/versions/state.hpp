@@ -11,6 +11,7 @@
 #include "core/phase.hpp"
 #include "versions/level.hpp"
 #include "versions/store.hpp"
+#include "versions/tracking.hpp"
 
 namespace gds::versions {
 
@@ -41,6 +42,7 @@ struct ArrayState final : core::ArrayState {
   // (First member) a process wrote into another's blocks before the last
   // version: the next one exchanges first rather than guess that none did.
   bool exchange_first = false;
+  Tracking tracking;             // GDS_create: how its changes are found (versions/tracking.hpp)
 };
 
 // Pins a retained version (a containment domain's point in time): retention
@@ -69,6 +71,7 @@ struct Settings {
   std::uint64_t block_size = 4096;   // GDS_VERSION_BLOCK_SIZE: a page, the unit programs change
   std::uint64_t max_versions = 0;    // GDS_MAX_VERSIONS; 0 = no limit
   std::uint64_t max_bytes = kAutoBudget;  // GDS_MAX_VERSION_BYTES; 0 = no limit, kAutoBudget: the default budget
+  WriteTracking write_tracking = WriteTracking::automatic;  // GDS_WRITE_TRACKING: auto, kernel or compare
   bool prefault = false;             // GDS_VERSION_PREFAULT: room for the next version faulted in ahead
   double overhead = 0.05;            // GDS_VERSION_OVERHEAD: the fraction of run time versions may take
   double mtbf = 0;                   // GDS_MTBF: mean seconds between failures (0: none; Daly's interval if set)

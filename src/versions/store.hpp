@@ -110,6 +110,8 @@ class Store {
   void mark_dirty(const std::vector<rma::BlockRange> &written);
   void compare_suspects(const std::byte *memory);
   void compare_dirty(const std::byte *memory);
+  // How many blocks are dirty.
+  [[nodiscard]] std::uint32_t dirty_count() const { return dirty_count_; }
   // The dirty blocks, as runs (first, count), ascending.
   [[nodiscard]] std::vector<std::pair<std::uint32_t, std::uint32_t>> dirty_runs() const;
   // What a version of the dirty blocks lacks: data slots, table slots, and

@@ -59,6 +59,7 @@
 #include "versions/exchange.hpp"
 #include "versions/level.hpp"
 #include "versions/state.hpp"
+#include "versions/tracking.hpp"
 
 using namespace gds::core;
 using gds::rma::BlockRange;
@@ -195,10 +196,17 @@ GDS_status_t freeze_all(const char *func, std::span<Array *const> members, GDS_s
   for (std::size_t m = 0; m < k; ++m) {
     Array &a = *members[m];
     Store &store = *state(a).store;
-    const bool compare = a.user != nullptr;  // GDS_create: the program writes the memory itself
+    // GDS_create: the program writes the memory itself; every block is
+    // compared unless the kernel said which pages it wrote (the exchange).
+    Tracking &tracking = state(a).tracking;
+    const bool compare = a.user != nullptr && !tracking.now;
     Store::Shortage &need = round->need[m];
     bool short_of = !compare && (need.data > 0 || need.tables > 0 || need.directory);
-    if (made == GDS_STATUS_OK && !short_of) made = store.freeze(func, rma::state(a).base, nullptr, compare, &short_of);
+    if (made == GDS_STATUS_OK && !short_of) {
+      const double start = core::now();
+      made = store.freeze(func, rma::state(a).base, nullptr, compare, &short_of);
+      tracking.freeze_seconds = core::now() - start;
+    }
     if (short_of) need = store.shortage();  // compared: what it lacks is known now
     round->at(m, Round::kData) = need.data > 0;
     round->at(m, Round::kTables) = need.tables > 0;
@@ -257,6 +265,7 @@ GDS_status_t agree_on_version(const char *func, std::span<Array *const> members,
     // The exchange, unless no process is expected to have written into
     // another's blocks (none did before the last version): the agreement
     // then checks that none did, and if one did, the next round exchanges.
+    for (Array *a : members) state(*a).tracking.now = false;  // until this round's exchange says
     const bool wrote = wrote_others(members);
     const bool exchange_now = exchange_first || exchanged;
     s = kExchange.reach(func, exchange_now ? exchange(func, members, s) : exchange_local(func, members, wrote, s));
@@ -374,7 +383,9 @@ void commit_versions(const char *func, std::span<Array *const> members, std::uin
     Array &a = *members[m];
     ArrayState &s = state(a);
     Store &store = *s.store;
+    const std::uint64_t changed = std::uint64_t{store.dirty_count()} << store.shift();
     store.commit(s.current, std::move(s.label));
+    adapt_tracking(a, changed);
     s.current += increment;
     s.label = label;
     s.newest_holds = label;

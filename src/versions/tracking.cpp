@@ -1,0 +1,130 @@
+#include "versions/tracking.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "core/costs.hpp"
+#include "core/log.hpp"
+#include "core/runtime.hpp"
+#include "rma/state.hpp"
+#include "versions/state.hpp"
+
+namespace gds::versions {
+
+namespace {
+
+// Where no trap could be timed: about what this test VM measures.
+constexpr double kTrapGuess = 10e-6;
+
+double trap_seconds() {
+  const double t = core::PageTracker::trap_seconds();
+  return t > 0 ? t : kTrapGuess;
+}
+
+}  // namespace
+
+bool parse_write_tracking(const char *text, WriteTracking *out) {
+  if (std::strcmp(text, "auto") == 0) *out = WriteTracking::automatic;
+  else if (std::strcmp(text, "kernel") == 0) *out = WriteTracking::kernel;
+  else if (std::strcmp(text, "compare") == 0) *out = WriteTracking::compare;
+  else return false;
+  return true;
+}
+
+const char *write_tracking_name(WriteTracking w) {
+  switch (w) {
+    case WriteTracking::automatic: return "auto";
+    case WriteTracking::kernel: return "kernel";
+    case WriteTracking::compare: return "compare";
+  }
+  return "?";
+}
+
+void open_tracking(core::Array &a, WriteTracking setting) {
+  Tracking &t = state(a).tracking;
+  t = Tracking{};
+  if (a.user == nullptr) return;  // GDS_alloc: GDS sees every write itself
+  const std::uint64_t bytes = a.local_count * a.type->extent;
+  if (setting == WriteTracking::compare) {
+    t.method = "compared block by block (GDS_WRITE_TRACKING=compare)";
+  } else if (bytes == 0) {
+    t.method = "nothing to compare (no part on this process)";
+  } else {
+    std::string why;
+    t.tracker = core::PageTracker::open(rma::state(a).base, bytes, setting == WriteTracking::kernel, &why);
+    t.adapt = setting == WriteTracking::automatic;
+    if (t.tracker) {
+      t.method = "tracked by the kernel (userfaultfd write-protect, PAGEMAP_SCAN)";
+    } else {
+      t.method = "compared block by block: " + why;
+      if (setting == WriteTracking::kernel)
+        core::log(core::Level::warning, "GDS_create", "GDS_WRITE_TRACKING=kernel, but array %llu's writes cannot be tracked: %s; its versions compare every block",
+                  static_cast<unsigned long long>(a.id), why.c_str());
+    }
+  }
+  core::log(core::Level::info, "GDS_create", "array %llu, process %d: changes %s", static_cast<unsigned long long>(a.id), a.rank, t.method.c_str());
+}
+
+void take_tracked(core::Array &a) {
+  ArrayState &s = state(a);
+  Tracking &t = s.tracking;
+  t.now = false;
+  t.written = 0;
+  if (!t.tracker) return;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> written;
+  std::string why;
+  bool taken = false, everything = false;
+  {
+    core::Timed timed(core::Work::tracking, false);
+    taken = t.tracker->take(&written, &everything, &why);
+  }
+  if (!taken) {  // nothing is known of what was written: compared, now and from now on
+    core::log(core::Level::warning, "GDS_version_inc", "array %llu: the kernel's write tracking failed (%s); its versions compare every block from now on",
+              static_cast<unsigned long long>(a.id), why.c_str());
+    t.tracker.reset();
+    t.method = "compared block by block: tracking failed (" + why + ")";
+    return;
+  }
+  // Nothing known (the first version, or paused): compared in one pass with the copy.
+  if (everything) return;
+  std::vector<rma::BlockRange> blocks;
+  blocks.reserve(written.size());
+  const unsigned shift = s.block_shift;
+  for (const auto &[from, to] : written) {
+    t.written += to - from;
+    const auto first = static_cast<std::uint32_t>(from >> shift), last = static_cast<std::uint32_t>((to - 1) >> shift);
+    if (!blocks.empty() && blocks.back().last + 1 >= first) blocks.back().last = std::max(blocks.back().last, last);
+    else blocks.push_back(rma::BlockRange{a.rank, first, last});
+  }
+  s.store->suspect(blocks);
+  t.now = true;
+}
+
+void adapt_tracking(core::Array &a, std::uint64_t changed_bytes) {
+  Tracking &t = state(a).tracking;
+  if (t.now) {  // a version made by tracking
+    core::add_call(core::Work::tracking);
+    core::add_bytes(core::Work::tracking, t.written);
+  }
+  if (!t.tracker || !t.adapt) return;
+  if (!t.now) t.compare_seconds = t.freeze_seconds;  // what comparing everything costs now
+  if (t.compare_seconds <= 0) return;
+  const double page = 4096;
+  std::string why;
+  bool ok = true;
+  if (!t.tracker->paused()) {
+    // The program paid a trap per page written since the last version.
+    if (t.now && static_cast<double>(t.written) / page * trap_seconds() > 0.5 * t.compare_seconds)
+      ok = t.tracker->pause(&why);
+  } else if (static_cast<double>(changed_bytes) / page * trap_seconds() < 0.25 * t.compare_seconds) {
+    ok = t.tracker->resume(&why);
+  }
+  if (!ok) {
+    core::log(core::Level::warning, "GDS_version_inc", "array %llu: the kernel's write tracking failed (%s); its versions compare every block from now on",
+              static_cast<unsigned long long>(a.id), why.c_str());
+    t.tracker.reset();
+    t.method = "compared block by block: tracking failed (" + why + ")";
+  }
+}
+
+}  // namespace gds::versions
