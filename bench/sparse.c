@@ -10,10 +10,13 @@
  *          issue's yardstick: 1% at most 0.02 of it, 10% at most 0.13).
  * Rows: GDS_alloc arrays changed by GDS_put (the write log says what
  * changed) and GDS_create arrays changed by the program's own stores (the
- * version compares every block), with 3 versions retained (steady state:
+ * kernel's write tracking says which pages, or the version compares every
+ * block: the last column says which; with tracking the program's first
+ * store into each page after a version traps, timed as "traps ms" against
+ * the same stores into untracked memory), with 3 versions retained (steady state:
  * dropped versions' slots reused) and with the default retention (a budget
  * of 4x the part: new memory for every version until it fills), and a
- * constant GDS_create member (never written; its version compares it).
+ * constant GDS_create member (never written).
  *
  *   mpiexec.mpich -bind-to core -n 2 gds_bench_sparse [MiB per process ...]   (default 64 256)
  * GDS_BENCH_SPARSE_ROW=k runs the k-th row of each size only (from 0; for profiling).
@@ -89,15 +92,19 @@ static void run(int rank, int nprocs, size_t mib, struct Row row, char *full_fro
   }
   MPI_Info_free(&info);
   check(GDS_version_inc(g, 1, NULL, 0), "GDS_version_inc");
+  GDS_costs_t before;
+  check(GDS_get_costs(&before), "GDS_get_costs");
+  const GDS_size_t tracked_before = before.tracking.calls;
   const size_t ring_bytes = 4 * (changed ? changed : 1) * kBlock;
   char *ring = malloc(ring_bytes), *block = malloc(kBlock);
   if (ring == NULL || block == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
   memset(ring, 1, ring_bytes);
   size_t cursor = 0;
-  double version[kMaxTimed], floor[kMaxTimed], full[kMaxTimed];
+  double version[kMaxTimed], floor[kMaxTimed], full[kMaxTimed], traps[kMaxTimed];
   for (int v = 0; v < kWarm + kTimed; ++v) {
     /* The program's work: the changed blocks get new values (then, for the
      * floor, the same blocks written into the program's memory too). */
+    double t = MPI_Wtime();
     for (size_t c = 0; c < changed; ++c) {
       double *d = (double *)block;
       for (size_t i = 0; i < kBlock / sizeof(double); ++i) d[i] = (double)v * 1e6 + (double)c + (double)i;
@@ -108,11 +115,18 @@ static void run(int rank, int nprocs, size_t mib, struct Row row, char *full_fro
         const GDS_size_t l = lo + at, h = l + kBlock / sizeof(double) - 1;
         check(GDS_put(block, NULL, &l, &h, g), "GDS_put");
       }
-      memcpy(full_from + at * sizeof(double), block, kBlock);
     }
     if (own == NULL) check(GDS_fence(g), "GDS_fence");
+    const double ts = MPI_Wtime() - t;  /* the program's writes into the array (traps where tracked) */
+    t = MPI_Wtime();
+    for (size_t c = 0; c < changed; ++c) {  /* the same writes into memory GDS does not track */
+      double *d = (double *)block;
+      for (size_t i = 0; i < kBlock / sizeof(double); ++i) d[i] = (double)v * 1e6 + (double)c + (double)i;
+      memcpy(full_from + c * stride * kBlock, block, kBlock);
+    }
+    const double tp = MPI_Wtime() - t;
     MPI_Barrier(MPI_COMM_WORLD);
-    double t = MPI_Wtime();
+    t = MPI_Wtime();
     check(GDS_version_inc(g, 1, NULL, 0), "GDS_version_inc");
     const double tv = slowest(MPI_Wtime() - t);
     t = MPI_Wtime();
@@ -125,17 +139,22 @@ static void run(int rank, int nprocs, size_t mib, struct Row row, char *full_fro
     t = MPI_Wtime();
     memcpy(full_to, full_from, bytes);
     const double tc = slowest(MPI_Wtime() - t);
-    if (v >= kWarm) version[v - kWarm] = tv, floor[v - kWarm] = tf, full[v - kWarm] = tc;
+    const double extra = slowest(ts - tp > 0 ? ts - tp : 0);
+    if (v >= kWarm) version[v - kWarm] = tv, floor[v - kWarm] = tf, full[v - kWarm] = tc, traps[v - kWarm] = extra;
   }
-  const double mv = median(version, kTimed), mf = median(floor, kTimed), mc = median(full, kTimed);
+  const double mv = median(version, kTimed), mf = median(floor, kTimed), mc = median(full, kTimed),
+               mt = median(traps, kTimed);
   if (rank == 0) {
     char retention[32];
     if (row.retained)
       snprintf(retention, sizeof retention, "%d retained", row.retained);
     else
       snprintf(retention, sizeof retention, "default");
-    printf("  %4zu MiB  %-8s %5.1f%%  %-11s %9.3f %9.3f %9.3f %9.2f %9.4f\n", mib, row.kind, row.fraction * 100,
-           retention, mv * 1e3, mf * 1e3, mc * 1e3, mf > 0 ? mv / mf : 0.0, mv / mc);
+    GDS_costs_t costs;
+    check(GDS_get_costs(&costs), "GDS_get_costs");
+    printf("  %4zu MiB  %-8s %5.1f%%  %-11s %9.3f %9.3f %9.3f %9.2f %9.4f %9.3f %9.4f %8s\n", mib, row.kind,
+           row.fraction * 100, retention, mv * 1e3, mf * 1e3, mc * 1e3, mf > 0 ? mv / mf : 0.0, mv / mc, mt * 1e3,
+           (mv + mt) / mc, own == NULL ? "log" : costs.tracking.calls > tracked_before ? "tracked" : "compared");
   }
   check(GDS_free(&g), "GDS_free");
   free(own), free(ring), free(block);
@@ -160,8 +179,10 @@ int main(int argc, char **argv) {
            nprocs, kTimed, kWarm);
     printf("(floor: the changed blocks copied into a ring of 4 versions' worth; full: memcpy of the whole part; "
            "targets: 1%% <= 0.02 full, 10%% <= 0.13 full, constant <= 0.002 of its copy)\n");
-    printf("  %8s  %-8s %6s  %-11s %9s %9s %9s %9s %9s\n", "part", "array", "changed", "retention", "GDS ms",
-           "floor ms", "full ms", "x floor", "x full");
+    printf("(traps ms: what the program's writes into the array took beyond the same writes into untracked memory; "
+           "x full+traps: the version and that, against the full copy)\n");
+    printf("  %8s  %-8s %6s  %-11s %9s %9s %9s %9s %9s %9s %9s %8s\n", "part", "array", "changed", "retention",
+           "GDS ms", "floor ms", "full ms", "x floor", "x full", "traps ms", "x full+tr", "found by");
   }
   const struct Row rows[] = {{"alloc", 0.01, 3},  {"alloc", 0.10, 3},  {"alloc", 0.01, 0},   {"alloc", 0.10, 0},
                              {"create", 0.01, 3}, {"create", 0.10, 3}, {"constant", 0.0, 0}};

@@ -105,7 +105,8 @@ PageTracker::~PageTracker() {
   if (pagemap_ >= 0) close(pagemap_);
 }
 
-std::unique_ptr<PageTracker> PageTracker::open(std::byte *base, std::uint64_t bytes, bool force, std::string *why) {
+std::unique_ptr<PageTracker> PageTracker::open(std::byte *base, std::uint64_t bytes, bool force, bool paused,
+                                               std::string *why) {
   if (bytes == 0 || base == nullptr) {
     *why = "no memory on this process";
     return nullptr;
@@ -127,7 +128,8 @@ std::unique_ptr<PageTracker> PageTracker::open(std::byte *base, std::uint64_t by
     return nullptr;
   }
   std::unique_ptr<PageTracker> t(new PageTracker(uffd, pagemap, base, bytes, start, end, page));
-  if (!register_wp(uffd, start, end, why) || !t->protect(true, why)) return nullptr;
+  if (!register_wp(uffd, start, end, why) || (!paused && !t->protect(true, why))) return nullptr;
+  t->paused_ = paused;
   // A scan that the kernel cannot do (PAGEMAP_SCAN is Linux 6.7 too) is
   // found now rather than at the first version.
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> probe;
@@ -185,7 +187,9 @@ bool PageTracker::take(std::vector<std::pair<std::uint64_t, std::uint64_t>> *wri
   // neither present nor swapped: dropped since (MADV_DONTNEED; they read
   // as zeros now), protected again too.
   if (!scan(true, kPageIsWritten, 0, &pages, why)) return false;
-  if (!scan(false, kPageIsPresent | kPageIsSwapped, kPageIsPresent | kPageIsSwapped, &dropped, why)) return false;
+  if (!drops_read_as_written() &&
+      !scan(false, kPageIsPresent | kPageIsSwapped, kPageIsPresent | kPageIsSwapped, &dropped, why))
+    return false;
   for (const auto &[s, e] : dropped)
     if (!write_protect(uffd_, s, e, true, why)) return false;
   pages.insert(pages.end(), dropped.begin(), dropped.end());
@@ -213,6 +217,42 @@ bool PageTracker::resume(std::string *why) {
   paused_ = false;
   first_ = false;
   return true;
+}
+
+bool PageTracker::drops_read_as_written() {
+  // Recent kernels report a page dropped under protection as written;
+  // where this one does, the second scan is left out (0.15 ms per 256 MiB here).
+  static const bool reported = [] {
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void *m = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return false;
+    static_cast<volatile char *>(m)[0] = 1;
+    static_cast<volatile char *>(m)[page] = 1;
+    std::string why;
+    bool seen = false;
+    const auto start = reinterpret_cast<std::uintptr_t>(m);
+    const int uffd = open_uffd(&why);
+    const int pagemap = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (uffd >= 0 && pagemap >= 0 && register_wp(uffd, start, start + 2 * page, &why) &&
+        write_protect(uffd, start, start + 2 * page, true, &why) && madvise(m, page, MADV_DONTNEED) == 0) {
+      PageRegion vec[4];
+      PmScanArg arg{};
+      arg.size = sizeof arg;
+      arg.start = start;
+      arg.end = start + 2 * page;
+      arg.vec = reinterpret_cast<std::uintptr_t>(vec);
+      arg.vec_len = std::size(vec);
+      arg.category_anyof_mask = kPageIsWritten;
+      arg.return_mask = kPageIsWritten;
+      const int n = ioctl(pagemap, kPagemapScan, &arg);
+      seen = n == 1 && vec[0].start == start && vec[0].end == start + page;
+    }
+    if (uffd >= 0) close(uffd);
+    if (pagemap >= 0) close(pagemap);
+    munmap(m, 2 * page);
+    return seen;
+  }();
+  return reported;
 }
 
 double PageTracker::trap_seconds() {

@@ -29,7 +29,9 @@ class PageTracker {
   // asynchronous write-protect, a mapping it cannot protect: a file, a
   // range already registered) or, unless `force`, where an RDMA device
   // could write the memory behind the page tables.
-  static std::unique_ptr<PageTracker> open(std::byte *base, std::uint64_t bytes, bool force, std::string *why);
+  // `paused`: registered but not protected yet (resume() starts tracking).
+  static std::unique_ptr<PageTracker> open(std::byte *base, std::uint64_t bytes, bool force, bool paused,
+                                           std::string *why);
   ~PageTracker();
   PageTracker(const PageTracker &) = delete;
   PageTracker &operator=(const PageTracker &) = delete;
@@ -53,6 +55,9 @@ class PageTracker {
   // What one trapped first store costs on this host, in seconds (measured
   // once per process on a scratch mapping; 0 if it could not be).
   static double trap_seconds();
+  // Whether this kernel reports a page dropped under protection
+  // (MADV_DONTNEED: it reads as zeros now) as written (measured once).
+  static bool drops_read_as_written();
 
  private:
   PageTracker(int uffd, int pagemap, std::byte *base, std::uint64_t bytes, std::uintptr_t start, std::uintptr_t end,

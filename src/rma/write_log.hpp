@@ -11,8 +11,7 @@
 // apart: they may or may not have been written.
 //
 // Whether this process wrote into another process's memory, or into its own,
-// since the last drain is known even where the log records no ranges (the
-// versions of GDS_create arrays compare every block instead): a version that
+// since the last drain is known even where the log records no ranges: a version that
 // leaves out the exchange on the guess that no process wrote into another's
 // memory must learn that the guess was wrong whatever the kind of array.
 #pragma once
@@ -30,8 +29,7 @@ struct BlockRange {
 
 class WriteLog {
  public:
-  // Blocks of 2^shift bytes; a disabled log records nothing (the versions
-  // of GDS_create arrays compare every block instead).
+  // Blocks of 2^shift bytes; a disabled log records no ranges.
   void configure(int self, unsigned shift, bool enabled) {
     self_ = self;
     shift_ = shift;

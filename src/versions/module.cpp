@@ -141,10 +141,12 @@ class Versions final : public core::Module {
     }
     s.store = std::make_unique<Store>(a.communicator(), a.rank, s.block_shift, bytes, s.retention, g_settings.prefault);
     open_tracking(a, g_settings.write_tracking);
-    // A tracked GDS_create array logs the ranges of GDS's own writes too:
-    // another process's put may land where the kernel does not see it (an
-    // RDMA NIC), and the exchange tells the target.
-    rma::track_writes(a, s.block_shift, a.blocks != nullptr || s.tracking.tracker != nullptr);
+    // GDS_create arrays log the ranges of GDS's own writes too, on every
+    // process alike (whether or not its own tracker opened): another
+    // process's put may land where the kernel does not see it (an RDMA NIC),
+    // or before tracking resumes after a version, and the exchange tells
+    // the target.
+    rma::track_writes(a, s.block_shift, true);
     return GDS_STATUS_OK;
   }
 

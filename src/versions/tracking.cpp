@@ -51,7 +51,11 @@ void open_tracking(core::Array &a, WriteTracking setting) {
     t.method = "nothing to compare (no part on this process)";
   } else {
     std::string why;
-    t.tracker = core::PageTracker::open(rma::state(a).base, bytes, setting == WriteTracking::kernel, &why);
+    // auto starts paused: a program that rewrites most of its arrays then
+    // never pays a trap; the first versions compare, and tracking starts
+    // once one finds little changed.
+    t.tracker = core::PageTracker::open(rma::state(a).base, bytes, setting == WriteTracking::kernel,
+                                        setting == WriteTracking::automatic, &why);
     t.adapt = setting == WriteTracking::automatic;
     if (t.tracker) {
       t.method = "tracked by the kernel (userfaultfd write-protect, PAGEMAP_SCAN)";

@@ -129,6 +129,33 @@ def test_create_over_program_buffers(comm):
         assert mine[0, 0] == rank  # restored into the program's buffer
 
 
+def test_create_versions_hold_numpy_stores(comm):
+    """NumPy's stores into a GDS_create buffer (slices, fancy indexing, in-place ufuncs) reach
+    every version, whether the kernel tracks the writes (the default where it can) or the
+    version compares every block; each process writes different pages, some none."""
+    rank, size = comm.Get_rank(), comm.Get_size()
+    rng = np.random.default_rng([11, rank])
+    mine = np.zeros(64 * 512 + 3 * rank)  # 64 pages and a bit, different on each process
+    before = gds.costs()["tracking"][0]
+    with gds.Array.create(mine) as a:
+        snapshots = []
+        for step in range(8):
+            if (step + rank) % 3:
+                lo = int(rng.integers(0, mine.size - 700))
+                mine[lo:lo + 700] = step + rank / 10  # a slice
+                idx = rng.integers(0, mine.size, size=5)
+                mine[idx] = -step  # fancy indexing
+                np.add(mine[:10], 1.0, out=mine[:10])  # an in-place ufunc
+            a.version_inc(str(step))
+            snapshots.append(mine.copy())
+        for v, want in enumerate(snapshots):
+            with a.at_version(v) as old:
+                first = old.distribution()[0][0]
+                got = old.get(lo=[first], hi=[first + mine.size - 1])
+                assert (got == want).all(), f"version {v} lacks NumPy's stores"
+    assert gds.costs()["tracking"][0] >= before
+
+
 # ---- bad arguments ---------------------------------------------------------------------
 
 
