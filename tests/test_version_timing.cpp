@@ -32,6 +32,7 @@
 #include <string>
 
 #include "support/gds_test.hpp"
+#include "support/parts.hpp"
 
 using namespace gds::test;
 
@@ -63,28 +64,6 @@ const char *name(Shape s) {
     case Shape::create_group: return "a group of two GDS_create arrays";
   }
   return "?";
-}
-
-// GDS_create's contiguous mapping over parts of the given sizes.
-struct Parts {
-  std::vector<Index> first;  // per process, and the end
-  int rank = 0;
-  [[nodiscard]] int owner(Index i) const {
-    return static_cast<int>(std::upper_bound(first.begin(), first.end(), i) - first.begin()) - 1;
-  }
-};
-GDS_status_t parts_g2l(const GDS_size_t g[], int *rank, GDS_size_t *offset, void *ctx) {
-  const auto &p = *static_cast<const Parts *>(ctx);
-  const int r = p.owner(g[0]);
-  if (r < 0 || r + 1 >= static_cast<int>(p.first.size())) return GDS_STATUS_RANGE;
-  *rank = r;
-  *offset = g[0] - p.first[static_cast<std::size_t>(r)];
-  return GDS_STATUS_OK;
-}
-GDS_status_t parts_l2g(GDS_size_t offset, GDS_size_t g[], void *ctx) {
-  const auto &p = *static_cast<const Parts *>(ctx);
-  g[0] = p.first[static_cast<std::size_t>(p.rank)] + offset;
-  return GDS_STATUS_OK;
 }
 
 struct Member {
@@ -123,14 +102,6 @@ GDS_status_t slow_remote_repair(GDS_gds_t gds, GDS_error_t e) {
     EXPECT_GDS_OK(GDS_put(&g_repair.value, nullptr, &g_repair.at, &g_repair.at, gds));
   }
   return GDS_resume_global(gds, e);
-}
-
-unsigned seed_of_run() {
-  if (const char *s = std::getenv("GDS_TEST_SEED"); s != nullptr && *s != '\0')
-    return static_cast<unsigned>(std::strtoul(s, nullptr, 10));
-  unsigned seed = static_cast<unsigned>(std::random_device{}());
-  MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
-  return seed;
 }
 
 class VersionTiming : public MpiTest {

@@ -21,6 +21,16 @@ double trap_seconds() {
   return t > 0 ? t : kTrapGuess;
 }
 
+// The kernel failed: the array's versions compare every block from now on.
+void give_up(core::Array &a, const std::string &why) {
+  Tracking &t = state(a).tracking;
+  core::log(core::Level::warning, "GDS_version_inc",
+            "array %llu: the kernel's write tracking failed (%s); its versions compare every block from now on",
+            static_cast<unsigned long long>(a.id), why.c_str());
+  t.tracker.reset();
+  t.method = "compared block by block: tracking failed (" + why + ")";
+}
+
 }  // namespace
 
 bool parse_write_tracking(const char *text, WriteTracking *out) {
@@ -83,10 +93,7 @@ void take_tracked(core::Array &a) {
     taken = t.tracker->take(&written, &everything, &why);
   }
   if (!taken) {  // nothing is known of what was written: compared, now and from now on
-    core::log(core::Level::warning, "GDS_version_inc", "array %llu: the kernel's write tracking failed (%s); its versions compare every block from now on",
-              static_cast<unsigned long long>(a.id), why.c_str());
-    t.tracker.reset();
-    t.method = "compared block by block: tracking failed (" + why + ")";
+    give_up(a, why);
     return;
   }
   // Nothing known (the first version, or paused): compared in one pass with the copy.
@@ -123,12 +130,7 @@ void adapt_tracking(core::Array &a, std::uint64_t changed_bytes) {
   } else if (static_cast<double>(changed_bytes) / page * trap_seconds() < 0.25 * t.compare_seconds) {
     ok = t.tracker->resume(&why);
   }
-  if (!ok) {
-    core::log(core::Level::warning, "GDS_version_inc", "array %llu: the kernel's write tracking failed (%s); its versions compare every block from now on",
-              static_cast<unsigned long long>(a.id), why.c_str());
-    t.tracker.reset();
-    t.method = "compared block by block: tracking failed (" + why + ")";
-  }
+  if (!ok) give_up(a, why);
 }
 
 }  // namespace gds::versions
