@@ -12,8 +12,11 @@ add_link_options(-fsanitize=address,undefined)
 # dynamic TLS GCC 12's LeakSanitizer records with bogus bounds (a DTLS block
 # at 0x31c): its tracer then faults at exit ("Tracer caught signal 11")
 # depending on the program's layout, as test_cxx did.
+# verify_asan_link_order=0: the tests preload the oversubscription shim
+# (cmake/GdsMpiTest.cmake), a library without the sanitizers, ahead of ASan's
+# runtime; it defines no function ASan intercepts.
 set(GDS_SANITIZER_ENV
     "HWLOC_COMPONENTS=-pci,-opencl,-gl"
-    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0:allocator_may_return_null=1"
+    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0:allocator_may_return_null=1:verify_asan_link_order=0"
     "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/cmake/lsan.supp:print_suppressions=0"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
