@@ -265,6 +265,11 @@ TEST_F(WriteTracking, EveryPathAgainstTheModel) {
   if (rank == 0) std::printf("[ seed     ] %u (GDS_TEST_SEED=%u replays it)\n", seed, seed);
   const char *tracking = std::getenv("GDS_WRITE_TRACKING");
   const bool compare_only = tracking != nullptr && std::strcmp(tracking, "compare") == 0;
+  // auto with its costs modelled (pages, not seconds): it must both track
+  // and pause somewhere in the run, the same on every run of a seed.
+  const char *costs = std::getenv("GDS_TEST_TRACKING_MODEL");
+  const bool modelled = tracking == nullptr && costs != nullptr && std::strcmp(costs, "1") == 0;
+  GDS_size_t tracked_anywhere = 0, compared_anywhere = 0;
   for (const char *block : {"64", "4096", "16384"}) {
     shared.seed(seed ^ static_cast<unsigned>(std::strlen(block) * 977));
     make(block);
@@ -293,9 +298,65 @@ TEST_F(WriteTracking, EveryPathAgainstTheModel) {
     if (rank == 0)
       std::printf("[ blocks   ] %s bytes: %llu of %llu versions tracked on process 0\n", block,
                   static_cast<unsigned long long>(tracked), static_cast<unsigned long long>(number));
+    if (modelled) {
+      tracked_anywhere += tracked;
+      compared_anywhere += static_cast<GDS_size_t>(number) - tracked;
+    }
     for (const auto &[v, content] : versions) check(v, "read back at the end");
     free_all();
   }
+  if (modelled) {
+    GDS_size_t counts[2] = {tracked_anywhere, compared_anywhere}, sums[2] = {};
+    MPI_Allreduce(counts, sums, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+      std::printf("[ auto     ] versions tracked %llu, compared %llu (all processes, every block size)\n",
+                  static_cast<unsigned long long>(sums[0]), static_cast<unsigned long long>(sums[1]));
+    EXPECT_GT(sums[0], 0u) << "auto never tracked";
+    EXPECT_GT(sums[1], 0u) << "auto never paused";
+  }
+}
+
+// MD's count: one element per process, rewritten at every version, in the
+// page of the program's other variables (written all the time). Under auto
+// with its costs timed, comparing 8 bytes costs about a microsecond and a
+// scan 50 us or more: the versions must never track it (they did at every
+// version before 2026-12-02, when the first version's compare, which first
+// touches new memory, stood for what comparing costs).
+TEST(WriteTrackingAuto, ASmallArrayIsNeverTracked) {
+  const char *tracking = std::getenv("GDS_WRITE_TRACKING");
+  const char *costs = std::getenv("GDS_TEST_TRACKING_MODEL");
+  if ((tracking != nullptr && std::strcmp(tracking, "auto") != 0) || costs != nullptr)
+    GTEST_SKIP() << "for auto with its costs timed";
+  int rank = 0, nprocs = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  struct Neighbourhood {
+    long before[16];
+    long count;
+    long after[16];
+  };
+  auto *page = static_cast<Neighbourhood *>(std::aligned_alloc(kPage, kPage));
+  std::memset(page, 0, kPage);
+  Parts parts;
+  parts.rank = rank;
+  parts.first.assign(1, 0);
+  for (int r = 0; r < nprocs; ++r) parts.first.push_back(parts.first.back() + 1);
+  GDS_size_t n = static_cast<GDS_size_t>(nprocs);
+  GDS_gds_t g = GDS_NULL;
+  ASSERT_GDS_OK(GDS_create_with_context(1, &n, MPI_LONG, parts_g2l, parts_l2g, &parts, &page->count, 1, GDS_PRIORITY_HIGH,
+                                        GDS_COMM_WORLD, MPI_INFO_NULL, &g));
+  GDS_costs_t before{}, after{};
+  EXPECT_GDS_OK(GDS_get_costs(&before));
+  for (int v = 0; v < 40; ++v) {
+    page->before[v % 16] += v;  // the program's other variables
+    page->count = 1000 * rank + v;
+    page->after[v % 16] -= v;
+    EXPECT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
+  }
+  EXPECT_GDS_OK(GDS_get_costs(&after));
+  EXPECT_EQ(after.tracking.calls - before.tracking.calls, 0u) << "a one-element array was tracked";
+  EXPECT_GDS_OK(GDS_free(&g));
+  std::free(page);
 }
 
 }  // namespace

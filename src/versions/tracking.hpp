@@ -6,6 +6,10 @@
 // page after a version; where most pages are written between versions that
 // costs more than comparing everything, so tracking pauses (no traps, every
 // block compared) and resumes when versions find little changed again.
+// Tracking has a cost of its own too, whatever was written: the scan that
+// reads and protects the pages again (a TLB flush on every core the
+// process ran on: 50-100 us on the test VM). A small array compares in
+// less (97 KiB: 10-20 us), so it tracks only where the scan costs less.
 // Per process, and local: which blocks a process copies is its own affair.
 #pragma once
 
@@ -25,9 +29,16 @@ struct Tracking {
   std::string method;                          // how, for GDS_SHOW_INFO and the docs' wording
   bool now = false;             // the version being made compares and copies the tracked pages' blocks only
   std::uint64_t written = 0;    // bytes of the pages the tracker reported for it
+  std::uint64_t trapped = 0;    // pages among them (a trap each)
   double freeze_seconds = 0;    // its freeze (the compare where it compared)
-  double compare_seconds = 0;   // the last freeze that compared every block (0: none yet)
+  double compare_seconds = 0;   // the fastest freeze that compared every block, the first aside (0: none yet)
+  bool first = true;            // no version made yet
+  double take_seconds = 0;      // the last take() that scanned the pages (0: none yet): tracking's own cost
   bool adapt = true;            // pause and resume by cost (GDS_WRITE_TRACKING=auto); kernel: track always
+  // GDS_TEST_TRACKING_MODEL=1 (tests): the costs modelled, not timed: a
+  // page compared costs 1, a trap 1, a scan 0, so pausing and resuming
+  // follow the pages written alone, the same on every run.
+  bool modelled = false;
 };
 
 // GDS_WRITE_TRACKING's value, or false if it is none of auto, kernel, compare.
