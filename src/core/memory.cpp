@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <algorithm>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -112,6 +113,19 @@ void Memory::populate(std::size_t offset, std::size_t bytes) const {
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t first = offset / page * page, end = std::min(mapped_, offset + bytes);
   if (end > first) (void)madvise(data_ + first, end - first, MADV_POPULATE_WRITE);
+}
+
+std::size_t Memory::populate_step() {
+  static const bool always = [] {
+    std::FILE *f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (f == nullptr) return false;
+    char line[128] = {};
+    const bool read = std::fgets(line, sizeof line, f) != nullptr;
+    std::fclose(f);
+    return read && std::strstr(line, "[always]") != nullptr;
+  }();
+  constexpr std::size_t kSmallStep = std::size_t{64} << 10;
+  return always || g_rt.config.huge_pages ? kHugePage : kSmallStep;
 }
 
 void Memory::unmap() {

@@ -220,8 +220,8 @@ void Store::populate(const Run &run) {
   Slab &s = *slabs_[slab_of(run.first)];
   const std::uint64_t end = (std::uint64_t{slot_of(run.first)} + run.count) * s.slot_bytes;
   if (end <= s.populated) return;
-  // In 2 MiB steps: whole huge pages where the kernel gives them.
-  constexpr std::uint64_t kStep = std::uint64_t{2} << 20;
+  // Whole huge pages where the kernel gives them, else 64 KiB steps.
+  const std::uint64_t kStep = core::Memory::populate_step();
   const std::uint64_t upto = std::min<std::uint64_t>((end + kStep - 1) / kStep * kStep, s.memory.size());
   s.memory.populate(s.populated, upto - s.populated);
   s.populated = upto;

@@ -148,15 +148,18 @@ void adapt_tracking(core::Array &a, std::uint64_t changed_bytes) {
   if (t.modelled) t.compare_seconds = static_cast<double>(t.tracker->pages());
   if (t.compare_seconds <= 0) return;
   const double scan = t.modelled ? 0 : t.take_seconds > 0 ? t.take_seconds : kScanGuess;
-  const double trap = t.modelled ? 1 : trap_seconds();
+  // Timed once per process, on first need (1-3 ms: not for a small array,
+  // whose scan alone costs more than comparing it).
+  const auto trap = [&] { return t.modelled ? 1.0 : trap_seconds(); };
   std::string why;
   bool ok = true;
   if (!t.tracker->paused()) {
     // The program paid a trap per page written since the last version, and
     // the version the scan.
-    if (t.now && scan + static_cast<double>(t.trapped) * trap > 0.5 * t.compare_seconds)
+    if (t.now && scan + static_cast<double>(t.trapped) * trap() > 0.5 * t.compare_seconds)
       ok = t.tracker->pause(&why);
-  } else if (scan + static_cast<double>((changed_bytes + kPage - 1) / kPage) * trap < 0.25 * t.compare_seconds) {
+  } else if (scan < 0.25 * t.compare_seconds &&
+             scan + static_cast<double>((changed_bytes + kPage - 1) / kPage) * trap() < 0.25 * t.compare_seconds) {
     ok = t.tracker->resume(&why);
   }
   if (!ok) give_up(a, why);
