@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <algorithm>
 #include <cstdlib>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -117,12 +116,9 @@ void Memory::populate(std::size_t offset, std::size_t bytes) const {
 
 std::size_t Memory::populate_step() {
   static const bool always = [] {
-    std::FILE *f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-    if (f == nullptr) return false;
-    char line[128] = {};
-    const bool read = std::fgets(line, sizeof line, f) != nullptr;
-    std::fclose(f);
-    return read && std::strstr(line, "[always]") != nullptr;
+    std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string line;
+    return std::getline(in, line) && line.find("[always]") != std::string::npos;
   }();
   constexpr std::size_t kSmallStep = std::size_t{64} << 10;
   return always || g_rt.config.huge_pages ? kHugePage : kSmallStep;

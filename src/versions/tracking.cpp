@@ -158,8 +158,8 @@ void adapt_tracking(core::Array &a, std::uint64_t changed_bytes) {
     // the version the scan.
     if (t.now && scan + static_cast<double>(t.trapped) * trap() > 0.5 * t.compare_seconds)
       ok = t.tracker->pause(&why);
-  } else if (scan < 0.25 * t.compare_seconds &&
-             scan + static_cast<double>((changed_bytes + kPage - 1) / kPage) * trap() < 0.25 * t.compare_seconds) {
+  } else if (const double budget = 0.25 * t.compare_seconds;
+             scan < budget && scan + static_cast<double>((changed_bytes + kPage - 1) / kPage) * trap() < budget) {
     ok = t.tracker->resume(&why);
   }
   if (!ok) give_up(a, why);
