@@ -420,7 +420,9 @@ def random_round(rng, what, rank_env, env, spec, lineage, redundant, groups, bas
         if damage == "lose":
             shutil.rmtree(node_dir(base, lost), ignore_errors=True)
         elif damage == "flip":
+            # A run killed while it wrote can leave an empty file: no bit to flip there.
             files = [os.path.join(d, f) for d, _, fs in os.walk(node_dir(base, lost)) for f in fs]
+            files = [f for f in files if os.path.getsize(f) > 0]
             if files:
                 mutate(rng.choice(sorted(files)), "flip", rng)
         if damage != "none" and not redundant:
