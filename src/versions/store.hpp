@@ -263,6 +263,7 @@ class Store {
   void publish();
   bool prefault_;
   bool cached_copy_ = false;  // this version's copy goes through the cache (kCachedCopyBytes)
+  bool copy_all_ = false;     // a compared array's next version copies every block (most changed last time)
   core::Background::Ticket prepared_ = 0;  // the background job faulting in room
 
   std::vector<std::unique_ptr<Slab>> slabs_;  // slab id = index, the same on every process
