@@ -5,8 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <span>
+#include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,23 +64,64 @@ GDS_status_t agree(const char *func, MPI_Comm comm, GDS_status_t local, std::spa
                    std::uint64_t signature = 0, const char *what = "arguments");
 
 // The values one agreement learns, gathered from the parties that take part
-// in it (a version's members, its levels): each reserves a range, fills it,
-// and reads the maxima back once the agreement is made. The parties reserve
-// alike on every process (the same number of values everywhere).
+// in it (a version's members, its levels). Each party reserves a field of
+// records of its own type (a struct of 64-bit members: flags, counts,
+// nonnegative doubles, each becoming its maximum over the processes), fills
+// them, and reads them back once the agreement is made. The parties reserve
+// alike on every process (the same fields everywhere).
 class Ballot {
  public:
-  // n values, zero, at the returned position.
-  std::size_t reserve(std::size_t n) {
-    const std::size_t at = values_.size();
-    values_.resize(at + n, 0);
-    return at;
+  // `count` records of T, where reserve() put them.
+  template <class T>
+  struct Field {
+    std::size_t at = 0, count = 0;
+  };
+
+  // `count` records of T, zero.
+  template <class T>
+  Field<T> reserve(std::size_t count = 1) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % sizeof(std::uint64_t) == 0,
+                  "a ballot's record is a whole number of 64-bit values");
+    const Field<T> f{values_.size(), count};
+    values_.resize(f.at + count * kWords<T>, 0);
+    return f;
   }
-  std::uint64_t &operator[](std::size_t i) { return values_[i]; }
-  std::uint64_t operator[](std::size_t i) const { return values_[i]; }
+  template <class T>
+  [[nodiscard]] T get(Field<T> f, std::size_t i = 0) const {
+    T v;
+    std::memcpy(&v, &values_.at(index(f, i)), sizeof(T));
+    return v;
+  }
+  template <class T>
+  void put(Field<T> f, std::size_t i, const T &v) {
+    std::memcpy(&values_.at(index(f, i)), &v, sizeof(T));
+  }
+  // Record i of f, changed by `change(T &)`.
+  template <class T, class Change>
+  void update(Field<T> f, std::size_t i, Change &&change) {
+    T v = get(f, i);
+    change(v);
+    put(f, i, v);
+  }
+  // Whether `member` is set (not zero) in some record of f.
+  template <class T, class M>
+  [[nodiscard]] bool any(Field<T> f, M T::*member) const {
+    for (std::size_t i = 0; i < f.count; ++i)
+      if (get(f, i).*member != M{}) return true;
+    return false;
+  }
   std::span<std::uint64_t> values() { return values_; }
   void clear() { values_.clear(); }
 
  private:
+  template <class T>
+  static constexpr std::size_t kWords = sizeof(T) / sizeof(std::uint64_t);
+  // Where record i of f starts (a record outside its field is a bug: refused).
+  template <class T>
+  static std::size_t index(Field<T> f, std::size_t i) {
+    if (i >= f.count) throw std::out_of_range("a ballot record outside its field");
+    return f.at + i * kWords<T>;
+  }
   std::vector<std::uint64_t> values_;
 };
 

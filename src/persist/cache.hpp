@@ -100,7 +100,7 @@ struct Unit {
   std::string group_dir;  // of the group's records
   std::vector<CachedFile> files;
   bool sync = false;      // waited for inside GDS_version_inc (failures returned there, not raised)
-  std::size_t wishes = 0;  // where prepare put its full-version wishes in the version's ballot
+  core::Ballot::Field<std::uint64_t> wishes;  // per file, whether the next cached version should be full
   bool laid_out = true;    // every file (false where a member's version was not frozen here)
   enum class Step { writing, recording } step = Step::writing;
   bool reached = false;   // this process reached the step's phase (once per step: its kill point counts reaches)

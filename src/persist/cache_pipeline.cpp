@@ -251,7 +251,7 @@ GDS_status_t fail_from(const char *func, const std::shared_ptr<Unit> &failed, co
 GDS_status_t prepare(const char *func, MPI_Comm comm, GDS_status_t local, Unit &u, bool copy, core::Ballot &ballot) {
   std::vector<std::vector<std::uint64_t>> heard;
   Result r = exchange_lengths(comm, u, &heard);  // every process sends, whatever it found
-  u.wishes = ballot.reserve(u.files.size());
+  u.wishes = ballot.reserve<std::uint64_t>(u.files.size());
   for (std::size_t i = 0; i < u.files.size() && r.ok() && local == GDS_STATUS_OK && u.laid_out; ++i) {
     CachedFile &f = u.files[i];
     Cacher &c = cacher(*f.a);
@@ -262,14 +262,14 @@ GDS_status_t prepare(const char *func, MPI_Comm comm, GDS_status_t local, Unit &
     std::uint64_t changed = 0;
     for (const std::uint64_t w : c.changed) changed += static_cast<std::uint64_t>(std::popcount(w));
     const std::uint64_t delta = (f.h.full ? 0 : c.delta_bytes + f.file.held) + (changed << f.h.shift);
-    ballot[u.wishes + i] = delta >= f.h.part_bytes;
+    ballot.put(u.wishes, i, std::uint64_t{delta >= f.h.part_bytes});
   }
   if (local == GDS_STATUS_OK) local = r.report(func);
   return kCachePrepare.reach(func, local);
 }
 
 void prepared(Unit &u, const core::Ballot &ballot) {
-  for (std::size_t i = 0; i < u.files.size(); ++i) cacher(*u.files[i].a).full_wished = ballot[u.wishes + i] != 0;
+  for (std::size_t i = 0; i < u.files.size(); ++i) cacher(*u.files[i].a).full_wished = ballot.get(u.wishes, i) != 0;
 }
 
 bool still_valid(const Unit &u) {

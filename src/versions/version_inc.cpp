@@ -114,15 +114,16 @@ double interval_seconds(double c, double m, double f) {
 // the steps (GDS_need_version calls) since, and its settings. Each becomes
 // its maximum over the processes (nonnegative doubles order as their bits),
 // so every process computes the same interval, even where their settings differ.
-constexpr std::size_t kGuidanceValues = 7;
-void guidance_values(const Guidance &g, core::Ballot &ballot, std::size_t at) {
-  ballot[at] = std::bit_cast<std::uint64_t>(g.cost);
-  ballot[at + 1] = std::bit_cast<std::uint64_t>(g.since > 0 ? core::now() - g.since : 0.0);
-  ballot[at + 2] = g.calls;
-  ballot[at + 3] = std::bit_cast<std::uint64_t>(g_settings.overhead);
-  ballot[at + 4] = std::bit_cast<std::uint64_t>(g_settings.mtbf);
-  ballot[at + 5] = g_settings.every_calls;
-  ballot[at + 6] = std::bit_cast<std::uint64_t>(g_settings.every_seconds);
+struct GuidanceVote {
+  double cost, elapsed;
+  std::uint64_t calls;
+  double overhead, mtbf;
+  std::uint64_t every_calls;
+  double every_seconds;
+};
+GuidanceVote guidance_vote(const Guidance &g) {
+  return {g.cost,           g.since > 0 ? core::now() - g.since : 0.0, g.calls, g_settings.overhead, g_settings.mtbf,
+          g_settings.every_calls, g_settings.every_seconds};
 }
 
 // After the version: the interval in steps, from the most any process
@@ -130,10 +131,10 @@ void guidance_values(const Guidance &g, core::Ballot &ballot, std::size_t at) {
 // The first criterion met makes a version due (SCR_Need_checkpoint's "any"):
 // the overhead (Daly's interval with a GDS_MTBF), SCR_CHECKPOINT_SECONDS in
 // steps at the measured pace, SCR_CHECKPOINT_INTERVAL; none: never.
-void guide(Guidance &g, const core::Ballot &ballot, std::size_t at, double cost) {
-  const auto number = [&](std::size_t k) { return std::bit_cast<double>(ballot[at + k]); };
-  const double c = number(0), elapsed = number(1), overhead = number(3), mtbf = number(4), seconds = number(6);
-  const std::uint64_t calls = ballot[at + 2], every = ballot[at + 5];
+void guide(Guidance &g, const GuidanceVote &vote, double cost) {
+  const double c = vote.cost, elapsed = vote.elapsed, overhead = vote.overhead, mtbf = vote.mtbf,
+               seconds = vote.every_seconds;
+  const std::uint64_t calls = vote.calls, every = vote.every_calls;
   const auto steps_of = [](double steps) {
     return steps < 1 ? std::uint64_t{1} : steps > 1e15 ? std::uint64_t{1000000000000000} : static_cast<std::uint64_t>(steps);
   };
@@ -158,23 +159,26 @@ bool levelled(const Array &a) {
   return std::any_of(above.begin(), above.end(), [&](const Level *l) { return l->holds(a); });
 }
 
-// What one round of a version learns in its agreement, per member: global
-// errors pending, checks to run, a store short of slots, tables or
-// directory room, the retention's drops (with a byte budget); then what
-// the levels reserve.
+// What one round of a version learns in its agreement, per member (flags,
+// set on some process: global errors pending, checks to run, a store short
+// of slots, tables or directory room; the retention's drops with a byte
+// budget), whether a process wrote into another's blocks, the interval
+// guidance's values; then what the levels reserve.
+struct MemberVote {
+  std::uint64_t pending, checks, data, tables, directory, drop;
+};
 struct Round {
-  static constexpr std::size_t kPerMember = 6;
-  enum : std::size_t { kPending, kChecks, kData, kTables, kDirectory, kDrop };
   core::Ballot ballot;
-  std::size_t guidance = 0;  // where the interval guidance's values are
-  std::size_t wrote = 0;     // where "a process wrote into another's blocks" is
+  core::Ballot::Field<MemberVote> members;
+  core::Ballot::Field<std::uint64_t> wrote;
+  core::Ballot::Field<GuidanceVote> guidance;
   std::vector<Store::Shortage> need;
-  std::uint64_t &at(std::size_t member, std::size_t what) { return ballot[member * kPerMember + what]; }
-  [[nodiscard]] bool any(std::size_t members, std::size_t what) const {
-    for (std::size_t m = 0; m < members; ++m)
-      if (ballot[m * kPerMember + what] != 0) return true;
-    return false;
+  [[nodiscard]] MemberVote member(std::size_t m) const { return ballot.get(members, m); }
+  template <class Change>
+  void update(std::size_t m, Change &&change) {
+    ballot.update(members, m, std::forward<Change>(change));
   }
+  [[nodiscard]] bool any(std::uint64_t MemberVote::*what) const { return ballot.any(members, what); }
 };
 
 // Phases reserve and freeze for each member: its shortage noted, or its
@@ -187,8 +191,10 @@ GDS_status_t freeze_all(const char *func, std::span<Array *const> members, GDS_s
   for (std::size_t m = 0; m < k; ++m) {
     Array &a = *members[m];
     Store &store = *state(a).store;
-    round->at(m, Round::kPending) = r != nullptr && r->global_pending(&a) != 0;
-    round->at(m, Round::kChecks) = checks_left && r != nullptr && r->has_version_checks(a);
+    round->update(m, [&](MemberVote &v) {
+      v.pending = r != nullptr && r->global_pending(&a) != 0;
+      v.checks = checks_left && r != nullptr && r->has_version_checks(a);
+    });
     round->need[m] = store.shortage();
   }
   s = kReserve.reach(func, s);
@@ -208,9 +214,11 @@ GDS_status_t freeze_all(const char *func, std::span<Array *const> members, GDS_s
       tracking.freeze_seconds = core::now() - start;
     }
     if (short_of) need = store.shortage();  // compared: what it lacks is known now
-    round->at(m, Round::kData) = need.data > 0;
-    round->at(m, Round::kTables) = need.tables > 0;
-    round->at(m, Round::kDirectory) = need.directory;
+    round->update(m, [&](MemberVote &v) {
+      v.data = need.data > 0;
+      v.tables = need.tables > 0;
+      v.directory = need.directory;
+    });
   }
   return made;
 }
@@ -229,18 +237,18 @@ GDS_status_t prepare_next_round(const char *func, std::span<Array *const> member
   Resilience *r = resilience();
   const std::size_t k = members.size();
   for (std::size_t m = 0; m < k; ++m)
-    if (round.at(m, Round::kPending) && r != nullptr) {
+    if (round.member(m).pending != 0 && r != nullptr) {
       const GDS_status_t d = r->deliver_global(func, members[m]);
       if (*local == GDS_STATUS_OK) *local = d;
     }
-  if (round.any(k, Round::kChecks)) {  // checks run once, on consistent data; the next round agrees on them
+  if (round.any(&MemberVote::checks)) {  // checks run once, on consistent data; the next round agrees on them
     *checks_left = false;
     for (Array *a : members)
       if (*local == GDS_STATUS_OK && r != nullptr && r->has_version_checks(*a)) *local = r->run_version_checks(func, *a);
   }
   for (std::size_t m = 0; m < k; ++m) {
-    const bool data = round.at(m, Round::kData), tables = round.at(m, Round::kTables);
-    const bool directory = round.at(m, Round::kDirectory);
+    const MemberVote v = round.member(m);
+    const bool data = v.data != 0, tables = v.tables != 0, directory = v.directory != 0;
     if (data || tables || directory)  // collective per member: every process knows which grow
       GDS_TRY(agree(func, members[m]->communicator(),
                     state(*members[m]).store->grow(func, data, tables, directory, round.need[m])));
@@ -270,14 +278,16 @@ GDS_status_t agree_on_version(const char *func, std::span<Array *const> members,
     const bool exchange_now = exchange_first || exchanged;
     s = kExchange.reach(func, exchange_now ? exchange(func, members, s) : exchange_local(func, members, wrote, s));
     round->ballot.clear();
-    round->ballot.reserve(k * Round::kPerMember);
-    round->wrote = round->ballot.reserve(1);
-    round->ballot[round->wrote] = wrote ? 1 : 0;
-    round->guidance = round->ballot.reserve(kGuidanceValues);
-    guidance_values(state(*members.front()).guidance, round->ballot, round->guidance);
+    round->members = round->ballot.reserve<MemberVote>(k);
+    round->wrote = round->ballot.reserve<std::uint64_t>();
+    round->ballot.put(round->wrote, 0, std::uint64_t{wrote});
+    round->guidance = round->ballot.reserve<GuidanceVote>();
+    round->ballot.put(round->guidance, 0, guidance_vote(state(*members.front()).guidance));
     s = freeze_all(func, members, s, checks_left, round);
     for (std::size_t m = 0; m < k; ++m)
-      round->at(m, Round::kDrop) = state(*members[m]).store->frozen() ? state(*members[m]).store->drop_wish() : 0;
+      round->update(m, [&](MemberVote &v) {
+        v.drop = state(*members[m]).store->frozen() ? state(*members[m]).store->drop_wish() : 0;
+      });
     std::vector<Frozen> v;  // what the levels above memory take of the version
     if (above)
       for (Array *a : members)
@@ -290,18 +300,19 @@ GDS_status_t agree_on_version(const char *func, std::span<Array *const> members,
           if (s == GDS_STATUS_OK) s = p;
         }
     const GDS_status_t agreed = agree(func, members.front()->communicator(), s, round->ballot.values(), signature);
-    const bool guessed_wrong = !exchange_now && round->ballot[round->wrote] != 0;
-    const bool again = round->any(k, Round::kPending) || round->any(k, Round::kChecks) ||
-                       round->any(k, Round::kData) || round->any(k, Round::kTables) ||
-                       round->any(k, Round::kDirectory) || guessed_wrong;
+    const bool someone_wrote = round->ballot.get(round->wrote) != 0;  // agreed: alike everywhere
+    const bool guessed_wrong = !exchange_now && someone_wrote;
+    const bool again = round->any(&MemberVote::pending) || round->any(&MemberVote::checks) ||
+                       round->any(&MemberVote::data) || round->any(&MemberVote::tables) ||
+                       round->any(&MemberVote::directory) || guessed_wrong;
     if (agreed != GDS_STATUS_OK || again) abandon(members);
     GDS_TRY(agreed);
-    saw_writes = saw_writes || round->ballot[round->wrote] != 0;  // agreed: alike everywhere
+    saw_writes = saw_writes || someone_wrote;
     exchanged = exchanged || guessed_wrong;
     if (!again) {
       exchange_first = saw_writes;
       drops->resize(k);
-      for (std::size_t m = 0; m < k; ++m) (*drops)[m] = round->at(m, Round::kDrop);
+      for (std::size_t m = 0; m < k; ++m) (*drops)[m] = round->member(m).drop;
       return GDS_STATUS_OK;
     }
     if (n + 1 == kMaxRounds)  // every process counts the same rounds
@@ -457,7 +468,7 @@ GDS_status_t make_version(const char *func, std::span<Array *const> members, std
     for (Array *a : members)
       for (gds::versions::Level *l : levels())
         if (l->holds(*a)) l->committed(func, *a, number);
-  guide(state(*members.front()).guidance, round.ballot, round.guidance, core::now() - started);
+  guide(state(*members.front()).guidance, round.ballot.get(round.guidance), core::now() - started);
   return GDS_STATUS_OK;
 }
 
