@@ -31,9 +31,6 @@ bool all_zero(const std::byte *p, std::uint64_t n) {
 using core::for_each_run_of_bits;
 using core::words_for;
 
-// `last` of a slot in no version yet.
-constexpr std::uint64_t kNoVersion = ~std::uint64_t{0};
-
 // The largest slab: growth past it makes more slabs rather than one huge mapping.
 constexpr std::uint64_t kSlabCap = std::uint64_t{1} << 30;
 
@@ -65,19 +62,20 @@ Store::Store(MPI_Comm comm, int rank, unsigned shift, std::uint64_t local_bytes,
       nblocks_(static_cast<std::uint32_t>((local_bytes + (std::uint64_t{1} << shift) - 1) >> shift)),
       retention_(retention),
       prefault_(prefault),
+      slabs_(comm, prefault),
+      changes_(nblocks_),
       base_(nblocks_, kZero),
-      base_since_(nblocks_, 0),
-      dirty_(words_for(nblocks_), 0),
-      suspect_(words_for(nblocks_), 0) {
+      base_since_(nblocks_, 0) {
   const std::lock_guard<std::mutex> lock(g_stores_mutex);
   g_stores.push_back(this);
 }
 
 Store::~Store() {
-  core::Background::stop_and_wait(prepared_);
   const std::lock_guard<std::mutex> lock(g_stores_mutex);
   g_stores.erase(std::find(g_stores.begin(), g_stores.end(), this));
 }
+
+GDS_status_t Store::release(const char *func) { return slabs_.release(func); }
 
 void Store::publish() { published_.store(stats(0).bytes_stored, std::memory_order_relaxed); }
 
@@ -88,8 +86,6 @@ std::uint64_t Store::others_stored() const {
     if (s != this) sum += s->published_.load(std::memory_order_relaxed);
   return sum;
 }
-
-void Store::wait_background() const { core::Background::wait(prepared_); }
 
 const Version *Store::find(std::uint64_t number) const {
   auto it = std::lower_bound(versions_.begin(), versions_.end(), number,
@@ -106,39 +102,21 @@ std::uint64_t Store::bytes_of_block(std::uint32_t b) const {
   return std::min(block_bytes(), local_bytes_ - start);
 }
 
-std::byte *Store::slot_memory(SlotRef r) const {
-  const Slab &s = *slabs_[slab_of(r)];
-  return s.memory.data() + std::uint64_t{slot_of(r)} * s.slot_bytes;
-}
-
 const SlotRef *Store::local_table(const Version &v) const {
   return v.table == kZero ? nullptr : reinterpret_cast<const SlotRef *>(slot_memory(v.table));
 }
 
-std::uint64_t Store::directory_slots() const { return directory_ == kMaxSlabs ? 0 : slabs_[directory_]->slots; }
+std::uint64_t Store::directory_slots() const { return directory_ == kMaxSlabs ? 0 : slabs_[directory_].slots; }
 
 std::uint64_t Store::directory_at(const Version &v) const {
   return v.index % directory_slots() * sizeof(SlotRef);
-}
-
-void Store::free_slot(SlotRef r) {
-  Slab &s = *slabs_[slab_of(r)];
-  const std::uint32_t i = slot_of(r);
-  core::set_bit(s.free_bits, i);
-  ++s.free;
-}
-
-bool Store::is_free(SlotRef r) const {
-  const Slab &s = *slabs_[slab_of(r)];
-  const std::uint32_t i = slot_of(r);
-  return core::test_bit(s.free_bits, i);
 }
 
 void Store::leave_base(std::uint32_t b) {
   const SlotRef r = base_[b];
   base_[b] = kZero;
   if (r == kZero) return;
-  Slab &s = *slabs_[slab_of(r)];
+  Slab &s = slabs_[slab_of(r)];
   std::uint64_t &last = s.last[slot_of(r)];
   // No version was made while r was base (it came back by a restore): r
   // belongs to a held version and is filed under it already.
@@ -146,7 +124,7 @@ void Store::leave_base(std::uint32_t b) {
   // The versions made while r was base contain it.
   if (next_index_ > base_since_[b]) last = std::max(last, next_index_ - 1);
   if (versions_.empty() || last < oldest_index() || last == kNoVersion)
-    free_slot(r);
+    slabs_.free_slot(r);
   else
     retired_[static_cast<std::size_t>(last - oldest_index())].push_back(r);
 }
@@ -154,123 +132,25 @@ void Store::leave_base(std::uint32_t b) {
 void Store::set_base(std::uint32_t b, SlotRef r, std::uint64_t since) {
   base_[b] = r;
   base_since_[b] = since;
-  if (r != kZero) slabs_[slab_of(r)]->block[slot_of(r)] = b;
+  if (r != kZero) slabs_[slab_of(r)].block[slot_of(r)] = b;
 }
 
-std::uint64_t Store::free_slots(Kind kind) const {
-  std::uint64_t n = 0;
-  for (const auto &s : slabs_)
-    if (s->kind == kind) n += s->free;
-  return n;
-}
+std::vector<std::pair<std::uint32_t, std::uint32_t>> Store::dirty_runs() const { return changes_.runs(); }
 
-std::uint64_t Store::capacity(Kind kind) const {
-  std::uint64_t n = 0;
-  for (const auto &s : slabs_)
-    if (s->kind == kind) n += s->slots;
-  return n;
-}
+void Store::mark_dirty(const std::vector<rma::BlockRange> &written) { changes_.mark(written); }
 
-Store::Run Store::take(Kind kind, std::uint32_t want) {
-  // The oldest slab with free slots first: the newest is the one still being
-  // faulted in (or not yet) when every version is kept.
-  for (std::size_t k = 0; k < slabs_.size(); ++k) {
-    Slab &s = *slabs_[k];
-    if (s.kind != kind || s.free == 0) continue;
-    // Next fit from the cursor, wrapping once. With a retention, from the
-    // start once the cursor has left the slots ever written, if some of
-    // those are free (else a scan from the start would find none, at every
-    // take): freed slots there come before slots never written (geometric growth maps more
-    // than a steady state needs), even where those are faulted in already —
-    // a page's first store costs a trap on some machines (7 us per 4 KiB on
-    // the test VM, faulted in or not), a store into a page written before
-    // does not. Keeping every version, the slots ahead are the ones being
-    // faulted in.
-    std::uint32_t i = s.cursor;
-    if (!keeps_every_version() && i >= s.touched && s.free > s.slots - s.touched) i = 0;
-    for (std::uint32_t scanned = 0; scanned <= s.slots; ) {
-      if (i >= s.slots) i = 0;
-      const std::uint64_t w = s.free_bits[i >> 6] >> (i & 63);
-      if (w == 0) {
-        // Only the slots this word holds count: past s.slots the scan wraps.
-        const std::uint32_t next = std::min((i | 63) + 1, s.slots);
-        scanned += next - i;
-        i = next;
-        continue;
-      }
-      const auto skip = static_cast<std::uint32_t>(std::countr_zero(w));
-      i += skip;
-      scanned += skip;
-      if (i >= s.slots) continue;
-      std::uint32_t n = 0;
-      while (n < want && i + n < s.slots && ((s.free_bits[(i + n) >> 6] >> ((i + n) & 63)) & 1u)) {
-        s.free_bits[(i + n) >> 6] &= ~(std::uint64_t{1} << ((i + n) & 63));
-        ++n;
-      }
-      s.free -= n;
-      s.cursor = i + n;
-      s.touched = std::max(s.touched, i + n);
-      return Run{make_ref(static_cast<std::uint32_t>(k), i), n};
-    }
-  }
-  return Run{kZero, 0};  // callers check the shortage first
-}
-
-void Store::populate(const Run &run) {
-  Slab &s = *slabs_[slab_of(run.first)];
-  const std::uint64_t end = (std::uint64_t{slot_of(run.first)} + run.count) * s.slot_bytes;
-  if (end <= s.populated) return;
-  // Whole huge pages where the kernel gives them, else 64 KiB steps.
-  const std::uint64_t kStep = core::Memory::populate_step();
-  const std::uint64_t upto = std::min<std::uint64_t>((end + kStep - 1) / kStep * kStep, s.memory.size());
-  s.memory.populate(s.populated, upto - s.populated);
-  s.populated = upto;
-}
-
-void Store::set_dirty(std::uint32_t b) {
-  std::uint64_t &w = dirty_[b >> 6];
-  const std::uint64_t bit = std::uint64_t{1} << (b & 63);
-  if ((w & bit) == 0) {
-    w |= bit;
-    ++dirty_count_;
-  }
-}
-
-std::vector<std::pair<std::uint32_t, std::uint32_t>> Store::dirty_runs() const {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
-  for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) { runs.emplace_back(first, count); });
-  return runs;
-}
-
-void Store::mark_dirty(const std::vector<rma::BlockRange> &written) {
-  if (nblocks_ == 0) return;
-  for (const rma::BlockRange &r : written) {
-    const std::uint32_t last = std::min(r.last, nblocks_ - 1);
-    for (std::uint32_t b = r.first; b <= last; ++b) set_dirty(b);
-  }
-}
-
-void Store::suspect(const std::vector<rma::BlockRange> &exposed) {
-  if (nblocks_ == 0) return;
-  for (const rma::BlockRange &r : exposed) {
-    const std::uint32_t last = std::min(r.last, nblocks_ - 1);
-    for (std::uint32_t b = r.first; b <= last; ++b) core::set_bit(suspect_, b);
-  }
-}
+void Store::suspect(const std::vector<rma::BlockRange> &exposed) { changes_.suspect(exposed); }
 
 void Store::compare_block(std::uint32_t b, const std::byte *memory) {
   if (is_dirty(b)) return;
   const std::byte *block = memory + (std::uint64_t{b} << shift_);
   const std::uint64_t n = bytes_of_block(b);
   const bool same = base_[b] == kZero ? all_zero(block, n) : std::memcmp(block, slot_memory(base_[b]), n) == 0;
-  if (!same) set_dirty(b);
+  if (!same) changes_.set_dirty(b);
 }
 
 void Store::compare_suspects(const std::byte *memory) {
-  for_each_run_of_bits(suspect_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
-    for (std::uint32_t b = first; b < first + count; ++b) compare_block(b, memory);
-  });
-  std::fill(suspect_.begin(), suspect_.end(), 0);
+  changes_.take_suspects([&](std::uint32_t b) { compare_block(b, memory); });
 }
 
 void Store::compare_dirty(const std::byte *memory) {
@@ -287,51 +167,15 @@ Store::Shortage Store::shortage() const {
   // (Not where that room would pass one slab's most slots: then only what
   // this version needs.) In steady state the dropped versions' slots are
   // the room.
-  std::uint64_t need_data = dirty_count_;
+  std::uint64_t need_data = changes_.count();
   if (prefault_ && numbers_.size() == versions_.size()) {
-    const std::uint64_t ahead = 2 * std::uint64_t{dirty_count_};
+    const std::uint64_t ahead = 2 * std::uint64_t{changes_.count()};
     if (ahead <= free_data || ahead - free_data <= kMaxSlotsPerSlab) need_data = ahead;
   }
   need.data = need_data > free_data ? need_data - free_data : 0;
   need.tables = need_tables > free_tables ? need_tables - free_tables : 0;
   need.directory = versions_.size() + 1 > directory_slots();
   return need;
-}
-
-GDS_status_t Store::add_slab(const char *func, Kind kind, std::uint64_t slots, std::uint64_t slot_bytes, bool starve) {
-  // Every process has the same slabs (ids match across processes), so all
-  // reach this refusal alike, before the collective window.
-  if (slabs_.size() >= kMaxSlabs)
-    return core::fail_critical(GDS_STATUS_NOMEM, func, "the array's versions use all %u slabs", kMaxSlabs);
-  auto slab = std::make_unique<Slab>();
-  slab->kind = kind;
-  slab->slot_bytes = slot_bytes;
-  const std::uint64_t wanted = slots * slot_bytes;
-  GDS_status_t s = GDS_STATUS_OK;
-  if (starve)
-    s = core::fail(GDS_STATUS_NOMEM, func, "no memory for %llu bytes of versions (injected fault)",
-                   static_cast<unsigned long long>(wanted));
-  if (s == GDS_STATUS_OK) s = slab->memory.map(func, wanted);
-  if (s != GDS_STATUS_OK) {
-    failed_bytes_ += wanted;
-    slots = 0;
-  }
-  // The window is collective: made on every process, empty where memory failed.
-  const GDS_status_t w =
-      slab->window.create(func, comm_, slab->memory.data(), static_cast<MPI_Aint>(slots * slot_bytes), 1);
-  if (s == GDS_STATUS_OK) s = w;
-  if (w != GDS_STATUS_OK) slots = 0;
-  slab->slots = static_cast<std::uint32_t>(slots);
-  slab->free = slab->slots;
-  if (kind == Kind::data) {
-    slab->last.assign(slots, kNoVersion);
-    slab->block.assign(slots, 0);
-    slab->crc.assign(slots, 0);
-  }
-  slab->free_bits.assign(words_for(slots), ~std::uint64_t{0});
-  if (slots % 64 != 0) slab->free_bits.back() = (std::uint64_t{1} << (slots % 64)) - 1;
-  slabs_.push_back(std::move(slab));
-  return s;
 }
 
 GDS_status_t Store::grow(const char *func, bool data_slab, bool table_slab, bool directory_slab, const Shortage &need) {
@@ -345,7 +189,7 @@ GDS_status_t Store::grow(const char *func, bool data_slab, bool table_slab, bool
     // At least what is short and as much as all slabs of the kind so far
     // (geometric growth: few windows), up to kSlabCap; nothing for a process
     // that is not short and still has half its room free.
-    const std::uint64_t have = capacity(kind), free = free_slots(kind);
+    const std::uint64_t have = slabs_.capacity(kind), free = free_slots(kind);
     std::uint64_t slots = 0;
     if (short_by > 0 || free * 2 < have) {
       const std::uint64_t cap = std::max<std::uint64_t>(1, kSlabCap / slot_bytes);
@@ -359,7 +203,7 @@ GDS_status_t Store::grow(const char *func, bool data_slab, bool table_slab, bool
     if (short_by > slots)
       s = core::fail_critical(GDS_STATUS_NOMEM, func, "%llu version blocks do not fit one slab of %u slots",
                               static_cast<unsigned long long>(short_by), kMaxSlotsPerSlab);
-    const GDS_status_t added = add_slab(func, kind, s == GDS_STATUS_OK ? slots : 0, slot_bytes, starve);
+    const GDS_status_t added = slabs_.add(func, kind, s == GDS_STATUS_OK ? slots : 0, slot_bytes, starve, &failed_bytes_);
     if (status == GDS_STATUS_OK) status = s != GDS_STATUS_OK ? s : added;
   };
   if (data_slab) add(Kind::data, need.data);
@@ -369,12 +213,12 @@ GDS_status_t Store::grow(const char *func, bool data_slab, bool table_slab, bool
     const std::uint64_t slots = std::max<std::uint64_t>(64, 2 * (versions_.size() + 1));
     std::vector<SlotRef> tables;
     for (const Version &v : versions_) tables.push_back(v.table);
-    const GDS_status_t added = add_slab(func, Kind::directory, slots, sizeof(SlotRef), false);
+    const GDS_status_t added = slabs_.add(func, Kind::directory, slots, sizeof(SlotRef), false, &failed_bytes_);
     if (status == GDS_STATUS_OK) status = added;
     if (added == GDS_STATUS_OK) {
       directory_ = static_cast<std::uint32_t>(slabs_.size() - 1);
       for (std::size_t k = 0; k < versions_.size(); ++k)
-        std::memcpy(slabs_[directory_]->memory.data() + directory_at(versions_[k]), &tables[k], sizeof(SlotRef));
+        std::memcpy(slabs_[directory_].memory.data() + directory_at(versions_[k]), &tables[k], sizeof(SlotRef));
     }
   }
   return status;
@@ -383,12 +227,12 @@ GDS_status_t Store::grow(const char *func, bool data_slab, bool table_slab, bool
 bool Store::copy_run(std::uint32_t first, std::uint32_t count, const std::byte *memory, const Fill &fill) {
   // Runs of consecutive changed blocks go to runs of consecutive slots: one copy each.
   while (count > 0) {
-    const Run run = take(Kind::data, count);
+    const Run run = slabs_.take(Kind::data, count, !keeps_every_version());
     if (run.count == 0) return false;  // the count of free slots disagrees with the bitmaps
-    populate(run);
+    slabs_.populate(run);
     const std::uint64_t at = std::uint64_t{first} << shift_;
     const std::uint64_t bytes = std::min(std::uint64_t{run.count} << shift_, local_bytes_ - at);
-    std::uint32_t *crcs = slabs_[slab_of(run.first)]->crc.data() + slot_of(run.first);
+    std::uint32_t *crcs = slabs_[slab_of(run.first)].crc.data() + slot_of(run.first);
     if (fill) {  // a restart's: the levels' read accounts for it
       fill(at, bytes, slot_memory(run.first));
       core::crc32c_blocks(slot_memory(run.first), bytes, block_bytes(), crcs);
@@ -414,8 +258,8 @@ void Store::compare_and_copy(const std::byte *memory, bool *short_of) {
     // checksums taken in the copy tell how many were equal to their base
     // (kept as copies: a version may hold a block rewritten with the same bytes).
     for (std::uint32_t b = 0; b < nblocks_; ++b)
-      if (!is_dirty(b)) set_dirty(b);
-    if (dirty_count_ > room) {
+      if (!is_dirty(b)) changes_.set_dirty(b);
+    if (changes_.count() > room) {
       *short_of = true;
       return;
     }
@@ -453,11 +297,11 @@ void Store::compare_and_copy(const std::byte *memory, bool *short_of) {
 
 GDS_status_t Store::freeze(const char *func, const std::byte *memory, const Fill &fill, bool compare, bool *short_of) {
   // Room still being faulted in: done here rather than page by page while copying.
-  core::Background::wait(prepared_);
+  slabs_.wait_background();
   pending_table_ = base_;
   pending_runs_.clear();
   // What it may copy: every block of a compared array, else the changed ones.
-  cached_copy_ = (compare ? local_bytes_ : std::uint64_t{dirty_count_} << shift_) <= kCachedCopyBytes;
+  cached_copy_ = (compare ? local_bytes_ : std::uint64_t{changes_.count()} << shift_) <= kCachedCopyBytes;
   if (compare) {
     *short_of = false;
     compare_and_copy(memory, short_of);
@@ -467,10 +311,10 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, const Fill
       return GDS_STATUS_OK;
     }
   } else {
-    if (dirty_count_ > free_slots(Kind::data) || (nblocks_ > 0 && free_slots(Kind::tables) == 0))
+    if (changes_.count() > free_slots(Kind::data) || (nblocks_ > 0 && free_slots(Kind::tables) == 0))
       return core::fail_critical(GDS_STATUS_INTERNAL, func, "version store short of slots after growing");
     bool lost = false;
-    for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
+    changes_.for_each_run([&](std::uint32_t first, std::uint32_t count) {
       if (!lost) lost = !copy_run(first, count, memory, fill);
     });
     if (lost)
@@ -478,23 +322,23 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, const Fill
   }
   pending_table_slot_ = kZero;
   if (nblocks_ > 0) {
-    const Run table = take(Kind::tables, 1);
+    const Run table = slabs_.take(Kind::tables, 1, !keeps_every_version());
     if (table.count == 0)
       return core::fail_critical(GDS_STATUS_INTERNAL, func,
                                  "version store found no free table slot where one was counted");
-    populate(table);
+    slabs_.populate(table);
     pending_table_slot_ = table.first;
     std::memcpy(slot_memory(pending_table_slot_), pending_table_.data(), std::size_t{nblocks_} * sizeof(SlotRef));
   }
   // Its directory entry: no retained version's (the directory holds more
   // than the versions retained), so written now whatever becomes of it.
   const Version next{next_index_, 0, {}, kZero, 0, {}};
-  std::memcpy(slabs_[directory_]->memory.data() + directory_at(next), &pending_table_slot_, sizeof(SlotRef));
+  std::memcpy(slabs_[directory_].memory.data() + directory_at(next), &pending_table_slot_, sizeof(SlotRef));
   copy_out_fence();
-  if (g_corrupt_block != 0 && dirty_count_ > 0) {  // GDS_FAULT_VERSION_CORRUPT: a latent error in the copy
-    std::uint64_t k = std::min<std::uint64_t>(g_corrupt_block, dirty_count_);
+  if (g_corrupt_block != 0 && changes_.count() > 0) {  // GDS_FAULT_VERSION_CORRUPT: a latent error in the copy
+    std::uint64_t k = std::min<std::uint64_t>(g_corrupt_block, changes_.count());
     g_corrupt_block = 0;
-    for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
+    changes_.for_each_run([&](std::uint32_t first, std::uint32_t count) {
       if (k == 0) return;
       if (k > count) {
         k -= count;
@@ -512,21 +356,20 @@ GDS_status_t Store::freeze(const char *func, const std::byte *memory, const Fill
   if (pending_table_slot_ != kZero) written[slab_of(pending_table_slot_)] = true;
   written[directory_] = true;
   for (std::size_t k = 0; k < slabs_.size(); ++k)
-    if (written[k]) GDS_TRY(slabs_[k]->window.sync(func));
+    if (written[k]) GDS_TRY(slabs_[static_cast<std::uint32_t>(k)].window.sync(func));
   return GDS_STATUS_OK;
 }
 
 void Store::commit(std::uint64_t number, std::string label) {
   const std::uint64_t index = next_index_;
-  for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
+  changes_.for_each_run([&](std::uint32_t first, std::uint32_t count) {
     for (std::uint32_t b = first; b < first + count; ++b) {  // the current content is clean again
       leave_base(b);
       set_base(b, pending_table_[b], index);
-      if (pending_table_[b] != kZero) slabs_[slab_of(pending_table_[b])]->last[slot_of(pending_table_[b])] = index;
+      if (pending_table_[b] != kZero) slabs_[slab_of(pending_table_[b])].last[slot_of(pending_table_[b])] = index;
     }
   });
-  std::fill(dirty_.begin(), dirty_.end(), 0);
-  dirty_count_ = 0;
+  changes_.clear();
   versions_.push_back(Version{index, number, std::move(label), pending_table_slot_, core::next_event(), {}});
   retired_.emplace_back();
   ++next_index_;
@@ -540,44 +383,13 @@ void Store::commit(std::uint64_t number, std::string label) {
   publish();
   // Until retention first drops a version, the next version needs new
   // memory: fault it in ahead. After that, dropped versions' slots are its room.
-  if (numbers_.size() == versions_.size()) prepare(taken);
-}
-
-void Store::prepare(std::uint64_t slots) {
-  if (!prefault_ || slots == 0) return;
-  // The free data slots after the cursors, in the order take() hands them
-  // out, up to `slots` of them; only memory not yet faulted in needs a job.
-  struct Range {
-    const core::Memory *memory;
-    std::uint64_t from, to;
-  };
-  std::vector<Range> ranges;
-  std::uint64_t left = slots;
-  for (const auto &slab : slabs_) {
-    if (slab->kind != Kind::data || slab->free == 0 || left == 0) continue;
-    const std::uint64_t start = std::uint64_t{slab->cursor} * slab->slot_bytes;
-    const std::uint64_t n = std::min<std::uint64_t>(left, slab->slots - slab->cursor);
-    const std::uint64_t end = std::min<std::uint64_t>(slab->memory.size(), start + n * slab->slot_bytes);
-    left -= n;
-    const std::uint64_t from = std::max(start, slab->populated);
-    if (end <= from) continue;
-    ranges.push_back(Range{&slab->memory, from, end});
-    slab->populated = end;
-  }
-  if (ranges.empty()) return;
-  core::Background::wait(prepared_);  // one job per store at a time
-  prepared_ = core::Background::submit([ranges = std::move(ranges)](const std::atomic<bool> &stop) {
-    constexpr std::uint64_t kStep = std::uint64_t{2} << 20;
-    for (const Range &r : ranges)
-      for (std::uint64_t at = r.from; at < r.to && !stop.load(std::memory_order_relaxed); at += kStep)
-        r.memory->populate(at, std::min(kStep, r.to - at));
-  });
+  if (numbers_.size() == versions_.size()) slabs_.prepare(taken);
 }
 
 void Store::abandon() {
   for (const Run &run : pending_runs_)
-    for (std::uint32_t i = 0; i < run.count; ++i) free_slot(run.first + i);
-  if (pending_table_slot_ != kZero) free_slot(pending_table_slot_);
+    for (std::uint32_t i = 0; i < run.count; ++i) slabs_.free_slot(run.first + i);
+  if (pending_table_slot_ != kZero) slabs_.free_slot(pending_table_slot_);
   pending_table_.clear();
   pending_runs_.clear();
   pending_table_slot_ = kZero;
@@ -615,7 +427,7 @@ std::uint64_t Store::drop_wish() const {
 
 std::uint64_t Store::leaving_base() const {
   std::uint64_t n = 0;
-  for_each_run_of_bits(dirty_, nblocks_, [&](std::uint32_t first, std::uint32_t count) {
+  changes_.for_each_run([&](std::uint32_t first, std::uint32_t count) {
     for (std::uint32_t b = first; b < first + count; ++b)
       n += base_[b] != kZero && next_index_ > base_since_[b];  // not one a restore brought back
   });
@@ -623,18 +435,18 @@ std::uint64_t Store::leaving_base() const {
 }
 
 bool Store::would_free(SlotRef r, std::uint64_t index) const {
-  const Slab &s = *slabs_[slab_of(r)];
+  const Slab &s = slabs_[slab_of(r)];
   const std::uint32_t i = slot_of(r);
-  return !is_free(r) && s.last[i] == index && base_[s.block[i]] != r;
+  return !slabs_.is_free(r) && s.last[i] == index && base_[s.block[i]] != r;
 }
 
 void Store::drop_oldest(std::uint64_t count) {
   count = std::min<std::uint64_t>(count, versions_.empty() ? 0 : versions_.size() - 1);
   for (std::uint64_t k = 0; k < count; ++k) {
     const Version &v = versions_.front();
-    if (v.table != kZero) free_slot(v.table);
+    if (v.table != kZero) slabs_.free_slot(v.table);
     for (SlotRef r : retired_.front())
-      if (would_free(r, v.index)) free_slot(r);
+      if (would_free(r, v.index)) slabs_.free_slot(r);
     retired_.pop_front();
     versions_.pop_front();
   }
@@ -642,7 +454,7 @@ void Store::drop_oldest(std::uint64_t count) {
 }
 
 std::uint32_t Store::stored_crc(SlotRef r, std::uint32_t b) const {
-  if (r != kZero) return slabs_[slab_of(r)]->crc[slot_of(r)];
+  if (r != kZero) return slabs_[slab_of(r)].crc[slot_of(r)];
   if (!zero_crc_known_) {
     zero_crc_[0] = crc_of_zeros(std::min(block_bytes(), local_bytes_));
     zero_crc_[1] = nblocks_ > 0 ? crc_of_zeros(bytes_of_block(nblocks_ - 1)) : 0;
@@ -665,7 +477,7 @@ std::vector<std::uint32_t> Store::verify(const Version &v, const std::vector<std
     if (!wanted.empty() && !core::test_bit(wanted, b)) continue;
     const SlotRef r = table[b];
     if (r == kZero) continue;  // the zero block takes no memory that could change
-    if (core::crc32c(slot_memory(r), bytes_of_block(b)) != slabs_[slab_of(r)]->crc[slot_of(r)]) bad.push_back(b);
+    if (core::crc32c(slot_memory(r), bytes_of_block(b)) != slabs_[slab_of(r)].crc[slot_of(r)]) bad.push_back(b);
   }
   return bad;
 }
@@ -685,8 +497,7 @@ void Store::restore(const Version &v, std::byte *memory) {
       set_base(b, table[b], next_index_);
     }
   }
-  std::fill(dirty_.begin(), dirty_.end(), 0);
-  dirty_count_ = 0;
+  changes_.clear();
 }
 
 GDS_version_stats_t Store::stats(std::uint64_t current) const {
@@ -697,11 +508,12 @@ GDS_version_stats_t Store::stats(std::uint64_t current) const {
   s.block_bytes = block_bytes();
   s.local_bytes = local_bytes_;
   std::uint64_t data = 0, tables = 0, touched = 0;
-  for (const auto &slab : slabs_) {
-    const std::uint64_t used = std::uint64_t{slab->slots - slab->free} * slab->slot_bytes;
-    if (slab->kind == Kind::directory) continue;  // a fixed few bytes per retained version
-    (slab->kind == Kind::tables ? tables : data) += used;
-    touched += std::uint64_t{slab->touched} * slab->slot_bytes;
+  for (std::uint32_t k = 0; k < slabs_.size(); ++k) {
+    const Slab &slab = slabs_[k];
+    const std::uint64_t used = std::uint64_t{slab.slots - slab.free} * slab.slot_bytes;
+    if (slab.kind == Kind::directory) continue;  // a fixed few bytes per retained version
+    (slab.kind == Kind::tables ? tables : data) += used;
+    touched += std::uint64_t{slab.touched} * slab.slot_bytes;
   }
   s.bytes_stored = data + tables;
   const std::uint64_t logical = s.versions * local_bytes_;
@@ -709,18 +521,6 @@ GDS_version_stats_t Store::stats(std::uint64_t current) const {
   s.bytes_allocated = touched;
   s.table_bytes = nblocks_ > 0 ? table_bytes(nblocks_) : 0;
   return s;
-}
-
-GDS_status_t Store::release(const char *func) {
-  core::Background::stop_and_wait(prepared_);
-  prepared_ = 0;
-  GDS_status_t status = GDS_STATUS_OK;
-  for (auto &slab : slabs_) {
-    const GDS_status_t s = slab->window.free(func);
-    if (status == GDS_STATUS_OK) status = s;
-  }
-  slabs_.clear();
-  return status;
 }
 
 }  // namespace gds::versions

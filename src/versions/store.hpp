@@ -22,6 +22,10 @@
 // goes. A version therefore costs what changed, in copies and in
 // bookkeeping alike. kZero stands for an all-zero block and takes no memory.
 //
+// The store is three parts: the slabs (slabs.hpp: memory, windows, free
+// slots), the change set (change_set.hpp: which blocks differ from base),
+// and what is here: the block tables, the directory, base and retention.
+//
 #pragma once
 
 #include <algorithm>
@@ -35,27 +39,17 @@
 #include <utility>
 #include <vector>
 
-#include "core/background.hpp"
-#include "core/memory.hpp"
 #include "gds_version.h"
 #include "rma/window.hpp"
 #include "rma/write_log.hpp"
+#include "versions/change_set.hpp"
+#include "versions/slabs.hpp"
 
 namespace gds::versions {
 
-// A slot: slab (8 bits) and slot within it (24 bits). Block tables hold one per block.
-using SlotRef = std::uint32_t;
-inline constexpr SlotRef kZero = ~SlotRef{0};
-inline constexpr unsigned kSlotBits = 24;
-inline constexpr std::uint32_t kMaxSlabs = 255;                          // slab 255 holds kZero
-inline constexpr std::uint32_t kMaxSlotsPerSlab = (1u << kSlotBits) - 1;  // 24-bit slot numbers
 // A version copying at most this many bytes of an array stores them through
 // the cache (copy.hpp): a state this small stays in the caches between versions.
 inline constexpr std::uint64_t kCachedCopyBytes = std::uint64_t{256} << 10;
-inline constexpr SlotRef make_ref(std::uint32_t slab, std::uint32_t slot) { return (slab << kSlotBits) | slot; }
-inline constexpr std::uint32_t slab_of(SlotRef r) { return r >> kSlotBits; }
-inline constexpr std::uint32_t slot_of(SlotRef r) { return r & kMaxSlotsPerSlab; }
-
 struct Retention {
   std::uint64_t max_versions = 0;  // 0: no limit
   std::uint64_t max_bytes = 0;     // 0: no limit
@@ -111,7 +105,7 @@ class Store {
   void compare_suspects(const std::byte *memory);
   void compare_dirty(const std::byte *memory);
   // How many blocks are dirty.
-  [[nodiscard]] std::uint32_t dirty_count() const { return dirty_count_; }
+  [[nodiscard]] std::uint32_t dirty_count() const { return changes_.count(); }
   // The dirty blocks, as runs (first, count), ascending.
   [[nodiscard]] std::vector<std::pair<std::uint32_t, std::uint32_t>> dirty_runs() const;
   // What a version of the dirty blocks lacks: data slots, table slots, and
@@ -174,7 +168,7 @@ class Store {
 
   // --- reading ---------------------------------------------------------------------
   // The slab holding a slot reference (for reads of this or other processes).
-  [[nodiscard]] rma::Window &slab_window(std::uint32_t slab) { return slabs_[slab]->window; }
+  [[nodiscard]] rma::Window &slab_window(std::uint32_t slab) { return slabs_[slab].window; }
   [[nodiscard]] const std::byte *local_slot(SlotRef r) const { return slot_memory(r); }
   [[nodiscard]] const SlotRef *local_table(const Version &v) const;
   // Where any process's directory entry of version v is: the slab and the
@@ -193,44 +187,18 @@ class Store {
 
   [[nodiscard]] GDS_version_stats_t stats(std::uint64_t current) const;
   // Waits for the memory being prepared in the background.
-  void wait_background() const;
+  void wait_background() const { slabs_.wait_background(); }
   // Collective: frees every slab window.
   GDS_status_t release(const char *func);
 
  private:
-  enum class Kind { data, tables, directory };
-  struct Slab {
-    core::Memory memory;
-    rma::Window window;
-    Kind kind = Kind::data;
-    std::uint64_t slot_bytes = 0;     // this process's slot size in this slab
-    std::uint32_t slots = 0;          // this process's slots
-    std::uint32_t free = 0;           // of them, free
-    std::uint32_t cursor = 0;         // where the next search for free slots starts
-    std::uint32_t touched = 0;        // slots ever written (their memory is mapped in)
-    std::uint64_t populated = 0;      // bytes from the start faulted in ahead of writing
-    std::vector<std::uint64_t> free_bits;  // per slot: 1 = free
-    std::vector<std::uint64_t> last;       // per data slot: index of the newest version containing it
-    std::vector<std::uint32_t> block;      // per data slot: the block whose content it holds
-    std::vector<std::uint32_t> crc;        // per data slot: CRC32C of its content, taken at freeze
-  };
-  // A run of consecutive slots of one slab.
-  struct Run {
-    SlotRef first;
-    std::uint32_t count;
-  };
-  // Up to `want` consecutive free slots of the given kind (fewer if the
-  // first free run is shorter); `want` > 0 and a free slot must exist.
-  Run take(Kind kind, std::uint32_t want);
-  // A slab of `slots` slots of `slot_bytes` (collective: its window).
-  GDS_status_t add_slab(const char *func, Kind kind, std::uint64_t slots, std::uint64_t slot_bytes, bool starve);
+  using Kind = SlabKind;
+  using Run = SlotRun;
   // Copies one run of dirty blocks into slots (may split it); false if a slot was missing.
   bool copy_run(std::uint32_t first, std::uint32_t count, const std::byte *memory, const Fill &fill);
   // Compares the clean blocks with their base, copying those that changed while room lasts.
   void compare_and_copy(const std::byte *memory, bool *short_of);
   [[nodiscard]] std::uint64_t directory_slots() const;
-  void free_slot(SlotRef r);
-  [[nodiscard]] bool is_free(SlotRef r) const;
   // Block b's base slot is replaced (by a new version's slot, or a restore):
   // the old one is filed under the newest version containing it, or freed.
   void leave_base(std::uint32_t b);
@@ -241,18 +209,12 @@ class Store {
   [[nodiscard]] std::uint64_t leaving_base() const;
   [[nodiscard]] std::uint64_t oldest_index() const { return next_index_ - versions_.size(); }
   [[nodiscard]] bool keeps_every_version() const { return retention_.max_versions == 0 && retention_.max_bytes == 0; }
-  // After a version: faults in, in the background, room for `slots` more data slots.
-  void prepare(std::uint64_t slots);
-  [[nodiscard]] std::uint64_t free_slots(Kind kind) const;
-  [[nodiscard]] std::uint64_t capacity(Kind kind) const;
+  [[nodiscard]] std::uint64_t free_slots(Kind kind) const { return slabs_.free_slots(kind); }
   [[nodiscard]] std::uint64_t bytes_of_block(std::uint32_t b) const;
   // Marks block b dirty if `memory` differs from base there.
   void compare_block(std::uint32_t b, const std::byte *memory);
-  void set_dirty(std::uint32_t b);
-  [[nodiscard]] bool is_dirty(std::uint32_t b) const { return (dirty_[b >> 6] >> (b & 63)) & 1u; }
-  [[nodiscard]] std::byte *slot_memory(SlotRef r) const;
-  // Faults in the memory of a run about to be written, if it is new.
-  void populate(const Run &run);
+  [[nodiscard]] bool is_dirty(std::uint32_t b) const { return changes_.dirty(b); }
+  [[nodiscard]] std::byte *slot_memory(SlotRef r) const { return slabs_.slot_memory(r); }
   MPI_Comm comm_;
   int rank_;
   unsigned shift_;
@@ -264,17 +226,14 @@ class Store {
   bool prefault_;
   bool cached_copy_ = false;  // this version's copy goes through the cache (kCachedCopyBytes)
   bool copy_all_ = false;     // a compared array's next version copies every block (most changed last time)
-  core::Background::Ticket prepared_ = 0;  // the background job faulting in room
 
-  std::vector<std::unique_ptr<Slab>> slabs_;  // slab id = index, the same on every process
+  Slabs slabs_;                               // the versions' memory
+  ChangeSet changes_;                         // what the current content changed since its base
   std::vector<SlotRef> base_;                 // per block
   std::vector<std::uint64_t> base_since_;     // per block: index of the first version its base slot went into
   std::uint64_t next_index_ = 0;              // index the next version gets
   // Slots that left base, by the index of the newest version containing them.
   std::deque<std::vector<SlotRef>> retired_;  // [0] is oldest_index()
-  std::vector<std::uint64_t> dirty_;          // per block, a bit
-  std::uint32_t dirty_count_ = 0;
-  std::vector<std::uint64_t> suspect_;        // per block, a bit
   std::uint64_t failed_bytes_ = 0;
   std::deque<Version> versions_;              // retained, oldest first
   std::vector<std::uint64_t> numbers_;        // every number ever frozen, ascending
