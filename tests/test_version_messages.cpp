@@ -341,3 +341,38 @@ TEST_F(VersionMessages, OneAgreementWhereNoProcessWritesIntoAnother) {
 }
 
 }  // namespace
+
+namespace {
+
+// The first versions of an array with the default byte budget make their
+// windows once: the first data slab holds what the budget keeps and one
+// version more, so that the versions filling it (each changing the whole
+// part, 1 MiB per process) make no window; the first makes its slabs'.
+// Growing 1, 2, 4 x the part, versions 2 and 3 made one each.
+TEST_F(VersionMessages, FirstVersionsMakeTheirWindowsOnce) {
+  constexpr Index kInts = 262144;  // 1 MiB per process: 64 blocks of 16 KiB
+  const Index n = kInts * static_cast<Index>(nprocs);
+  GDS_gds_t a = GDS_NULL;
+  ASSERT_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_INT, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, MPI_INFO_NULL, &a));
+  const Index lo = kInts * static_cast<Index>(rank), hi = lo + kInts - 1;
+  std::vector<int> data(kInts);
+  GDS_version_stats_t st{};
+  for (int v = 0; v < 8; ++v) {
+    std::fill(data.begin(), data.end(), 10 * v + rank);
+    EXPECT_GDS_OK(GDS_put(data.data(), nullptr, &lo, &hi, a));
+    EXPECT_GDS_OK(GDS_fence(a));
+    count_mpi_start();
+    EXPECT_GDS_OK(GDS_version_inc(a, 1, nullptr, 0));
+    const MpiCounts c = count_mpi_stop();
+    if (v == 0)
+      EXPECT_GT(c.objects, 0u) << "the first version makes the slabs' windows";
+    else
+      EXPECT_EQ(c.objects, 0u) << "version " << v << ": " << c.describe();
+    EXPECT_GDS_OK(GDS_get_version_stats(a, &st));
+  }
+  EXPECT_GE(st.versions, 3u) << "the default budget keeps 4 x the part: 3 versions and their tables";
+  EXPECT_LT(st.versions, 8u) << "retention dropped versions: the room was reused";
+  EXPECT_GDS_OK(GDS_free(&a));
+}
+
+}  // namespace

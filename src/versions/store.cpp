@@ -197,7 +197,16 @@ GDS_status_t Store::grow(const char *func, bool data_slab, bool table_slab, bool
       // creation is a collective that costs tens of milliseconds on an
       // oversubscribed node; untouched slots cost no memory.
       const std::uint64_t minimum = std::max<std::uint64_t>(kind == Kind::tables ? 64 : 8, (2u << 20) / slot_bytes);
-      slots = std::min<std::uint64_t>(std::max({short_by, std::min(have, cap), minimum}), kMaxSlotsPerSlab);
+      // The first data slab of an array with a byte budget: room for what the
+      // budget holds and the version past it (with the default budget, 4 x
+      // the part and one more), so that the first versions make no windows
+      // while a dense steady state fills up (growing 1, 2, 4 x made one at
+      // each of the first three versions); untouched, it costs address space.
+      const std::uint64_t budget =
+          kind == Kind::data && have == 0 && retention_.max_bytes > 0
+              ? std::min(retention_.max_bytes / slot_bytes + nblocks_, cap)
+              : 0;
+      slots = std::min<std::uint64_t>(std::max({short_by, std::min(have, cap), minimum, budget}), kMaxSlotsPerSlab);
     }
     GDS_status_t s = GDS_STATUS_OK;
     if (short_by > slots)
