@@ -54,6 +54,11 @@ TEST(Ballot, ARecordOutsideItsFieldIsRefused) {
   EXPECT_THROW((void)b.get(votes, 2), std::out_of_range);
   EXPECT_THROW(b.put(after, 4, std::uint64_t{1}), std::out_of_range);
   EXPECT_NO_THROW(b.put(after, 3, std::uint64_t{1}));
+  // A field of a ballot cleared since lies past its values.
+  b.clear();
+  (void)b.reserve<std::uint64_t>(2);
+  EXPECT_THROW((void)b.get(votes, 1), std::out_of_range);
+  EXPECT_THROW(b.put(votes, 0, Vote{}), std::out_of_range);
 }
 
 }  // namespace

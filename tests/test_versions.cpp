@@ -869,11 +869,14 @@ TEST_F(Versions, CreateArraysChangedBehindTheLibrarysBack) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
-// A GDS_create array whose last version found most blocks changed copies
-// every block at the next version without comparing (a compare that ends at
-// once still costs its base's miss), and compares again once the copy's
-// checksums show that most stayed the same. Odd processes change other
-// blocks than even ones; every version reads back.
+// A GDS_create array whose last version found fewer than a quarter of its
+// blocks the same copies every block at the next version without comparing
+// (a compare that ends at once still costs its base's miss), gives back the
+// copies of blocks that turn out equal to their base (their checksums
+// match), and compares again once a quarter or more were the same. What a
+// version stores is what changed either way; what it copied (GDS_get_costs)
+// shows the mode. Odd processes change other blocks than even ones; every
+// version reads back.
 TEST_F(Versions, DenselyChangedCreateArraysCopyEveryBlockUntilMostStayTheSame) {
   constexpr Index kPer = 8 * 16;  // 8 blocks of 64 bytes
   struct Map {
@@ -909,6 +912,11 @@ TEST_F(Versions, DenselyChangedCreateArraysCopyEveryBlockUntilMostStayTheSame) {
     EXPECT_GDS_OK(GDS_get_version_stats(g, &st));
     return st.bytes_stored;
   };
+  const auto bytes_copied = [] {
+    GDS_costs_t c{};
+    EXPECT_GDS_OK(GDS_get_costs(&c));
+    return c.versions.bytes;
+  };
   // (blocks changed, whether the version copies all 8): the first version is
   // set against nothing and decides nothing; 8 changed, compared: the next
   // copies all; 7 changed: all again; 1: all once more, then compared.
@@ -918,11 +926,12 @@ TEST_F(Versions, DenselyChangedCreateArraysCopyEveryBlockUntilMostStayTheSame) {
   GDS_version_stats_t st{};
   for (std::size_t k = 0; k < plan.size(); ++k) {
     change(plan[k].first, 100 * static_cast<int>(k) + rank + 1);
-    const std::uint64_t before = bytes_stored();
+    const std::uint64_t before = bytes_stored(), copied = bytes_copied();
     ASSERT_GDS_OK(GDS_version_inc(g, 1, nullptr, 0));
     ASSERT_GDS_OK(GDS_get_version_stats(g, &st));
-    const std::uint64_t blocks = plan[k].second ? 8 : static_cast<std::uint64_t>(plan[k].first);
-    EXPECT_EQ(st.bytes_stored - before, 64 * blocks + st.table_bytes) << "version " << k;
+    const auto changed = static_cast<std::uint64_t>(plan[k].first);
+    EXPECT_EQ(st.bytes_stored - before, 64 * changed + st.table_bytes) << "version " << k;
+    EXPECT_EQ(bytes_copied() - copied, 64 * (plan[k].second ? 8 : changed)) << "version " << k;
     held.push_back(local);
   }
   // Every version reads back, newest first.

@@ -89,12 +89,12 @@ class Ballot {
   template <class T>
   [[nodiscard]] T get(Field<T> f, std::size_t i = 0) const {
     T v;
-    std::memcpy(&v, &values_.at(index(f, i)), sizeof(T));
+    std::memcpy(&v, &values_.at(index(f, i) + kWords<T> - 1) - (kWords<T> - 1), sizeof(T));
     return v;
   }
   template <class T>
   void put(Field<T> f, std::size_t i, const T &v) {
-    std::memcpy(&values_.at(index(f, i)), &v, sizeof(T));
+    std::memcpy(&values_.at(index(f, i) + kWords<T> - 1) - (kWords<T> - 1), &v, sizeof(T));
   }
   // Record i of f, changed by `change(T &)`.
   template <class T, class Change>
@@ -116,7 +116,9 @@ class Ballot {
  private:
   template <class T>
   static constexpr std::size_t kWords = sizeof(T) / sizeof(std::uint64_t);
-  // Where record i of f starts (a record outside its field is a bug: refused).
+  // Where record i of f starts (a record outside its field is a bug: refused;
+  // so is one past the values, a field of a ballot cleared since: get() and
+  // put() reach its last word through values_.at()).
   template <class T>
   static std::size_t index(Field<T> f, std::size_t i) {
     if (i >= f.count) throw std::out_of_range("a ballot record outside its field");

@@ -30,6 +30,14 @@ class ChangeSet {
       ++count_;
     }
   }
+  void set_clean(std::uint32_t b) {
+    std::uint64_t &w = dirty_[b >> 6];
+    const std::uint64_t bit = std::uint64_t{1} << (b & 63);
+    if ((w & bit) != 0) {
+      w &= ~bit;
+      --count_;
+    }
+  }
   // How many blocks are dirty.
   [[nodiscard]] std::uint32_t count() const { return count_; }
   // The blocks of `written` (ranges reported by puts), dirty.

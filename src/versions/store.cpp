@@ -12,6 +12,7 @@
 #include "core/crc32c.hpp"
 #include "core/log.hpp"
 #include "versions/copy.hpp"
+#include "versions/state.hpp"
 
 namespace gds::versions {
 
@@ -202,9 +203,12 @@ GDS_status_t Store::grow(const char *func, bool data_slab, bool table_slab, bool
       // the part and one more), so that the first versions make no windows
       // while a dense steady state fills up (growing 1, 2, 4 x made one at
       // each of the first three versions); untouched, it costs address space.
+      // (Never more than the default budget's 4 x the part and one version:
+      // a larger budget grows as before.)
+      const std::uint64_t part_slots = std::uint64_t{nblocks_} * (kAutoFactor + 1);
       const std::uint64_t budget =
           kind == Kind::data && have == 0 && retention_.max_bytes > 0
-              ? std::min(retention_.max_bytes / slot_bytes + nblocks_, cap)
+              ? std::min({retention_.max_bytes / slot_bytes + nblocks_, part_slots, cap})
               : 0;
       slots = std::min<std::uint64_t>(std::max({short_by, std::min(have, cap), minimum, budget}), kMaxSlotsPerSlab);
     }
@@ -261,11 +265,12 @@ void Store::compare_and_copy(const std::byte *memory, bool *short_of) {
   std::uint64_t room = free_slots(Kind::data);
   std::uint32_t same = 0;  // blocks found equal to their base
   if (copy_all_) {
-    // Most blocks changed last time: each compare would end at its first
-    // bytes and still cost its base's miss (a slot out of the cache), about
-    // half a block's copy. Every block is copied instead, in runs; the
-    // checksums taken in the copy tell how many were equal to their base
-    // (kept as copies: a version may hold a block rewritten with the same bytes).
+    // Fewer than a quarter of the blocks were the same last time: a compare
+    // would end at a block's first bytes and still cost its base's miss (a
+    // slot out of the cache), about half a block's copy. Every block is
+    // copied instead, in runs; a block whose checksum, taken in the copy,
+    // matches its base's is compared then (rarely: it is one that stayed
+    // the same), and if equal its copy goes and its base stays.
     for (std::uint32_t b = 0; b < nblocks_; ++b)
       if (!is_dirty(b)) changes_.set_dirty(b);
     if (changes_.count() > room) {
@@ -276,8 +281,30 @@ void Store::compare_and_copy(const std::byte *memory, bool *short_of) {
       *short_of = true;
       return;
     }
-    for (std::uint32_t b = 0; b < nblocks_; ++b)
-      if (stored_crc(pending_table_[b], b) == stored_crc(base_[b], b)) ++same;
+    for (std::uint32_t b = 0; b < nblocks_; ++b) {
+      const SlotRef copy = pending_table_[b];
+      if (stored_crc(copy, b) != stored_crc(base_[b], b)) continue;
+      const std::uint64_t n = bytes_of_block(b);
+      const bool equal = base_[b] == kZero ? all_zero(slot_memory(copy), n)
+                                           : std::memcmp(slot_memory(copy), slot_memory(base_[b]), n) == 0;
+      if (!equal) continue;
+      ++same;
+      slabs_.free_slot(copy);
+      pending_table_[b] = base_[b];
+      changes_.set_clean(b);
+    }
+    if (same > 0) {  // the runs taken, less the slots given back
+      std::vector<Run> taken;
+      for (const Run &run : pending_runs_)
+        for (std::uint32_t i = 0; i < run.count;) {
+          while (i < run.count && slabs_.is_free(run.first + i)) ++i;
+          std::uint32_t j = i;
+          while (j < run.count && !slabs_.is_free(run.first + j)) ++j;
+          if (j > i) taken.push_back(Run{run.first + i, j - i});
+          i = j;
+        }
+      pending_runs_ = std::move(taken);
+    }
   } else {
     // One pass: a block that differs from its base is copied at once, while
     // it is in the cache, as long as a slot is free; past that, the rest is
@@ -298,10 +325,11 @@ void Store::compare_and_copy(const std::byte *memory, bool *short_of) {
     }
   }
   // Copying all costs a copy of the blocks that were the same; comparing,
-  // a miss per changed block (about half a copy): all are copied while at
-  // most a quarter stay the same. (Not on the first version's word: every
-  // block that is not all zeros differs from nothing.)
-  if (!*short_of) copy_all_ = !versions_.empty() && nblocks_ > 0 && std::uint64_t{same} * 4 < nblocks_;
+  // a miss per changed block (about half a copy): all are copied while
+  // fewer than a quarter stay the same. (Not on the first version's word:
+  // every block that is not all zeros differs from nothing.) Taken at
+  // commit: every round of one version freezes alike.
+  if (!*short_of) next_copy_all_ = !versions_.empty() && nblocks_ > 0 && std::uint64_t{same} * 4 < nblocks_;
 }
 
 GDS_status_t Store::freeze(const char *func, const std::byte *memory, const Fill &fill, bool compare, bool *short_of) {
@@ -380,6 +408,7 @@ void Store::commit(std::uint64_t number, std::string label) {
   });
   changes_.clear();
   versions_.push_back(Version{index, number, std::move(label), pending_table_slot_, core::next_event(), {}});
+  copy_all_ = next_copy_all_;
   retired_.emplace_back();
   ++next_index_;
   numbers_.push_back(number);

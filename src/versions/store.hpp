@@ -126,7 +126,10 @@ class Store {
   // slots and writes the new table. With `compare`, every clean block is
   // compared with its base first (GDS_create arrays: the program writes
   // their memory directly), in the same pass as the copy where the room
-  // allows: a block changed is copied while it is in the cache. *short_of
+  // allows: a block changed is copied while it is in the cache; or, where
+  // fewer than a quarter of the blocks were the same at the last version,
+  // every block is copied and those whose checksum matches their base's
+  // compared after (their copies given back if equal). *short_of
   // (with compare) becomes whether the room ran out: then nothing is frozen,
   // the dirty blocks are known, and the caller grows and freezes again.
   // Nothing becomes visible or owned until commit(); abandon() undoes it.
@@ -196,7 +199,8 @@ class Store {
   using Run = SlotRun;
   // Copies one run of dirty blocks into slots (may split it); false if a slot was missing.
   bool copy_run(std::uint32_t first, std::uint32_t count, const std::byte *memory, const Fill &fill);
-  // Compares the clean blocks with their base, copying those that changed while room lasts.
+  // Compares the clean blocks with their base, copying those that changed while room lasts
+  // (or copies all, then compares those whose checksum matches: copy_all_).
   void compare_and_copy(const std::byte *memory, bool *short_of);
   [[nodiscard]] std::uint64_t directory_slots() const;
   // Block b's base slot is replaced (by a new version's slot, or a restore):
@@ -225,7 +229,8 @@ class Store {
   void publish();
   bool prefault_;
   bool cached_copy_ = false;  // this version's copy goes through the cache (kCachedCopyBytes)
-  bool copy_all_ = false;     // a compared array's next version copies every block (most changed last time)
+  bool copy_all_ = false;       // a compared array's versions copy every block (few were the same)
+  bool next_copy_all_ = false;  // what the version frozen found: copy_all_ from its commit on
 
   Slabs slabs_;                               // the versions' memory
   ChangeSet changes_;                         // what the current content changed since its base

@@ -20,7 +20,8 @@
 //             changed blocks
 //   freeze    the changed blocks are copied, each block's CRC32C taken as
 //             it is, and the block tables and directory entries written
-//             (GDS_create arrays: compared and copied in one pass)
+//             (GDS_create arrays: compared and copied in one pass, or,
+//             where few blocks stayed the same, all copied first)
 //   persist   the levels above memory prepare the version (the cache lays
 //             out its files and tells its peers their lengths)
 //   agree     one allreduce settles them all: every process's status and
