@@ -815,22 +815,26 @@ TEST_F(Versions, VerifyFollowsTheApplicationsMapping) {
   EXPECT_GDS_OK(GDS_free(&g));
 }
 
+// A GDS_create mapping of `kPer` elements per process, in rank order.
+template <Index kPer>
+struct Blocked {
+  static GDS_status_t g2l(const GDS_size_t global[], int *rank, GDS_size_t *offset) {
+    *rank = static_cast<int>(global[0] / kPer);
+    *offset = global[0] % kPer;
+    return GDS_STATUS_OK;
+  }
+  static GDS_status_t l2g(GDS_size_t offset, GDS_size_t global[]) {
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    global[0] = static_cast<Index>(r) * kPer + offset;
+    return GDS_STATUS_OK;
+  }
+};
+
 // GDS_create arrays: the application writes its buffer directly; versions
 // find the changed blocks by comparing, and old versions read back.
 TEST_F(Versions, CreateArraysChangedBehindTheLibrarysBack) {
-  struct Map {
-    static GDS_status_t g2l(const GDS_size_t global[], int *rank, GDS_size_t *offset) {
-      *rank = static_cast<int>(global[0] / 32);
-      *offset = global[0] % 32;
-      return GDS_STATUS_OK;
-    }
-    static GDS_status_t l2g(GDS_size_t offset, GDS_size_t global[]) {
-      int r;
-      MPI_Comm_rank(MPI_COMM_WORLD, &r);
-      global[0] = static_cast<Index>(r) * 32 + offset;
-      return GDS_STATUS_OK;
-    }
-  };
+  using Map = Blocked<32>;
   const Index n = 32 * static_cast<Index>(nprocs);
   std::vector<int> local(32, rank);
   MPI_Info info;
@@ -879,19 +883,7 @@ TEST_F(Versions, CreateArraysChangedBehindTheLibrarysBack) {
 // version reads back.
 TEST_F(Versions, DenselyChangedCreateArraysCopyEveryBlockUntilMostStayTheSame) {
   constexpr Index kPer = 8 * 16;  // 8 blocks of 64 bytes
-  struct Map {
-    static GDS_status_t g2l(const GDS_size_t global[], int *rank, GDS_size_t *offset) {
-      *rank = static_cast<int>(global[0] / kPer);
-      *offset = global[0] % kPer;
-      return GDS_STATUS_OK;
-    }
-    static GDS_status_t l2g(GDS_size_t offset, GDS_size_t global[]) {
-      int r;
-      MPI_Comm_rank(MPI_COMM_WORLD, &r);
-      global[0] = static_cast<Index>(r) * kPer + offset;
-      return GDS_STATUS_OK;
-    }
-  };
+  using Map = Blocked<kPer>;
   const Index n = kPer * static_cast<Index>(nprocs);
   std::vector<int> local(kPer, 0);
   MPI_Info info;

@@ -139,7 +139,7 @@ class Versions final : public core::Module {
       s.retention.process_bytes =
           host > 0 ? std::max<std::uint64_t>(host / kAutoHostDivisor / sharing, 1) : 0;
     }
-    s.store = std::make_unique<Store>(a.communicator(), a.rank, s.block_shift, bytes, s.retention, g_settings.prefault);
+    s.store = std::make_unique<Store>(a.communicator(), s.block_shift, bytes, s.retention, g_settings.prefault);
     open_tracking(a, g_settings.write_tracking);
     // GDS_create arrays log the ranges of GDS's own writes too, on every
     // process alike (whether or not its own tracker opened): another

@@ -55,10 +55,8 @@ static std::vector<const Store *> g_stores;
 void inject_memory_failure(std::uint64_t after) { g_fail_memory_after = after; }
 void inject_corruption(std::uint64_t k) { g_corrupt_block = k; }
 
-Store::Store(MPI_Comm comm, int rank, unsigned shift, std::uint64_t local_bytes, Retention retention, bool prefault)
-    : comm_(comm),
-      rank_(rank),
-      shift_(shift),
+Store::Store(MPI_Comm comm, unsigned shift, std::uint64_t local_bytes, Retention retention, bool prefault)
+    : shift_(shift),
       local_bytes_(local_bytes),
       nblocks_(static_cast<std::uint32_t>((local_bytes + (std::uint64_t{1} << shift) - 1) >> shift)),
       retention_(retention),

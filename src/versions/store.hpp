@@ -70,7 +70,7 @@ struct Version {
 
 class Store {
  public:
-  Store(MPI_Comm comm, int rank, unsigned shift, std::uint64_t local_bytes, Retention retention, bool prefault);
+  Store(MPI_Comm comm, unsigned shift, std::uint64_t local_bytes, Retention retention, bool prefault);
   ~Store();
   Store(const Store &) = delete;
   Store &operator=(const Store &) = delete;
@@ -219,8 +219,6 @@ class Store {
   void compare_block(std::uint32_t b, const std::byte *memory);
   [[nodiscard]] bool is_dirty(std::uint32_t b) const { return changes_.dirty(b); }
   [[nodiscard]] std::byte *slot_memory(SlotRef r) const { return slabs_.slot_memory(r); }
-  MPI_Comm comm_;
-  int rank_;
   unsigned shift_;
   std::uint64_t local_bytes_;
   std::uint32_t nblocks_;
