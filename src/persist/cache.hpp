@@ -64,6 +64,9 @@ inline constexpr core::Phase kRestartRecorded{
 
 // Asynchronous versions of an array in flight at once.
 inline constexpr std::size_t kInflight = 2;
+// Bytes of a synchronous unit's files up to which they are written on the
+// calling thread rather than the cache lane (cache_pipeline.cpp).
+inline constexpr std::uint64_t kWriteHere = std::uint64_t{1} << 20;
 
 // A version's file as the pieces it is written from: its header, then runs
 // of blocks where they are in the memory version, or all of it in one
@@ -89,6 +92,7 @@ struct CachedFile {
   bool exchanged = false;       // its messages completed
   Result mpi;                   // completing them
   core::Background::Ticket own = 0, protect = 0;  // the jobs writing the file and what arrived
+  bool here = false;            // written on the calling thread (a small synchronous unit)
   std::shared_ptr<Result> own_result = std::make_shared<Result>(), protect_result = std::make_shared<Result>();
 };
 
@@ -100,6 +104,7 @@ struct Unit {
   std::string group_dir;  // of the group's records
   std::vector<CachedFile> files;
   bool sync = false;      // waited for inside GDS_version_inc (failures returned there, not raised)
+  bool here = false;      // small and synchronous: written on the calling thread
   core::Ballot::Field<std::uint64_t> wishes;  // per file, whether the next cached version should be full
   bool laid_out = true;    // every file (false where a member's version was not frozen here)
   enum class Step { writing, recording } step = Step::writing;

@@ -49,18 +49,21 @@ using gds::core::ull;
 constexpr int kTagLengths = 0x6d20, kTagData = 0x6d40;  // data: one tag per unit in flight (of 64)
 constexpr int kDataTags = 64;
 
-// Queues `work` (returning a Result) on the cache lane; memory running out inside it is its failure.
+// Queues `work` (returning a Result) on the cache lane, or (`here`) runs it
+// now on the calling thread (ticket 0: finished); memory running out inside
+// it is its failure.
 template <class F>
-Background::Ticket submit(std::shared_ptr<Result> out, F work) {
-  return Background::submit(
-      [out = std::move(out), work = std::move(work)](const std::atomic<bool> &) {
-        try {
-          *out = work();
-        } catch (...) {
-          *out = Result::nomem("no memory to write a cached version's file");
-        }
-      },
-      Lane::cache);
+Background::Ticket submit(std::shared_ptr<Result> out, F work, bool here) {
+  auto job = [out = std::move(out), work = std::move(work)](const std::atomic<bool> &) {
+    try {
+      *out = work();
+    } catch (...) {
+      *out = Result::nomem("no memory to write a cached version's file");
+    }
+  };
+  if (!here) return Background::submit(std::move(job), Lane::cache);
+  job(std::atomic<bool>{false});
+  return 0;
 }
 
 // Sends every file's length to the scheme's peers and receives theirs (one
@@ -117,7 +120,7 @@ bool advance(CachedFile &f, bool block) {
     if (done || !f.mpi.ok()) {
       f.exchanged = true;
       if (f.x.store && f.mpi.ok())
-        f.protect = submit(f.protect_result, [x = &f.x] { return x->store(*x); });
+        f.protect = submit(f.protect_result, [x = &f.x] { return x->store(*x); }, f.here);
     }
   }
   if (!f.exchanged) return false;
@@ -171,7 +174,7 @@ void start_records(Unit &u) {
     u.recorded = submit(u.record_result, [dir, path = record_path(dir, f.record.number), bytes = encode_record(f.record)] {
       PERSIST_TRY(write_file_atomically(path, {{const_cast<std::byte *>(bytes.data()), bytes.size()}}));
       return sync_dir(dir);
-    });
+    }, u.here);
     return;
   }
   GroupRecord g{u.files.front().h.number, {}};
@@ -181,7 +184,7 @@ void start_records(Unit &u) {
     PERSIST_TRY(make_dirs(dir));
     PERSIST_TRY(write_file_atomically(path, {{const_cast<std::byte *>(bytes.data()), bytes.size()}}));
     return sync_dir(dir);
-  });
+  }, u.here);
 }
 
 // Every process has the unit's records: the catalogue has its versions,
@@ -290,7 +293,14 @@ bool still_valid(const Unit &u) {
 }
 
 void start(const std::shared_ptr<Unit> &u) {
+  // A small synchronous unit writes on this thread, which waits for the
+  // writes anyway: handing each file to the cache lane and back costs more
+  // than its overlap with the messages saves.
+  std::uint64_t bytes = 0;
+  for (const CachedFile &f : u->files) bytes += f.file.view.size;
+  u->here = u->sync && bytes <= kWriteHere;
   for (CachedFile &f : u->files) {
+    f.here = u->here;
     Cacher &c = cacher(*f.a);
     // The next cached version starts from this one (its increment).
     f.record = record_of(c, f.h, f.file.held);
@@ -302,11 +312,14 @@ void start(const std::shared_ptr<Unit> &u) {
     f.mpi = c.scheme->start(f.h.number, tag, f.file.view, &f.x);
     const std::string path = version_path(c.dir, f.h.number);
     c.spares->claim(path, f.file.view.size);
-    f.own = submit(f.own_result, [view = f.file.view, path, dir = c.dir] {
+    // Written here, before the scheme's store, which syncs the same
+    // directory: one fsync of it makes both files' entries durable.
+    const bool store_syncs = f.here && f.x.store && f.mpi.ok();
+    f.own = submit(f.own_result, [view = f.file.view, path, dir = c.dir, store_syncs] {
       PERSIST_TRY(write_file(path, view.pieces));
       core::add_bytes(core::Work::cache, view.size);
-      return sync_dir(dir);
-    });
+      return store_syncs ? Result() : sync_dir(dir);
+    }, f.here);
     c.units.push_back(u);
     core::add_call(core::Work::cache);
     if (!f.x.reqs.empty() || !f.x.inflows.empty()) core::add_call(core::Work::redundancy);

@@ -30,6 +30,8 @@ File &File::operator=(File &&o) noexcept {
 }
 
 Result make_dirs(const std::string &path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return {};  // there already (a version's record)
   std::string partial;
   std::size_t pos = 0;
   while (pos != std::string::npos) {
@@ -38,7 +40,6 @@ Result make_dirs(const std::string &path) {
     if (partial.empty()) continue;
     if (::mkdir(partial.c_str(), 0700) != 0 && errno != EEXIST) return Result::io(partial, "cannot create", errno);
   }
-  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return Result::io(path, "cannot create", errno);
   if (!S_ISDIR(st.st_mode)) return Result::io(path, "is not a directory", ENOTDIR);
   return {};

@@ -58,7 +58,10 @@ struct Inflow {
 // A scheme's protection of one version file in progress: the sends and
 // receives start() posted (each receive an Inflow into one of the buffers
 // `in`), and what to write once they completed (`store`, on a background
-// thread: no MPI, nothing recorded; empty: nothing to write).
+// thread or the caller's: no MPI, nothing recorded; empty: nothing to
+// write). A store writes into the process's directory (Places::dir) and
+// fsyncs it last, which makes the entries of files written there before it
+// durable too (the cache's own version file counts on it).
 struct Exchange {
   std::vector<MPI_Request> reqs;
   std::vector<Inflow> inflows;
