@@ -1,5 +1,6 @@
 // Fuzzing the readers of the cache's on-disk records (persist/format.hpp):
-// parse_version, parse_record and parse_parity get valid files mutated at
+// parse_version, parse_record, parse_parity and parse_group_version (a
+// version group's file: a head, then its members' version files) get valid files mutated at
 // random (bit flips, interesting integers in every field, truncation,
 // extension, splices), half of them re-sealed (checksums recomputed, so the
 // mutations reach the checks behind them). A reader must refuse or return
@@ -39,11 +40,12 @@ std::uint32_t crc(const Bytes &b, std::size_t from, std::size_t n) {
 }
 
 // Valid files: versions (full and incremental, labels, partial last block), records, parity.
-Bytes version_file(std::mt19937_64 &rng, bool full) {
+Bytes version_file(std::mt19937_64 &rng, bool full, const VersionHeader *like = nullptr,
+                   std::uint32_t *header_crc = nullptr) {
   VersionHeader h;
-  h.nprocs = 1 + static_cast<std::uint32_t>(rng() % 4);
-  h.rank = static_cast<std::uint32_t>(rng() % h.nprocs);
-  h.number = 5 + rng() % 10;
+  h.nprocs = like != nullptr ? like->nprocs : 1 + static_cast<std::uint32_t>(rng() % 4);
+  h.rank = like != nullptr ? like->rank : static_cast<std::uint32_t>(rng() % h.nprocs);
+  h.number = like != nullptr ? like->number : 5 + rng() % 10;
   h.next = h.number + 1 + rng() % 3;
   h.shift = 6 + static_cast<std::uint32_t>(rng() % 4);
   h.part_bytes = rng() % (40u << h.shift);
@@ -66,7 +68,30 @@ Bytes version_file(std::mt19937_64 &rng, bool full) {
   h.held = blocks.size();
   const std::string label(rng() % 20, 'l'), next_label(rng() % 5, 'n');
   Bytes f = encode_version_head(h, label, next_label, blocks, crcs);
+  if (header_crc != nullptr) *header_crc = static_cast<std::uint32_t>(get(f, 124, 4));
   f.insert(f.end(), data.begin(), data.end());
+  return f;
+}
+
+// A version group's file of 1-4 members.
+Bytes group_file(std::mt19937_64 &rng) {
+  VersionHeader like;
+  like.nprocs = 1 + static_cast<std::uint32_t>(rng() % 4);
+  like.rank = static_cast<std::uint32_t>(rng() % like.nprocs);
+  like.number = 5 + rng() % 10;
+  GroupVersion g;
+  g.rank = like.rank;
+  g.nprocs = like.nprocs;
+  g.number = like.number;
+  std::vector<Bytes> members;
+  const int n = 1 + static_cast<int>(rng() % 4);
+  for (int i = 0; i < n; ++i) {
+    std::uint32_t c = 0;
+    members.push_back(version_file(rng, rng() % 2 == 0, &like, &c));
+    g.members.push_back(GroupSegment{"member" + std::to_string(i), 0, members.back().size(), c});
+  }
+  Bytes f = encode_group_version_head(&g);
+  for (const Bytes &m : members) f.insert(f.end(), m.begin(), m.end());
   return f;
 }
 
@@ -163,6 +188,9 @@ void reseal(Bytes &f, int kind) {
     put(f, 124, 4, crc(f, 0, 124));
   } else if (kind == 1 && f.size() >= kRecordBytes) {
     put(f, 60, 4, crc(f, 0, 60));
+  } else if (kind == 3 && f.size() >= 44) {
+    const std::uint64_t head = get(f, 32, 8);
+    if (head >= 44 && head <= f.size()) put(f, head - 4, 4, crc(f, 0, head - 4));
   } else if (kind == 2 && f.size() >= kParityHeaderBytes + 8) {
     const std::uint64_t n = kParityHeaderBytes + 8 * std::min<std::uint64_t>(get(f, 16, 4), 2048) + 8;
     if (n <= f.size()) {
@@ -190,6 +218,27 @@ bool consistent(const Bytes &f, int kind, std::string *why) {
       if (at != f.size()) return *why = "blocks do not end the file", false;
       if (v.blocks.size() != v.crcs.size() || v.h.held != v.blocks.size()) return *why = "list sizes", false;
       (void)sum;
+    }
+    return true;
+  }
+  if (kind == 3) {
+    for (bool check_data : {false, true}) {
+      GroupVersion g;
+      if (!parse_group_version(std::span<const std::byte>(f), &g, check_data).ok()) continue;
+      std::uint64_t at = g.head_bytes;
+      for (const GroupSegment &m : g.members) {
+        if (m.at != at || m.bytes > f.size() - at) return *why = "a segment outside the file", false;
+        if (m.name.empty() || m.name.size() > 64) return *why = "member name", false;
+        at += m.bytes;
+      }
+      if (at != f.size() || g.members.empty()) return *why = "segments do not tile the file", false;
+      if (check_data) {
+        for (const GroupSegment &m : g.members) {
+          VersionFile v;
+          if (!parse_version(std::span<const std::byte>(f).subspan(m.at, m.bytes), &v, true).ok())
+            return *why = "a checked group file with a bad member", false;
+        }
+      }
     }
     return true;
   }
@@ -224,24 +273,27 @@ int main(int argc, char **argv) {
               seconds, static_cast<unsigned long long>(seed));
   std::fflush(stdout);
   std::mt19937_64 rng(seed);
-  std::vector<Bytes> seeds[3];
+  std::vector<Bytes> seeds[4];
   for (int i = 0; i < 16; ++i) {
     seeds[0].push_back(version_file(rng, i % 2 == 0));
     seeds[1].push_back(record_file(rng));
     seeds[2].push_back(parity_file(rng));
+    seeds[3].push_back(group_file(rng));
   }
   std::vector<Bytes> all;
   for (auto &s : seeds) all.insert(all.end(), s.begin(), s.end());
   // The seeds themselves parse.
-  for (int kind = 0; kind < 3; ++kind)
+  for (int kind = 0; kind < 4; ++kind)
     for (const Bytes &f : seeds[kind]) {
       VersionFile v;
       Record r;
       ParityHeader h;
+      GroupVersion g;
       std::uint64_t off = 0;
       const Result e = kind == 0   ? parse_version(f, &v, true)
                        : kind == 1 ? parse_record(f, &r)
-                                   : parse_parity(f, &h, &off);
+                       : kind == 2 ? parse_parity(f, &h, &off)
+                                   : parse_group_version(f, &g, true);
       if (!e.ok()) {
         std::printf("FAIL: a valid file of kind %d was refused: %s\n", kind, e.what().c_str());
         return 1;
@@ -251,7 +303,7 @@ int main(int argc, char **argv) {
   std::uint64_t runs = 0, accepted = 0;
   while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds) {
     for (int k = 0; k < 256; ++k, ++runs) {
-      const int kind = static_cast<int>(rng() % 3);
+      const int kind = static_cast<int>(rng() % 4);
       Bytes f = seeds[kind][rng() % seeds[kind].size()];
       mutate(rng, f, all);
       if (rng() % 2) reseal(f, kind);
@@ -266,8 +318,12 @@ int main(int argc, char **argv) {
       VersionFile v;
       Record r;
       ParityHeader h;
+      GroupVersion g;
       std::uint64_t off = 0;
-      accepted += (kind == 0 ? parse_version(f, &v, false) : kind == 1 ? parse_record(f, &r) : parse_parity(f, &h, &off))
+      accepted += (kind == 0   ? parse_version(f, &v, false)
+                   : kind == 1 ? parse_record(f, &r)
+                   : kind == 2 ? parse_parity(f, &h, &off)
+                               : parse_group_version(f, &g, false))
                       .ok();
     }
   }

@@ -11,7 +11,13 @@ written between "cache.record" and "cache.recorded"), the n-th time, on a
 random process; the job dies; the rerun restarts from the cache (PARTNER across
 one-process nodes, SINGLE at 1 process, XOR at 3 or more every other
 round). Then the same from the prefix with the cache removed (flushes of
-the members published at different times). Some rounds leave a member
+the members published at different times). Some cache rounds with
+redundancy lose the victim's node directory, or flip a byte in one of its
+group files, before the rerun: the rerun restarts as without the loss (the
+group's files are rebuilt from the PARTNER copies or the XOR parity). After
+every rerun from the cache, a group version is one file per process
+(v<n>.gdsg in the group's directory, beside its record and redundancy), and
+the members' directories hold no version files. Some rounds leave a member
 unnamed: the group names it g.1 and restarts it at GDS_group_create; after
 the restart, gds-index (--tool) must show it so, in the group's view too.
 Prints the seed."""
@@ -93,6 +99,43 @@ def check_index(what, directory, job, unnamed):
         print(f"FAIL {what}: gds-index\n{listed.stdout}{listed.stderr}{grouped.stdout}{grouped.stderr}", flush=True)
 
 
+def check_layout(what, cache, job):
+    """One file per process per group version: v<n>.gdsg beside its record; no member version files."""
+    jd = os.path.join(cache, f"gds.{job}")
+    own, group_files, records = [], 0, 0
+    for root, _, names in os.walk(jd):
+        for n in names:
+            if "@group" in root:
+                group_files += n.startswith("v") and n.endswith(".gdsg")
+                records += n.startswith("v") and n.endswith(".done")
+            elif n.endswith(".gdsv"):
+                own.append(os.path.join(root, n))
+    if own or group_files == 0 or group_files != records:
+        failures.append(f"{what}: layout: {len(own)} member version file(s), {group_files} group file(s), "
+                        f"{records} record(s)")
+        print(f"FAIL {what}: layout {own[:3]} group files {group_files} records {records}", flush=True)
+
+
+def lose(what, cache, job, victim, how):
+    """The victim's node directory removed, or one byte of one of its group files flipped."""
+    node = os.path.join(cache, f"gds.{job}", f"node{victim}")
+    if how == "lose":
+        shutil.rmtree(node, ignore_errors=True)
+        return
+    files = sorted(os.path.join(r, n) for r, _, ns in os.walk(node) for n in ns
+                   if n.startswith("v") and n.endswith(".gdsg"))
+    if files:
+        path = rng.choice(files)
+        size = os.path.getsize(path)
+        at = rng.randrange(size)
+        with open(path, "r+b") as f:
+            f.seek(at)
+            b = f.read(1)
+            f.seek(at)
+            f.write(bytes([b[0] ^ 0x10]))
+        print(f"  flipped byte {at} of {path}", flush=True)
+
+
 killed = restarts = 0
 for rnd in range(args.rounds):
     sync = "0" if rnd % 4 >= 2 else "1"  # cache writes synchronous (the default), or asynchronous
@@ -119,6 +162,11 @@ for rnd in range(args.rounds):
     killed += 1
     if from_prefix:
         shutil.rmtree(os.path.join(tmp, "cache"), ignore_errors=True)
+    elif copy != "SINGLE" and rnd % 4 in (0, 3):
+        how = rng.choice(["lose", "flip"])
+        print(f"  then {how} on rank {victim}", flush=True)
+        lose(what, os.path.join(tmp, "cache"), job, victim, how)
+        what += f", then {how} on rank {victim}"
     p = run(what + " (restart)", env, unnamed=unnamed)
     if p is not None and p.returncode == 0:
         line = [l for l in p.stdout.splitlines() if l.startswith("group_app: ok")][0]
@@ -131,6 +179,8 @@ for rnd in range(args.rounds):
             print(f"FAIL {what}: not from the prefix", flush=True)
         if args.tool:
             check_index(what, os.path.join(tmp, "prefix") if from_prefix else os.path.join(tmp, "cache"), job, unnamed)
+        if not from_prefix:
+            check_layout(what, os.path.join(tmp, "cache"), job)
 shutil.rmtree(tmp, ignore_errors=True)
 if killed == 0 or restarts == 0:
     failures.append(f"{killed} job(s) killed, {restarts} restarted: the test proved nothing")

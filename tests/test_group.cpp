@@ -533,6 +533,144 @@ TEST_F(Group, UnnamedMembersAreNamedAfterTheGroupAndRestart) {
   if (rank == 0) std::filesystem::remove_all(dir);
 }
 
+// CRC32C (Castagnoli, reflected), bit by bit: the test reads and writes the
+// documented file formats without the library's code.
+std::uint32_t crc32c(const unsigned char *p, std::size_t n) {
+  std::uint32_t c = ~0u;
+  for (std::size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+std::uint64_t le(const std::vector<unsigned char> &b, std::size_t at, int n) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= std::uint64_t{b[at + static_cast<std::size_t>(i)]} << (8 * i);
+  return v;
+}
+std::vector<unsigned char> slurp(const std::filesystem::path &p) {
+  std::FILE *f = std::fopen(p.c_str(), "rb");
+  std::vector<unsigned char> b;
+  if (f == nullptr) return b;
+  for (int c; (c = std::fgetc(f)) != EOF;) b.push_back(static_cast<unsigned char>(c));
+  std::fclose(f);
+  return b;
+}
+void spill(const std::filesystem::path &p, const unsigned char *data, std::size_t n) {
+  std::FILE *f = std::fopen(p.c_str(), "wb");
+  ASSERT_NE(f, nullptr) << p;
+  ASSERT_EQ(std::fwrite(data, 1, n, f), n);
+  std::fclose(f);
+}
+
+// A cache written before group versions were one file per process (each
+// member's v<n>.gdsv in its own directory, group commit records of format
+// 1): made here from the current layout as docs/file-formats.md describes
+// both, then restarted from.
+TEST_F(Group, RestartsFromACacheOfTheFormerLayout) {
+  char dir[] = "/tmp/gds_group_former_XXXXXX";
+  if (rank == 0 && mkdtemp(dir) == nullptr) dir[0] = 0;
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  ASSERT_ALL(dir[0] != 0);
+  int node = 0, nodes = 0;
+  ASSERT_GDS_OK(GDS_failure_group(rank, &node, &nodes));
+  const std::string cache = std::string(dir) + "/gds.default/node" + std::to_string(node) + "/";
+  const std::string r = "/r" + std::to_string(rank);
+  const Index n = 7 * static_cast<Index>(nprocs) + 3;
+  const char *names[3] = {"fa", "fb", "fc"};
+  const auto make = [&](const char *restart, GDS_gds_t out[3]) {
+    for (int k = 0; k < 3; ++k) {
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, GDS_COPY_TYPE_KEY, "SINGLE");
+      MPI_Info_set(info, GDS_CACHE_BASE_KEY, dir);
+      MPI_Info_set(info, GDS_RESTART_KEY, restart);
+      MPI_Info_set(info, GDS_NAME_KEY, names[k]);
+      ASSERT_ALL_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_LONG_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &out[k]));
+      MPI_Info_free(&info);
+    }
+  };
+  const auto value = [](int k, Index i, int step) { return static_cast<Value>(k * 100000 + i * 10 + step); };
+  GDS_gds_t m[3];
+  make("0", m);
+  GDS_group_t g = GDS_GROUP_NULL;
+  ASSERT_ALL_GDS_OK(GDS_group_create("former", 3, m, &g));
+  for (int step = 1; step <= 3; ++step) {
+    for (int k = 0; k < 3; ++k) {
+      Index lo = 0, hi = 0;
+      int owns = 0;
+      ASSERT_GDS_OK(GDS_distribution(m[k], rank, &lo, &hi, &owns));
+      std::vector<Value> part;
+      // Member 2 changes at step 1 only; the others at every step, member 1 in part.
+      for (Index i = lo; owns && i <= hi; ++i) part.push_back(value(k, i, k == 2 ? 1 : k == 1 && i % 2 ? 1 : step));
+      if (owns) ASSERT_GDS_OK(GDS_put(part.data(), nullptr, &lo, &hi, m[k]));
+      EXPECT_GDS_OK(GDS_fence(m[k]));
+    }
+    const std::string label = "step=" + std::to_string(step);
+    ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, label.data(), label.size()));
+  }
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+  for (GDS_gds_t &x : m) ASSERT_ALL_GDS_OK(GDS_free(&x));
+  // The current layout: one group file per process per version, none in the members' directories.
+  const std::filesystem::path gdir = cache + "former@group" + r;
+  int group_files = 0;
+  for (const auto &e : std::filesystem::directory_iterator(gdir)) {
+    const std::string name = e.path().filename().string();
+    if (name[0] != 'v' || e.path().extension() != ".gdsg") continue;
+    ++group_files;
+    // The former layout: each member's segment its own file, the record of format 1.
+    const std::vector<unsigned char> b = slurp(e.path());
+    ASSERT_GE(b.size(), 44u);
+    ASSERT_EQ(std::string(b.begin(), b.begin() + 8), "GDSGVER\n");
+    const std::uint64_t count = le(b, 12, 4), head = le(b, 32, 8);
+    ASSERT_EQ(le(b, head - 4, 4), crc32c(b.data(), head - 4));
+    std::size_t at = 40;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::size_t len = le(b, at, 4);
+      const std::string member(b.begin() + static_cast<std::ptrdiff_t>(at) + 4,
+                               b.begin() + static_cast<std::ptrdiff_t>(at + 4 + len));
+      at += 4 + len;
+      const std::uint64_t seg = le(b, at, 8), bytes = le(b, at + 8, 8);
+      at += 20;
+      spill(cache + member + r + "/" + name.substr(0, name.size() - 5) + ".gdsv", b.data() + seg, bytes);
+    }
+    std::filesystem::remove(e.path());
+    const std::filesystem::path rec = gdir / (name.substr(0, name.size() - 5) + ".done");
+    std::vector<unsigned char> d = slurp(rec);
+    ASSERT_GE(d.size(), 28u);
+    ASSERT_EQ(le(d, 8, 4), 2u) << "a group commit record of the current layout";
+    d[8] = 1;
+    const std::uint32_t c = crc32c(d.data(), d.size() - 4);
+    for (int i = 0; i < 4; ++i) d[d.size() - 4 + static_cast<std::size_t>(i)] = static_cast<unsigned char>(c >> (8 * i));
+    spill(rec, d.data(), d.size());
+  }
+  EXPECT_GE(group_files, 1);
+  gds::test::barrier();
+  make("1", m);
+  ASSERT_ALL_GDS_OK(GDS_group_create("former", 3, m, &g));
+  GDS_restart_info_t info{};
+  ASSERT_GDS_OK(GDS_group_get_restart_info(g, &info));
+  EXPECT_EQ(info.restarted, 1);
+  EXPECT_EQ(info.version, 2u);
+  for (int k = 0; k < 3; ++k) {
+    std::vector<Value> got(static_cast<std::size_t>(n));
+    const Index lo = 0, hi = n - 1;
+    EXPECT_GDS_OK(GDS_get(got.data(), nullptr, &lo, &hi, m[k]));
+    EXPECT_GDS_OK(GDS_wait(m[k]));
+    for (Index i = 0; i < n; ++i)
+      ASSERT_EQ(got[static_cast<std::size_t>(i)], value(k, i, k == 2 ? 1 : k == 1 && i % 2 ? 1 : 3)) << k << " " << i;
+  }
+  // Versions made after the restart are of the current layout again.
+  const std::string label = "step=4";
+  ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, label.data(), label.size()));
+  EXPECT_TRUE(std::filesystem::exists(gdir / "v3.gdsg"));
+  EXPECT_FALSE(std::filesystem::exists(cache + "fa" + r + "/v3.gdsv"));
+  ASSERT_ALL_GDS_OK(GDS_group_free(&g));
+  for (GDS_gds_t &x : m) ASSERT_ALL_GDS_OK(GDS_free(&x));
+  gds::test::barrier();
+  if (rank == 0) std::filesystem::remove_all(dir);
+}
+
 TEST_F(Group, LabelAfterRestoreDescribesTheContent) {
   for (int step = 1; step <= 3; ++step) {
     const std::string l = "iter=" + std::to_string(step * 10);

@@ -4,7 +4,8 @@
 //   gds-index groups <dir> [group]                 version groups: members and versions, level, state
 //   gds-index verify <dir> [array [version]]       every checksum; exit 1 if anything is damaged
 //   gds-index export <dir> <array> <version> <out.h5>   a flushed version as a standalone HDF5 file
-//   gds-index remove <dir> <array> <version>       a version's files (cache and prefix)
+//   gds-index remove <dir> <array> <version>       a version's files (cache and prefix; of a version
+//                                                  group's member, the group's files of that version)
 //   gds-index clear  <dir> <job> [--force]         a finished job's directory (all its versions)
 //   gds-index scavenge <cache base> <prefix> --job <id>
 //                    this node's cached versions newer than the prefix's flushes, copied to
@@ -170,18 +171,43 @@ std::map<std::uint64_t, CacheVersion> cache_versions(const std::string &job_dir,
       for (const std::string &rdir : list_dir(gdir))
         for (const std::string &name : list_dir(gdir + "/" + rdir)) {
           const CacheName c = parse_cache_name(name);
-          if (c.kind != CacheName::record || c.tmp || out.count(c.number) == 0) continue;
+          if (c.kind != CacheName::record || c.tmp) continue;
           const std::string path = gdir + "/" + rdir + "/" + name;
           std::vector<std::byte> bytes;
           GroupRecord g;
           if (!read_file(path, &bytes).ok() || !parse_group_record(bytes, &g).ok()) continue;
+          if (!g.in_group_file && out.count(c.number) == 0) continue;  // its members' files are in their directories
           for (const auto &[member, r] : g.members)
             if (member == array) {
               CacheVersion &v = out[c.number];
+              v.number = c.number;
               v.recorded = true;
               v.nprocs = r.nprocs;
               v.record = path;
               v.all.push_back(path);
+              if (!g.in_group_file) continue;
+              // The array's file is a segment of the group's (v<n>.gdsg beside the
+              // record); its files are the group's: every member's.
+              const std::string rd = gdir + "/" + rdir;
+              for (const std::string &other : list_dir(rd)) {
+                const CacheName o = parse_cache_name(other);
+                if (o.kind != CacheName::other && o.kind != CacheName::record && !o.tmp && o.number == c.number)
+                  v.all.push_back(rd + "/" + other);
+              }
+              const std::string file = group_version_path(rd, c.number);
+              std::vector<std::byte> data;
+              gds::persist::GroupVersion gv;
+              if (!read_file(file, &data).ok() || !parse_group_version(data, &gv, false).ok()) continue;
+              for (const GroupSegment &m : gv.members) {
+                VersionFile f;
+                if (m.name != array ||
+                    !parse_version(std::span<const std::byte>(data).subspan(m.at, m.bytes), &f, false).ok())
+                  continue;
+                v.files[gv.rank] = file;
+                v.label = f.label;
+                v.holds = f.next_label;
+                for (const std::uint32_t b : f.blocks) v.bytes += block_length(f.h.part_bytes, f.h.shift, b);
+              }
             }
         }
     }
@@ -401,6 +427,9 @@ int verify(const std::string &dir, const std::string &only, std::uint64_t versio
             ParityHeader h;
             std::uint64_t at = 0;
             why = parse_parity(bytes, &h, &at);
+          } else if (path.size() > 5 && path.compare(path.size() - 5, 5, ".gdsg") == 0) {
+            gds::persist::GroupVersion g;
+            why = parse_group_version(bytes, &g, true);
           } else {
             VersionFile f;
             why = parse_version(bytes, &f, true);

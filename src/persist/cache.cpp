@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "core/bits.hpp"
@@ -128,8 +129,11 @@ Result lay_out(const versions::Frozen &v, Cacher &c, CachedFile *f) noexcept try
 }
 
 // Array a's file of version v in a unit: full (every block) if it must be
-// or some process's changes added up to its part at the last prepare.
-CachedFile file_of(Array &a, const versions::Frozen &v, Result *laid) {
+// or some process's changes added up to its part at the last prepare; a
+// version group's members are full together (`group_full`), so that they
+// share one chain: a group's file holds every member's segment, and no
+// member's chain keeps older group files than the others' do.
+CachedFile file_of(Array &a, const versions::Frozen &v, bool grouped, bool group_full, Result *laid) {
   ArrayState &s = state(a);
   Cacher &c = cacher(a);
   CachedFile f;
@@ -137,7 +141,7 @@ CachedFile file_of(Array &a, const versions::Frozen &v, Result *laid) {
   f.next = v.next;
   f.label = *v.label;
   f.next_label = *v.next_label;
-  const bool full = c.force_full || c.cached.empty() || c.full_wished;
+  const bool full = group_full || c.force_full || c.cached.empty() || c.full_wished;
   VersionHeader &h = f.h;
   h.rank = static_cast<std::uint32_t>(a.rank);
   h.nprocs = static_cast<std::uint32_t>(a.nprocs);
@@ -149,7 +153,7 @@ CachedFile file_of(Array &a, const versions::Frozen &v, Result *laid) {
   h.shift = v.shift;
   h.full = full;
   h.signature = s.signature;
-  remove_file(record_path(c.dir, v.number));  // a record left by an attempt that failed after it
+  if (!grouped) remove_file(record_path(c.dir, v.number));  // a record left by an attempt that failed after it
   *laid = lay_out(v, c, &f);
   return f;
 }
@@ -166,10 +170,22 @@ std::string group_record_dir(Array &a, const std::string &group) {
   return rank_dir(group_dir(state(a), core::failure_groups().mine) + "/" + group_dir_name(group), a.rank);
 }
 
-void remove_version(Cacher &c, std::uint64_t n) {
+Files group_files(Cacher &c, const std::string &dir) {
+  // One pool per directory for the process (a group's first member may change).
+  static std::map<std::string, std::weak_ptr<Spares>> pools;
+  std::shared_ptr<Spares> &mine = c.group_spares[dir];
+  if (!mine) {
+    mine = pools[dir].lock();
+    if (!mine) pools[dir] = mine = std::make_shared<Spares>(dir, kSpares);
+  }
+  return Files{dir, mine, true};
+}
+
+void remove_version(Cacher &c, std::uint64_t n, bool grouped) {
+  if (grouped) return;  // in the group's directory: the group's unit removes it
   remove_file(record_path(c.dir, n));
   c.spares->keep(version_path(c.dir, n));
-  if (c.scheme) c.scheme->remove(n);
+  if (c.scheme) c.scheme->remove(n, own_files(c));
 }
 
 std::size_t remove_others(Cacher &c, const std::vector<std::uint64_t> &keep) {
@@ -195,8 +211,8 @@ void reset_cache(Array &a) {
   std::fill(c.changed.begin(), c.changed.end(), 0);
 }
 
-Record record_of(Cacher &c, const VersionHeader &h, std::uint64_t held) {
-  c.cached.push_back(Cached{h.number, h.base, h.prev, 0, held});
+Record record_of(Cacher &c, const VersionHeader &h, std::uint64_t held, bool grouped) {
+  c.cached.push_back(Cached{h.number, h.base, h.prev, 0, held, grouped});
   const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(c.cache_size, c.cached.size()));
   c.cached.back().oldest = c.cached[c.cached.size() - keep].number;
   return Record{h.rank, h.nprocs, h.header_crc, h.number, h.base, h.prev, c.cached.back().oldest};
@@ -209,7 +225,7 @@ void drop_before(Cacher &c, std::uint64_t n) {
   if (keep == 0) return;
   const std::uint64_t needed = c.cached[upto - keep].base;
   while (c.cached.front().number < needed) {
-    remove_version(c, c.cached.front().number);
+    remove_version(c, c.cached.front().number, c.cached.front().grouped);
     c.cached.pop_front();
   }
   c.catalogue.drop_older_than(needed);
@@ -263,14 +279,20 @@ void fit_to_groups(const char *func, Array &a, const std::vector<int> &group_of,
 Unit unit_of(std::span<Array *const> members, std::span<const versions::Frozen> versions, const std::string *group,
              Result *laid) {
   Unit u;
+  std::vector<std::size_t> due;
+  bool group_full = false;
   for (std::size_t i = 0; i < members.size(); ++i) {
     Cacher &c = cacher(*members[i]);
     for (const auto &[first, count] : versions[i].changed)
       for (std::uint32_t b = first; b < first + count; ++b) core::set_bit(c.changed, b);
     if (c.since_cached + 1 < state(*members[i]).every) continue;
+    due.push_back(i);
+    group_full = group_full || (group != nullptr && (c.force_full || c.cached.empty() || c.full_wished));
+  }
+  for (const std::size_t i : due) {
     Result r;
     if (versions[i].valid) {
-      u.files.push_back(file_of(*members[i], versions[i], &r));
+      u.files.push_back(file_of(*members[i], versions[i], group != nullptr, group_full, &r));
     } else {  // the round is made again, or the version fails: nothing to lay out
       u.files.emplace_back();
       u.files.back().a = members[i];
@@ -278,11 +300,44 @@ Unit unit_of(std::span<Array *const> members, std::span<const versions::Frozen> 
     }
     if (laid->ok()) *laid = r;
   }
-  if (group != nullptr && !u.files.empty()) {
+  if (u.files.empty()) return u;
+  Array &first = *u.files.front().a;
+  Cacher &c = cacher(first);
+  UnitFile &out = u.out;
+  if (group != nullptr) {
     u.group = *group;
-    u.group_dir = group_record_dir(*u.files.front().a, *group);
+    u.group_dir = group_record_dir(first, *group);
+    out.where = group_files(c, u.group_dir);
+  } else {
+    out.where = own_files(c);
   }
   u.sync = state(*members.front()).sync;
+  if (!u.laid_out || !laid->ok()) return u;  // nothing to write: the lengths exchanged say 0
+  const std::uint64_t n = u.files.front().h.number;
+  if (!u.group) {
+    out.path = version_path(c.dir, n);
+    out.view = u.files.front().file.view;
+    return u;
+  }
+  // One file for the group: its head, then every member's version file.
+  try {
+    GroupVersion g;
+    g.rank = static_cast<std::uint32_t>(first.rank);
+    g.nprocs = static_cast<std::uint32_t>(first.nprocs);
+    g.number = n;
+    for (const CachedFile &f : u.files)
+      g.members.push_back(GroupSegment{state(*f.a).name, 0, f.file.view.size, f.h.header_crc});
+    out.head = encode_group_version_head(&g);
+    out.path = group_version_path(u.group_dir, n);
+    out.view.pieces.assign(1, iovec{out.head.data(), out.head.size()});
+    out.view.size = out.head.size();
+    for (const CachedFile &f : u.files) {
+      out.view.pieces.insert(out.view.pieces.end(), f.file.view.pieces.begin(), f.file.view.pieces.end());
+      out.view.size += f.file.view.size;
+    }
+  } catch (const std::bad_alloc &) {
+    *laid = Result::nomem("no memory to lay out the group file of cached version " + std::to_string(n));
+  }
   return u;
 }
 
@@ -349,7 +404,8 @@ class CacheLevel final : public PersistentLevel {
     say_restarts(&name, members);
     std::set<std::uint64_t> keep;
     for (const Cached &c : cacher(*members.front()).cached) keep.insert(c.number);
-    remove_group_records(group_record_dir(*members.front(), name), [&](std::uint64_t n) { return keep.count(n) == 0; });
+    const Files g = group_files(cacher(*members.front()), group_record_dir(*members.front(), name));
+    remove_group_versions(g, [&](std::uint64_t n) { return keep.count(n) == 0; });
     return GDS_STATUS_OK;
   }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,32 +80,45 @@ struct VersionPieces {
   std::uint32_t header_crc = 0;
 };
 
-// One array's file of a cached version, from its layout to its retirement.
+// One array's version of a cached version, from its layout to its
+// retirement: its own file, or its segment of its group's file.
 struct CachedFile {
   core::Array *a = nullptr;
   VersionHeader h;
   VersionPieces file;
-  std::vector<std::byte> copy;  // asynchronous: the file whole (the memory changes once GDS_version_inc returns)
   std::uint64_t next = 0;
   std::string label, next_label;
   Record record;
+};
+
+// The one file a unit writes on this process, protected by the first
+// member's scheme: an array's version file (v<n>.gdsv in its directory),
+// or a version group's (v<n>.gdsg in the group's: a head naming the
+// members, then each member's version file as a segment).
+struct UnitFile {
+  Files where;                  // its directory and kind
+  std::string path;
+  std::vector<std::byte> head;  // a group's: its head
+  FileView view;                // its pieces and size
+  std::vector<std::byte> copy;  // asynchronous: the file whole (the memory changes once GDS_version_inc returns)
   Exchange x;                   // the scheme's protection of it
   bool exchanged = false;       // its messages completed
   Result mpi;                   // completing them
   core::Background::Ticket own = 0, protect = 0;  // the jobs writing the file and what arrived
-  bool here = false;            // written on the calling thread (a small synchronous unit)
   std::shared_ptr<Result> own_result = std::make_shared<Result>(), protect_result = std::make_shared<Result>();
+  bool here = false;            // written on the calling thread (a small synchronous unit)
 };
 
 // A cached version in flight: one array's, or a version group's members'
-// (one commit record for all). The same units exist on every process of the
-// arrays, in the same order; a group's is shared by its members' Cachers.
+// (one file and one commit record for all). The same units exist on every
+// process of the arrays, in the same order; a group's is shared by its
+// members' Cachers.
 struct Unit {
   std::optional<std::string> group;
-  std::string group_dir;  // of the group's records
+  std::string group_dir;  // of the group's files and records
   std::vector<CachedFile> files;
+  UnitFile out;
   bool sync = false;      // waited for inside GDS_version_inc (failures returned there, not raised)
-  bool here = false;      // small and synchronous: written on the calling thread
   core::Ballot::Field<std::uint64_t> wishes;  // per file, whether the next cached version should be full
   bool laid_out = true;    // every file (false where a member's version was not frozen here)
   enum class Step { writing, recording } step = Step::writing;
@@ -120,6 +134,7 @@ class Cacher {
  public:
   std::string dir;                 // this process's
   std::shared_ptr<Spares> spares;  // in it
+  std::map<std::string, std::shared_ptr<Spares>> group_spares;  // in the directories of its groups' files
   std::vector<int> group_of;       // per rank of the array's communicator
   std::vector<long long> host_of;  // per rank: its host's key (core::FailureGroups)
   std::unique_ptr<Scheme> scheme;
@@ -141,31 +156,46 @@ class Cacher {
 };
 
 inline Cacher &cacher(core::Array &a) { return *state(a).cacher; }
+// The array's own version files.
+inline Files own_files(const Cacher &c) { return Files{c.dir, c.spares, false}; }
+// The files of a version group whose directory (this process's) is `dir`,
+// whose first member is the array of `c`: the spares shared by every
+// Cacher of the process that writes there.
+Files group_files(Cacher &c, const std::string &dir);
 
 // Directories (cache.cpp).
 std::string group_dir(const ArrayState &s, int group);
 // A process's directory of a group's commit records.
 std::string group_record_dir(core::Array &a, const std::string &group);
-// Removes the group commit records in `dir` whose version `gone` says,
-// and (unless records may be being written, `writing`) files left half written.
+// Removes the files of the versions `gone` says from a group's directory
+// (its group files, their PARTNER copies and XOR parity, its commit
+// records; data files go to the spares), and (unless files may be being
+// written, `writing`: then the spares stay too) every other file.
 template <class Gone>
-void remove_group_records(const std::string &dir, Gone gone, bool writing = false) {
-  for (const std::string &name : list_dir(dir)) {
+void remove_group_versions(const Files &g, Gone gone, bool writing = false) {
+  if (!writing) g.spares->clear();
+  for (const std::string &name : list_dir(g.dir)) {
     const CacheName c = parse_cache_name(name);
-    const bool record = c.kind == CacheName::record && !c.tmp;
-    if (record ? !gone(c.number) : writing) continue;
-    remove_file(dir + "/" + name);
+    if (c.kind == CacheName::other || c.tmp) {
+      if (!writing) remove_file(g.dir + "/" + name);
+      continue;
+    }
+    if (!gone(c.number)) continue;
+    if (c.kind == CacheName::record) remove_file(g.dir + "/" + name);
+    else g.spares->keep(g.dir + "/" + name);
   }
 }
-// Every file of version n this process holds (the data files kept as spares).
-void remove_version(Cacher &c, std::uint64_t n);
+// Every file of version n this process holds in the array's directory (the
+// data files kept as spares); nothing if `grouped` (its unit removes its group's file).
+void remove_version(Cacher &c, std::uint64_t n, bool grouped);
 // Removes the files of every version not in `keep` from this process's directory; how many.
 std::size_t remove_others(Cacher &c, const std::vector<std::uint64_t> &keep);
 // Forgets every cached version of the array and removes its files: the
 // next cached version is a full one.
 void reset_cache(core::Array &a);
-// The version's commit record; the cache lists it (the caller takes it back if the record fails).
-Record record_of(Cacher &c, const VersionHeader &h, std::uint64_t held);
+// The version's commit record; the cache lists it (the caller takes it back
+// if the record fails). `grouped`: its file is a segment of a group's.
+Record record_of(Cacher &c, const VersionHeader &h, std::uint64_t held, bool grouped);
 // What no retained version up to version n (recorded) needs: the chain of the oldest of them.
 void drop_before(Cacher &c, std::uint64_t n);
 

@@ -26,6 +26,7 @@
 // GDS_cache_wait.
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <set>
 
 #include "core/collective.hpp"
@@ -66,53 +67,49 @@ Background::Ticket submit(std::shared_ptr<Result> out, F work, bool here) {
   return 0;
 }
 
-// Sends every file's length to the scheme's peers and receives theirs (one
-// message per peer for all files); *heard: per file, the lengths heard.
-Result exchange_lengths(MPI_Comm comm, const Unit &u, std::vector<std::vector<std::uint64_t>> *heard) {
-  const Scheme &scheme = *cacher(*u.files.front().a).scheme;  // every member's scheme has the same peers
+// Sends the unit's file length to the scheme's peers and receives theirs;
+// *heard: the lengths heard (0 from a process with nothing laid out).
+Result exchange_lengths(MPI_Comm comm, const Unit &u, std::vector<std::uint64_t> *heard) {
+  const Scheme &scheme = *cacher(*u.files.front().a).scheme;
   const std::vector<int> tells = scheme.tells(), hears = scheme.hears();
-  const std::size_t n = u.files.size();
-  std::vector<std::uint64_t> mine(n), in(hears.size() * n);
-  for (std::size_t i = 0; i < n; ++i) mine[i] = u.files[i].file.view.size;
+  std::uint64_t mine = u.out.view.size;
+  heard->assign(hears.size(), 0);
   std::vector<MPI_Request> reqs;
   for (std::size_t j = 0; j < hears.size(); ++j) {
     reqs.emplace_back();
-    MPI_Irecv(in.data() + j * n, static_cast<int>(n), MPI_UINT64_T, hears[j], kTagLengths, comm, &reqs.back());
+    MPI_Irecv(heard->data() + j, 1, MPI_UINT64_T, hears[j], kTagLengths, comm, &reqs.back());
   }
   for (const int peer : tells) {
     reqs.emplace_back();
-    MPI_Isend(mine.data(), static_cast<int>(n), MPI_UINT64_T, peer, kTagLengths, comm, &reqs.back());
+    MPI_Isend(&mine, 1, MPI_UINT64_T, peer, kTagLengths, comm, &reqs.back());
   }
   const int rc = core::wait_all(&reqs);
   if (rc != MPI_SUCCESS) return Result::mpi("MPI_Waitall", rc);
-  heard->assign(n, {});
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < hears.size(); ++j) (*heard)[i].push_back(in[j * n + i]);
   return {};
 }
 
 // The file whole in memory of its own (the memory version changes once
 // GDS_version_inc returns), from the buffers of an earlier unit if any.
-Result stage(Cacher &c, CachedFile &f) noexcept try {
+Result stage(Cacher &c, UnitFile &f, std::uint64_t number) noexcept try {
   if (!c.stages.empty()) {
     f.copy = std::move(c.stages.back());
     c.stages.pop_back();
   }
-  f.copy.resize(f.file.view.size);
+  f.copy.resize(f.view.size);
   std::byte *p = f.copy.data();
-  for (const iovec &piece : f.file.view.pieces) {
+  for (const iovec &piece : f.view.pieces) {
     std::memcpy(p, piece.iov_base, piece.iov_len);
     p += piece.iov_len;
   }
-  f.file.view.pieces.assign(1, iovec{f.copy.data(), f.copy.size()});
+  f.view.pieces.assign(1, iovec{f.copy.data(), f.copy.size()});
   return {};
 } catch (const std::bad_alloc &) {
-  return Result::nomem("no memory for a copy of cached version " + std::to_string(f.h.number));
+  return Result::nomem("no memory for a copy of cached version " + std::to_string(number));
 }
 
 // Whether the file's local work is over (waits for it if `block`): its
 // exchange completed (then what arrived is queued for writing), its jobs finished.
-bool advance(CachedFile &f, bool block) {
+bool advance(UnitFile &f, bool block) {
   if (!f.exchanged) {
     bool done = false;
     const core::Timed waiting(core::Work::redundancy, false);
@@ -139,28 +136,26 @@ bool test(Unit &u, bool block, Result *failed) {
     *failed = *u.record_result;
     return true;
   }
-  bool over = true;
-  for (CachedFile &f : u.files) over = advance(f, block) && over;
-  if (!over) return false;
-  for (const CachedFile &f : u.files) {
-    const Result why = !f.mpi.ok() ? f.mpi : !f.own_result->ok() ? *f.own_result : *f.protect_result;
-    if (!why.ok()) {
-      *failed = why;
-      break;
-    }
-  }
+  if (!advance(u.out, block)) return false;
+  const UnitFile &f = u.out;
+  *failed = !f.mpi.ok() ? f.mpi : !f.own_result->ok() ? *f.own_result : *f.protect_result;
   return true;
 }
 
-// Ends a file that will not be completed: its work waited for, its files removed.
-void abandon(CachedFile &f) {
-  (void)advance(f, true);
-  Cacher &c = cacher(*f.a);
-  remove_version(c, f.h.number);
-  c.cached.erase(std::remove_if(c.cached.begin(), c.cached.end(), [&](const Cached &x) { return x.number == f.h.number; }),
-                 c.cached.end());
-  c.force_full = true;  // what it held since the last cached version goes with the next one
-  c.delta_bytes = 0;
+// Ends a unit that will not be completed: its work waited for, its files
+// removed (a group's, with its record, from the group's directory).
+void abandon(Unit &u) {
+  (void)advance(u.out, true);
+  const std::uint64_t n = u.files.front().h.number;
+  for (const CachedFile &f : u.files) {
+    Cacher &c = cacher(*f.a);
+    remove_version(c, n, u.group.has_value());
+    c.cached.erase(std::remove_if(c.cached.begin(), c.cached.end(), [&](const Cached &x) { return x.number == n; }),
+                   c.cached.end());
+    c.force_full = true;  // what it held since the last cached version goes with the next one
+    c.delta_bytes = 0;
+  }
+  if (u.group) remove_group_versions(u.out.where, [n](std::uint64_t m) { return m == n; }, true);
 }
 
 // Every process has the unit's files durable: this process's commit
@@ -174,17 +169,17 @@ void start_records(Unit &u) {
     u.recorded = submit(u.record_result, [dir, path = record_path(dir, f.record.number), bytes = encode_record(f.record)] {
       PERSIST_TRY(write_file_atomically(path, {{const_cast<std::byte *>(bytes.data()), bytes.size()}}));
       return sync_dir(dir);
-    }, u.here);
+    }, u.out.here);
     return;
   }
-  GroupRecord g{u.files.front().h.number, {}};
+  GroupRecord g{u.files.front().h.number, {}, true};
   for (const CachedFile &f : u.files) g.members.emplace_back(state(*f.a).name, f.record);
   u.recorded = submit(u.record_result, [dir = u.group_dir, path = record_path(u.group_dir, g.number),
                                         bytes = encode_group_record(g)] {
     PERSIST_TRY(make_dirs(dir));
     PERSIST_TRY(write_file_atomically(path, {{const_cast<std::byte *>(bytes.data()), bytes.size()}}));
     return sync_dir(dir);
-  }, u.here);
+  }, u.out.here);
 }
 
 // Every process has the unit's records: the catalogue has its versions,
@@ -197,10 +192,11 @@ void retire(Unit &u) {
                                                              true, std::move(f.file.own)});
     drop_before(c, f.h.number);
     needed = std::min(needed, c.cached.front().number);
-    c.scheme->give_back(std::move(f.x.in));
-    if (!f.copy.empty() && c.stages.size() < kInflight) c.stages.push_back(std::move(f.copy));
   }
-  if (u.group) remove_group_records(u.group_dir, [&](std::uint64_t n) { return n < needed; }, true);
+  Cacher &first = cacher(*u.files.front().a);
+  first.scheme->give_back(std::move(u.out.x.in));
+  if (!u.out.copy.empty() && first.stages.size() < kInflight) first.stages.push_back(std::move(u.out.copy));
+  if (u.group) remove_group_versions(u.out.where, [&](std::uint64_t n) { return n < needed; }, true);
 }
 
 // Takes unit `u` off the lists of every array it involves.
@@ -237,9 +233,7 @@ GDS_status_t fail_from(const char *func, const std::shared_ptr<Unit> &failed, co
     }
   for (const auto &u : doomed) {
     if (u->step == Unit::Step::recording) Background::wait(u->recorded, Lane::cache);
-    for (CachedFile &f : u->files) abandon(f);
-    if (u->group)
-      remove_group_records(u->group_dir, [n = u->files.front().h.number](std::uint64_t m) { return m == n; }, true);
+    abandon(*u);
     unlist(u.get());
   }
   if (failed->sync) return here.ok() ? core::remote_failure(func) : here.report(func);
@@ -252,21 +246,35 @@ GDS_status_t fail_from(const char *func, const std::shared_ptr<Unit> &failed, co
 }  // namespace
 
 GDS_status_t prepare(const char *func, MPI_Comm comm, GDS_status_t local, Unit &u, bool copy, core::Ballot &ballot) {
-  std::vector<std::vector<std::uint64_t>> heard;
+  std::vector<std::uint64_t> heard;
   Result r = exchange_lengths(comm, u, &heard);  // every process sends, whatever it found
   u.wishes = ballot.reserve<std::uint64_t>(u.files.size());
-  for (std::size_t i = 0; i < u.files.size() && r.ok() && local == GDS_STATUS_OK && u.laid_out; ++i) {
-    CachedFile &f = u.files[i];
-    Cacher &c = cacher(*f.a);
-    r = c.scheme->prepare(f.h.number, f.file.view.size, heard[i]);
-    if (r.ok() && copy) r = stage(c, f);
-    // Whether the next cached version should be full: this one's changes
-    // and the increments since the last full one add up to the part.
+  const bool ready = r.ok() && local == GDS_STATUS_OK && u.laid_out;
+  if (ready) {
+    Cacher &first = cacher(*u.files.front().a);
+    r = first.scheme->prepare(u.files.front().h.number, u.out.view.size, heard);
+    if (r.ok() && copy) r = stage(first, u.out, u.files.front().h.number);
+  }
+  // Whether the next cached version should be full: this one's changes and
+  // the increments since the last full one add up to the part (a group's:
+  // the members' together, to all their parts: its members are full together).
+  std::vector<std::uint64_t> delta(u.files.size()), part(u.files.size());
+  for (std::size_t i = 0; i < u.files.size() && r.ok() && ready; ++i) {
+    const CachedFile &f = u.files[i];
+    const Cacher &c = cacher(*f.a);
     std::uint64_t changed = 0;
     for (const std::uint64_t w : c.changed) changed += static_cast<std::uint64_t>(std::popcount(w));
-    const std::uint64_t delta = (f.h.full ? 0 : c.delta_bytes + f.file.held) + (changed << f.h.shift);
-    ballot.put(u.wishes, i, std::uint64_t{delta >= f.h.part_bytes});
+    delta[i] = (f.h.full ? 0 : c.delta_bytes + f.file.held) + (changed << f.h.shift);
+    part[i] = f.h.part_bytes;
   }
+  if (u.group) {
+    const std::uint64_t all_delta = std::accumulate(delta.begin(), delta.end(), std::uint64_t{0});
+    const std::uint64_t all_parts = std::accumulate(part.begin(), part.end(), std::uint64_t{0});
+    std::fill(delta.begin(), delta.end(), all_delta);
+    std::fill(part.begin(), part.end(), all_parts);
+  }
+  for (std::size_t i = 0; i < u.files.size() && r.ok() && ready; ++i)
+    ballot.put(u.wishes, i, std::uint64_t{delta[i] >= part[i]});
   if (local == GDS_STATUS_OK) local = r.report(func);
   return kCachePrepare.reach(func, local);
 }
@@ -293,37 +301,37 @@ bool still_valid(const Unit &u) {
 }
 
 void start(const std::shared_ptr<Unit> &u) {
-  // A small synchronous unit writes on this thread, which waits for the
-  // writes anyway: handing each file to the cache lane and back costs more
-  // than its overlap with the messages saves.
-  std::uint64_t bytes = 0;
-  for (const CachedFile &f : u->files) bytes += f.file.view.size;
-  u->here = u->sync && bytes <= kWriteHere;
   for (CachedFile &f : u->files) {
-    f.here = u->here;
     Cacher &c = cacher(*f.a);
     // The next cached version starts from this one (its increment).
-    f.record = record_of(c, f.h, f.file.held);
+    f.record = record_of(c, f.h, f.file.held, u->group.has_value());
     c.delta_bytes = f.h.full ? 0 : c.delta_bytes + f.file.held;
     std::fill(c.changed.begin(), c.changed.end(), 0);
     c.since_cached = 0;
     c.force_full = false;
-    const int tag = kTagData + static_cast<int>(c.started++ % kDataTags);
-    f.mpi = c.scheme->start(f.h.number, tag, f.file.view, &f.x);
-    const std::string path = version_path(c.dir, f.h.number);
-    c.spares->claim(path, f.file.view.size);
-    // Written here, before the scheme's store, which syncs the same
-    // directory: one fsync of it makes both files' entries durable.
-    const bool store_syncs = f.here && f.x.store && f.mpi.ok();
-    f.own = submit(f.own_result, [view = f.file.view, path, dir = c.dir, store_syncs] {
-      PERSIST_TRY(write_file(path, view.pieces));
-      core::add_bytes(core::Work::cache, view.size);
-      return store_syncs ? Result() : sync_dir(dir);
-    }, f.here);
     c.units.push_back(u);
-    core::add_call(core::Work::cache);
-    if (!f.x.reqs.empty() || !f.x.inflows.empty()) core::add_call(core::Work::redundancy);
   }
+  // A small synchronous unit writes on this thread, which waits for the
+  // writes anyway: handing the file to the cache lane and back costs more
+  // than its overlap with the messages saves.
+  UnitFile &f = u->out;
+  f.here = u->sync && f.view.size <= kWriteHere;
+  Cacher &c = cacher(*u->files.front().a);
+  const std::uint64_t n = u->files.front().h.number;
+  const int tag = kTagData + static_cast<int>(c.started++ % kDataTags);
+  f.mpi = c.scheme->start(n, tag, f.view, f.where, &f.x);
+  f.where.spares->claim(f.path, f.view.size);
+  // Written here, before the scheme's store, which syncs the same
+  // directory: one fsync of it makes both files' entries durable.
+  const bool store_syncs = f.here && f.x.store && f.mpi.ok();
+  f.own = submit(f.own_result, [view = f.view, path = f.path, dir = f.where.dir, group = f.where.group, store_syncs] {
+    if (group) PERSIST_TRY(make_dirs(dir));  // the group's directory (its scheme's store writes there after this)
+    PERSIST_TRY(write_file(path, view.pieces));
+    core::add_bytes(core::Work::cache, view.size);
+    return store_syncs ? Result() : sync_dir(dir);
+  }, f.here);
+  core::add_call(core::Work::cache);
+  if (!f.x.reqs.empty() || !f.x.inflows.empty()) core::add_call(core::Work::redundancy);
 }
 
 std::size_t in_flight(const Array &a) { return a.state<ArrayState>().cacher->units.size(); }
@@ -385,7 +393,7 @@ GDS_status_t forget(const char *func, Array &a) {
   Cacher &c = cacher(a);
   while (!c.units.empty()) {  // left by a failed agreement: ended here
     const std::shared_ptr<Unit> u = c.units.front();
-    for (CachedFile &f : u->files) abandon(f);
+    abandon(*u);
     unlist(u.get());
   }
   c.failed_since_wait = GDS_STATUS_OK;

@@ -24,6 +24,7 @@
 // every process records the versions it lacks the record of.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -47,10 +48,14 @@ using gds::core::ull;
 
 constexpr int kTagLost = 0x6d74;  // the lost flags to the scheme's peers
 
-// What one process found of a version: its record's fields.
+// What one process found of a version: its record's fields, and where the
+// array's file is: its own (group empty) or a segment of the group's file.
 struct Found {
-  std::uint64_t number, base, prev, oldest, nprocs;
+  std::uint64_t number = 0, base = 0, prev = kNone, oldest = 0, nprocs = 0;
+  std::string group;
 };
+// Words of a group's name in an agreement (names have at most 64 characters).
+constexpr std::size_t kNameWords = 8;
 using Records = std::map<std::uint64_t, Found>;  // by version
 
 const versions::Store &store(Array &a) { return *versions::state(a).store; }
@@ -58,12 +63,12 @@ const versions::Store &store(Array &a) { return *versions::state(a).store; }
 // This process's commit records of the array in `dir`, and in the group
 // records of the version groups it was in; a damaged one is warned about
 // (unless `quiet`) and left out.
-void own_records(const char *func, Array &a, std::vector<std::uint64_t> *mine, std::set<std::uint64_t> *recorded,
+void own_records(const char *func, Array &a, std::vector<Found> *mine, std::set<std::uint64_t> *recorded,
                  bool quiet = false) {
   const ArrayState &s = state(a);
   const Cacher &c = cacher(a);
-  const auto take = [&](const Record &r) {
-    mine->insert(mine->end(), {r.number, r.base, r.prev, r.oldest, r.nprocs});
+  const auto take = [&](const Record &r, const std::string &group) {
+    mine->push_back(Found{r.number, r.base, r.prev, r.oldest, r.nprocs, group});
     recorded->insert(r.number);
   };
   const auto ignore = [&](const std::string &path, const Result &why) {
@@ -80,12 +85,13 @@ void own_records(const char *func, Array &a, std::vector<std::uint64_t> *mine, s
     Result why = read_file(path, &bytes);
     if (why.ok()) why = parse_record(bytes, &r);
     if (why.ok() && record_path(c.dir, r.number) != path) why = Result::corrupt("named for another version");
-    if (why.ok()) take(r);
+    if (why.ok()) take(r, "");
     else ignore(path, why);
   }
   const std::string node = group_dir(s, core::failure_groups().mine);
   for (const std::string &entry : list_dir(node)) {
-    if (!group_of_dir(entry)) continue;
+    const std::optional<std::string> group = group_of_dir(entry);
+    if (!group) continue;
     const std::string gdir = rank_dir(node + "/" + entry, a.rank);
     for (const std::string &name : list_dir(gdir)) {
       const CacheName n = parse_cache_name(name);
@@ -101,7 +107,7 @@ void own_records(const char *func, Array &a, std::vector<std::uint64_t> *mine, s
         continue;
       }
       for (const auto &[member, r] : g.members)
-        if (member == s.name && r.rank == static_cast<std::uint32_t>(a.rank)) take(r);
+        if (member == s.name && r.rank == static_cast<std::uint32_t>(a.rank)) take(r, g.in_group_file ? *group : "");
     }
   }
 }
@@ -109,7 +115,7 @@ void own_records(const char *func, Array &a, std::vector<std::uint64_t> *mine, s
 }  // namespace
 
 bool has_records(const char *func, Array &a) {
-  std::vector<std::uint64_t> mine;
+  std::vector<Found> mine;
   std::set<std::uint64_t> recorded;
   own_records(func, a, &mine, &recorded, true);
   return !recorded.empty();
@@ -133,10 +139,9 @@ namespace {
 class RecordBook {
  public:
   RecordBook(const char *func, Array &a) : func_(func), a_(a) {
-    std::vector<std::uint64_t> flat;
-    own_records(func, a, &flat, &recorded);
-    for (std::size_t i = 0; i + 5 <= flat.size(); i += 5)
-      mine_[flat[i]] = Found{flat[i], flat[i + 1], flat[i + 2], flat[i + 3], flat[i + 4]};
+    std::vector<Found> found_here;
+    own_records(func, a, &found_here, &recorded);
+    for (Found &f : found_here) mine_[f.number] = std::move(f);
   }
 
   // The newest version below `limit` some process has a record of (kNone: none).
@@ -153,20 +158,30 @@ class RecordBook {
   // record of another process count: *writers (the restart's refusal names it).
   GDS_status_t ask(std::uint64_t n, bool *known, std::uint64_t *writers) {
     if (auto it = found.find(n); it != found.end()) return *known = true, *writers = 0, GDS_STATUS_OK;
-    // has, then each field and its complement (a maximum of complements is the complement of the minimum)
-    std::uint64_t v[9] = {};
+    // has, then each field and its complement (a maximum of complements is
+    // the complement of the minimum), the fields being the record's and
+    // the words of the name of the group whose file holds the array's
+    // (a process that lost its directory learns it here)
+    constexpr std::size_t kFields = 4 + kNameWords;
+    std::uint64_t v[1 + 2 * kFields] = {};
     if (auto it = mine_.find(n); it != mine_.end()) {
       const Found &f = it->second;
-      const std::uint64_t fields[4] = {f.base, f.prev, f.oldest, f.nprocs};
+      std::uint64_t fields[kFields] = {f.base, f.prev, f.oldest, f.nprocs};
+      std::memcpy(fields + 4, f.group.data(), std::min(f.group.size(), 8 * kNameWords));
       v[0] = 1;
-      for (int k = 0; k < 4; ++k) v[1 + k] = fields[k], v[5 + k] = ~fields[k];
+      for (std::size_t k = 0; k < kFields; ++k) v[1 + k] = fields[k], v[1 + kFields + k] = ~fields[k];
     }
     GDS_TRY(core::agree(func_, a_.communicator(), GDS_STATUS_OK, v));
     bool same = v[0] != 0;
-    for (int k = 0; k < 4; ++k) same = same && v[1 + k] == ~v[5 + k];
-    *writers = v[0] != 0 && (v[4] != static_cast<std::uint64_t>(a_.nprocs) || ~v[8] != v[4]) ? v[4] : 0;
+    for (std::size_t k = 0; k < kFields; ++k) same = same && v[1 + k] == ~v[1 + kFields + k];
+    *writers = v[0] != 0 && (v[4] != static_cast<std::uint64_t>(a_.nprocs) || ~v[4 + kFields] != v[4]) ? v[4] : 0;
     *known = same && *writers == 0;
-    if (*known) found[n] = Found{n, v[1], v[2], v[3], v[4]};
+    if (*known) {
+      char name[8 * kNameWords + 1] = {};
+      std::memcpy(name, v + 5, 8 * kNameWords);
+      found[n] = Found{n, v[1], v[2], v[3], v[4], name};
+      *known = found[n].group.empty() || core::valid_name(found[n].group);
+    }
     return GDS_STATUS_OK;
   }
 
@@ -215,6 +230,55 @@ void damaged(const char *func, Array &a, std::uint64_t n, const Result &why) {
                  core::Detected{nullptr, nullptr, static_cast<std::int64_t>(n), 0, a.rank, why.what().c_str()});
 }
 
+// A version of the chain as restart maps it: the array's version file, or
+// its group's file with the array's version file as a segment.
+struct ChainFile {
+  Mapped file;
+  std::uint64_t at = 0, length = 0;  // the array's version file in it
+  [[nodiscard]] std::span<const std::byte> version() const { return file.bytes().subspan(at, length); }
+};
+
+// The files of version f.number: the array's, or its group's.
+Files files_of(Array &a, const Found &f) {
+  Cacher &c = cacher(a);
+  return f.group.empty() ? own_files(c) : group_files(c, group_record_dir(a, f.group));
+}
+std::string path_of(Array &a, const Found &f) {
+  return f.group.empty() ? version_path(cacher(a).dir, f.number)
+                         : group_version_path(group_record_dir(a, f.group), f.number);
+}
+
+// Maps this process's file of version f.number and checks the array's
+// version file in it to the last block (of a group's file: its head, and
+// the array's segment).
+Result read_version(Array &a, const Found &f, ChainFile *out) {
+  const ArrayState &s = state(a);
+  const Cacher &c = cacher(a);
+  if (f.group.empty()) {
+    const Places p{a.communicator(), a.rank, a.nprocs, c.group_of, c.dir, c.spares};
+    PERSIST_TRY(read_own_version(p, f.number, &out->file));
+    out->at = 0;
+    out->length = out->file.bytes().size();
+    return {};
+  }
+  const std::string path = path_of(a, f);
+  PERSIST_TRY(out->file.open(path));
+  GroupVersion g;
+  if (Result why = parse_group_version(out->file.bytes(), &g, false); !why.ok()) return why.within(path);
+  if (g.number != f.number || g.rank != static_cast<std::uint32_t>(a.rank) ||
+      g.nprocs != static_cast<std::uint32_t>(a.nprocs))
+    return Result::corrupt(path + ": written for another version or process");
+  const auto m = std::find_if(g.members.begin(), g.members.end(), [&](const GroupSegment &x) { return x.name == s.name; });
+  if (m == g.members.end()) return Result::corrupt(path + ": holds no version file of array " + s.name);
+  out->at = m->at;
+  out->length = m->bytes;
+  VersionFile v;
+  if (Result why = parse_version(out->version(), &v, true); !why.ok()) return why.within(path + ", array " + s.name);
+  if (v.h.number != f.number || v.h.rank != g.rank || v.h.nprocs != g.nprocs || v.h.header_crc != m->version_crc)
+    return Result::corrupt(path + ": the version file of array " + s.name + " is not the one its head names");
+  return {};
+}
+
 // Phase files: which of the chain's files this process has, checked to the
 // last block (they stay mapped in *files for the replay); the phase's
 // agreement says which versions some process lost (*any_lost, per version),
@@ -223,23 +287,22 @@ void damaged(const char *func, Array &a, std::uint64_t n, const Result &why) {
 // of those peers (the others' are unknown here and left false: the scheme
 // needs only its peers').
 GDS_status_t check_files(const char *func, Array &a, const Records &found, const std::vector<std::uint64_t> &chain,
-                         std::vector<Mapped> *files, std::vector<char> *any_lost,
+                         std::vector<ChainFile> *files, std::vector<char> *any_lost,
                          std::vector<std::vector<char>> *lost) {
   const ArrayState &s = state(a);
   const Cacher &c = cacher(a);
-  const Places p{a.communicator(), a.rank, a.nprocs, c.group_of, c.dir, c.spares};
   const std::size_t len = chain.size();
   std::vector<char> mine(len);
   files->clear();
   files->resize(len);
   bool foreign = false;
   for (std::size_t i = 0; i < len; ++i) {
-    const Result why = read_own_version(p, chain[i], &(*files)[i]);
+    const Found &f = found.at(chain[i]);
+    const Result why = read_version(a, f, &(*files)[i]);
     mine[i] = !why.ok();
     if (why.ok()) {
       VersionFile v;
-      (void)parse_version((*files)[i].bytes(), &v, false);
-      const Found &f = found.at(chain[i]);
+      (void)parse_version((*files)[i].version(), &v, false);
       if (v.h.signature != s.signature || v.h.part_bytes != store(a).local_bytes() || v.h.shift != store(a).shift())
         foreign = true;
       else if (v.h.base != f.base || v.h.prev != f.prev)
@@ -285,37 +348,42 @@ GDS_status_t check_files(const char *func, Array &a, const Records &found, const
   return core::agree(func, a.communicator(), rc == MPI_SUCCESS ? GDS_STATUS_OK : core::mpi_fail(func, "MPI_Waitall", rc));
 }
 
-// Reads back a rebuilt file at `tmp` and renames it to `path`, mapped in *file.
-Result take_rebuilt(Array &a, std::uint64_t n, const std::string &tmp, const std::string &path, Mapped *file) {
+// Reads back a rebuilt file at `tmp` (checked whole: a group's, every
+// member's) and renames it to its place, mapped in *file.
+Result take_rebuilt(Array &a, const Found &f, const std::string &tmp, ChainFile *file) {
+  const Files where = files_of(a, f);
   Mapped rebuilt;
-  VersionFile v;
   Result why = rebuilt.open(tmp);
-  if (why.ok()) why = parse_version(rebuilt.bytes(), &v, true);
-  if (why.ok() && (v.h.number != n || v.h.rank != static_cast<std::uint32_t>(a.rank)))
-    why = Result::corrupt("written for another version or process");
+  if (why.ok()) why = check_file(where, rebuilt.bytes(), f.number, a.rank, a.nprocs);
   if (!why.ok())
-    return Result::failure(GDS_STATUS_UNRECOVERABLE, "version " + std::to_string(n) + " of process " +
+    return Result::failure(GDS_STATUS_UNRECOVERABLE, "version " + std::to_string(f.number) + " of process " +
                                                          std::to_string(a.rank) + " rebuilt wrong: " + why.what());
+  const std::string path = path_of(a, f);
   if (::rename(tmp.c_str(), path.c_str()) != 0) return Result::io(path, "cannot rename the rebuilt file to it", errno);
-  *file = std::move(rebuilt);  // the mapping follows the file
-  return {};
+  return read_version(a, f, file);
 }
 
 // Phase rebuild: what was lost, version by version, from the scheme's
 // redundancy; each file under a temporary name, checked block by block,
 // then renamed. *rebuilt: the processes and files rebuilt, counted (one
 // allreduce, where something was lost).
-GDS_status_t rebuild_lost(const char *func, Array &a, const std::vector<std::uint64_t> &chain,
+GDS_status_t rebuild_lost(const char *func, Array &a, const Records &found, const std::vector<std::uint64_t> &chain,
                           const std::vector<char> &any_lost, const std::vector<std::vector<char>> &lost,
-                          std::vector<Mapped> *files, std::uint64_t rebuilt[2]) {
+                          std::vector<ChainFile> *files, std::uint64_t rebuilt[2]) {
   Cacher &c = cacher(a);
   std::uint64_t mine = 0;
   for (std::size_t i = 0; i < chain.size(); ++i) {
     if (!any_lost[i]) continue;
-    const std::string path = version_path(c.dir, chain[i]), tmp = path + ".tmp";
+    const Found &f = found.at(chain[i]);
+    const Files where = files_of(a, f);
+    const std::string tmp = path_of(a, f) + ".tmp";
     const bool lost_here = lost[i][static_cast<std::size_t>(a.rank)] != 0;
-    Result here = c.scheme->rebuild(chain[i], lost[i], lost_here ? std::span<const std::byte>() : (*files)[i].bytes(), tmp);
-    if (lost_here && here.ok()) here = take_rebuilt(a, chain[i], tmp, path, &(*files)[i]);
+    Result here = lost_here && where.group ? make_dirs(where.dir) : Result();
+    // The whole file this process has (a group's: every member's) is what the scheme protected.
+    if (here.ok())
+      here = c.scheme->rebuild(chain[i], lost[i], lost_here ? std::span<const std::byte>() : (*files)[i].file.bytes(),
+                               tmp, where);
+    if (lost_here && here.ok()) here = take_rebuilt(a, f, tmp, &(*files)[i]);
     if (lost_here && !here.ok()) remove_file(tmp);
     // Beyond the redundancy (or damaged further): an older candidate; any other failure fails the restart.
     const bool beyond = here.status() == GDS_STATUS_UNRECOVERABLE || here.status() == GDS_STATUS_CORRUPT;
@@ -334,13 +402,13 @@ GDS_status_t rebuild_lost(const char *func, Array &a, const std::vector<std::uin
 
 // The chain's files as a catalogue: each version's blocks where its file
 // holds them; the versions the newest one retained are navigable.
-void catalogue_of(const Records &found, const std::vector<std::uint64_t> &chain, const std::vector<Mapped> &files,
+void catalogue_of(const Records &found, const std::vector<std::uint64_t> &chain, const std::vector<ChainFile> &files,
                   versions::Catalogue *out) {
   const Found &newest = found.at(chain.back());
   out->entries.clear();
   for (std::size_t i = 0; i < chain.size(); ++i) {
     VersionFile v;
-    (void)parse_version(files[i].bytes(), &v, false);  // checked (or rebuilt) before
+    (void)parse_version(files[i].version(), &v, false);  // checked (or rebuilt) before
     versions::Catalogue::Entry e{chain[i], v.h.next, v.label, v.next_label, v.h.full, chain[i] >= newest.oldest, {}};
     std::uint64_t at = v.data_offset;
     for (const std::uint32_t b : v.blocks) {
@@ -360,11 +428,11 @@ class CacheRecovery final : public Recovery {
   Records found;
   std::set<std::uint64_t> recorded;  // here
   std::vector<std::uint64_t> chain;
-  std::vector<Mapped> files;
+  std::vector<ChainFile> files;
   std::uint64_t rebuilt_processes = 0, rebuilt_files = 0;
 
   Result read(std::size_t i, std::uint64_t at, std::uint64_t bytes, std::byte *dst, bool) override {
-    const std::span<const std::byte> file = files[i].bytes();  // checked to the last block before
+    const std::span<const std::byte> file = files[i].version();  // checked to the last block before
     if (at > file.size() || bytes > file.size() - at) return Result::corrupt("shorter than its blocks");
     std::memcpy(dst, file.data() + at, bytes);
     return {};
@@ -384,19 +452,37 @@ class CacheRecovery final : public Recovery {
 
 Result CacheRecovery::record_taken(Array &a, const std::vector<std::uint64_t> &taken) const {
   const Cacher &c = cacher(a);
-  bool wrote = false;
+  std::set<std::string> wrote;  // directories
   for (std::size_t i = 0; i < taken.size(); ++i) {
     if (recorded.count(taken[i]) != 0) continue;
     VersionFile v;
-    (void)parse_version(files[i].bytes(), &v, false);  // checked before
+    (void)parse_version(files[i].version(), &v, false);  // checked before
     const Found &f = found.at(taken[i]);
     const Record r{static_cast<std::uint32_t>(a.rank), static_cast<std::uint32_t>(a.nprocs), v.h.header_crc,
                    taken[i], f.base, f.prev, f.oldest};
-    const std::vector<std::byte> bytes = encode_record(r);
-    PERSIST_TRY(write_file_atomically(record_path(c.dir, r.number), {{const_cast<std::byte *>(bytes.data()), bytes.size()}}));
-    wrote = true;
+    std::vector<std::byte> bytes;
+    std::string dir = c.dir;
+    if (f.group.empty()) {
+      bytes = encode_record(r);
+    } else {
+      // The group's record of the version, with this member added (the
+      // members restart one after another: an earlier one may have written it).
+      dir = group_record_dir(a, f.group);
+      GroupRecord g{r.number, {}, true};
+      std::vector<std::byte> old;
+      if (read_file(record_path(dir, r.number), &old).ok() && parse_group_record(old, &g).ok() && g.number == r.number &&
+          g.in_group_file)
+        std::erase_if(g.members, [&](const auto &m) { return m.first == state(a).name; });
+      else
+        g = GroupRecord{r.number, {}, true};
+      g.members.emplace_back(state(a).name, r);
+      bytes = encode_group_record(g);
+    }
+    PERSIST_TRY(write_file_atomically(record_path(dir, r.number), {{bytes.data(), bytes.size()}}));
+    wrote.insert(dir);
   }
-  return wrote ? sync_dir(c.dir) : Result();
+  for (const std::string &dir : wrote) PERSIST_TRY(sync_dir(dir));
+  return {};
 }
 
 GDS_status_t CacheRecovery::recovered(const char *func, Array &a, std::size_t taken, std::uint64_t navigable) {
@@ -411,7 +497,7 @@ GDS_status_t CacheRecovery::recovered(const char *func, Array &a, std::size_t ta
     for (const versions::Stored &o : catalogue.entries[i].own)
       held += std::min(std::uint64_t{o.first + o.count} << store(a).shift(), store(a).local_bytes()) -
               (std::uint64_t{o.first} << store(a).shift());
-    c.cached.push_back(Cached{kept[i], f.base, f.prev, f.oldest, held});
+    c.cached.push_back(Cached{kept[i], f.base, f.prev, f.oldest, held, !f.group.empty()});
     c.delta_bytes = catalogue.entries[i].full ? 0 : c.delta_bytes + held;
   }
   c.catalogue.entries.assign(catalogue.entries.begin(), catalogue.entries.begin() + static_cast<std::ptrdiff_t>(taken) + 1);
@@ -441,12 +527,12 @@ std::string other_count(std::uint64_t writers, int nprocs) {
 }
 
 std::uint64_t cache_writers(Array &a) {
-  std::vector<std::uint64_t> mine;
+  std::vector<Found> mine;
   std::set<std::uint64_t> recorded;
   own_records("GDS_alloc", a, &mine, &recorded, true);
   std::uint64_t newest = 0, writers = 0;
-  for (std::size_t i = 0; i + 5 <= mine.size(); i += 5)
-    if (mine[i] >= newest) newest = mine[i], writers = mine[i + 4];
+  for (const Found &f : mine)
+    if (f.number >= newest) newest = f.number, writers = f.nprocs;
   return writers;
 }
 
@@ -485,7 +571,7 @@ GDS_status_t recover(const char *func, Array &a, std::unique_ptr<Recovery> *out)
       std::vector<std::vector<char>> lost;
       GDS_TRY(check_files(func, a, book.found, chain, &r->files, &any_lost, &lost));
       std::uint64_t rebuilt[2] = {0, 0};
-      if (const GDS_status_t status = rebuild_lost(func, a, chain, any_lost, lost, &r->files, rebuilt);
+      if (const GDS_status_t status = rebuild_lost(func, a, book.found, chain, any_lost, lost, &r->files, rebuilt);
           status != GDS_STATUS_OK) {
         if (status != GDS_STATUS_UNRECOVERABLE) return status;  // MPI or the file system failed: agreed
         continue;  // beyond the redundancy

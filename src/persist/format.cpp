@@ -14,6 +14,9 @@ constexpr char kVersionMagic[8] = {'G', 'D', 'S', 'V', 'E', 'R', 'S', '\n'};
 constexpr char kRecordMagic[8] = {'G', 'D', 'S', 'D', 'O', 'N', 'E', '\n'};
 constexpr char kGroupMagic[8] = {'G', 'D', 'S', 'G', 'R', 'U', 'P', '\n'};
 constexpr char kParityMagic[8] = {'G', 'D', 'S', 'X', 'O', 'R', 'P', '\n'};
+constexpr char kGroupVersionMagic[8] = {'G', 'D', 'S', 'G', 'V', 'E', 'R', '\n'};
+// Group commit records: format 2 says the members' files are the segments of the group's v<n>.gdsg.
+constexpr std::uint32_t kGroupRecordInFile = 2;
 constexpr std::uint32_t kFull = 1;
 constexpr std::uint64_t kMaxLabel = 65536;
 // Longer than any file GDS writes (a part of at most 2^32 blocks of 64 MiB, and its list): lengths
@@ -177,7 +180,7 @@ std::vector<std::byte> encode_group_record(const GroupRecord &g) {
   std::vector<std::byte> out(n);
   std::byte *p = out.data();
   std::memcpy(p, kGroupMagic, 8);
-  put32(p + 8, kFormatVersion);
+  put32(p + 8, g.in_group_file ? kGroupRecordInFile : kFormatVersion);
   put32(p + 12, static_cast<std::uint32_t>(g.members.size()));
   put64(p + 16, g.number);
   std::byte *q = p + 24;
@@ -197,7 +200,10 @@ Result parse_group_record(std::span<const std::byte> bytes, GroupRecord *out) {
   const std::byte *p = bytes.data();
   if (std::memcmp(p, kGroupMagic, 8) != 0) return Result::corrupt("not a GDS group commit record (bad magic number)");
   if (get32(p + bytes.size() - 4) != crc(p, bytes.size() - 4)) return Result::corrupt("group commit record checksum mismatch");
-  if (get32(p + 8) != kFormatVersion) return Result::corrupt("format version " + std::to_string(get32(p + 8)) + " is not 1");
+  const std::uint32_t format = get32(p + 8);
+  if (format != kFormatVersion && format != kGroupRecordInFile)
+    return Result::corrupt("format version " + std::to_string(format) + " is not 1 or 2");
+  out->in_group_file = format == kGroupRecordInFile;
   const std::uint32_t count = get32(p + 12);
   if (count == 0 || count > kMaxGroupMembers) return Result::corrupt("group commit record member count out of range");
   out->number = get64(p + 16);
@@ -217,6 +223,92 @@ Result parse_group_record(std::span<const std::byte> bytes, GroupRecord *out) {
     at += 4 + len + kRecordBytes;
   }
   if (at != end) return Result::corrupt("group commit record longer than its members");
+  return {};
+}
+
+// Group version file: magic (8), format version (4), member count (4),
+// rank (4), process count (4), number (8), head length (8), then per
+// member: name length (4), name, segment offset (8), segment length (8),
+// the segment's version header CRC (4); then the CRC32C of everything
+// before (4). The segments follow, in member order, to the file's end.
+std::vector<std::byte> encode_group_version_head(GroupVersion *g) {
+  std::size_t n = 40 + 4;
+  for (const GroupSegment &m : g->members) n += 4 + m.name.size() + 20;
+  g->head_bytes = n;
+  std::uint64_t at = n;
+  for (GroupSegment &m : g->members) {
+    m.at = at;
+    at += m.bytes;
+  }
+  std::vector<std::byte> out(n);
+  std::byte *p = out.data();
+  std::memcpy(p, kGroupVersionMagic, 8);
+  put32(p + 8, kFormatVersion);
+  put32(p + 12, static_cast<std::uint32_t>(g->members.size()));
+  put32(p + 16, g->rank);
+  put32(p + 20, g->nprocs);
+  put64(p + 24, g->number);
+  put64(p + 32, n);
+  std::byte *q = p + 40;
+  for (const GroupSegment &m : g->members) {
+    put32(q, static_cast<std::uint32_t>(m.name.size()));
+    std::memcpy(q + 4, m.name.data(), m.name.size());
+    q += 4 + m.name.size();
+    put64(q, m.at);
+    put64(q + 8, m.bytes);
+    put32(q + 16, m.version_crc);
+    q += 20;
+  }
+  put32(q, crc(p, n - 4));
+  return out;
+}
+
+Result parse_group_version(std::span<const std::byte> file, GroupVersion *out, bool check_data) {
+  if (file.size() < 44) return Result::corrupt("shorter than a group version head");
+  const std::byte *p = file.data();
+  if (std::memcmp(p, kGroupVersionMagic, 8) != 0) return Result::corrupt("not a GDS group version file (bad magic number)");
+  if (get32(p + 8) != kFormatVersion) return Result::corrupt("format version " + std::to_string(get32(p + 8)) + " is not 1");
+  const std::uint64_t head = get64(p + 32);
+  if (head < 44 || head > file.size()) return Result::corrupt("group version head length out of range");
+  if (get32(p + head - 4) != crc(p, head - 4)) return Result::corrupt("group version head checksum mismatch");
+  const std::uint32_t count = get32(p + 12);
+  out->rank = get32(p + 16);
+  out->nprocs = get32(p + 20);
+  out->number = get64(p + 24);
+  out->head_bytes = head;
+  if (count == 0 || count > kMaxGroupMembers || out->rank >= out->nprocs || out->number == kNone)
+    return Result::corrupt("group version head fields out of range");
+  out->members.clear();
+  std::uint64_t at = 40, next = head;
+  const std::uint64_t end = head - 4;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (end - at < 4) return Result::corrupt("group version head shorter than its members");
+    const std::uint32_t len = get32(p + at);
+    if (len == 0 || len > 64 || end - at - 4 < len + 20) return Result::corrupt("group version member out of range");
+    GroupSegment m;
+    m.name.assign(reinterpret_cast<const char *>(p + at + 4), len);
+    at += 4 + len;
+    m.at = get64(p + at);
+    m.bytes = get64(p + at + 8);
+    m.version_crc = get32(p + at + 16);
+    at += 20;
+    if (m.at != next || m.bytes > file.size() - m.at) return Result::corrupt("group version segment out of range");
+    next = m.at + m.bytes;
+    out->members.push_back(std::move(m));
+  }
+  if (at != end) return Result::corrupt("group version head longer than its members");
+  if (next != file.size())
+    return Result::corrupt("length " + std::to_string(file.size()) + " is not the " + std::to_string(next) +
+                           " bytes its segments make");
+  if (!check_data) return {};
+  for (const GroupSegment &m : out->members) {
+    VersionFile v;
+    if (Result why = parse_version(file.subspan(m.at, m.bytes), &v, true); !why.ok())
+      return why.within("member " + m.name);
+    if (v.h.header_crc != m.version_crc || v.h.number != out->number || v.h.rank != out->rank ||
+        v.h.nprocs != out->nprocs)
+      return Result::corrupt("member " + m.name + " is not the version file its group version names");
+  }
   return {};
 }
 

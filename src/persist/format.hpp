@@ -12,9 +12,15 @@
 //              process has made version n durable.
 //   x<n>.gdsx  XOR parity of this process's set for version n: header,
 //              the set members' file lengths, the parity chunk.
-//   v<n>.done  in a group's directory (<group>@group/r<rank>/): the group
-//              commit record, one per process for every member of a
-//              version group: each member's name and commit record.
+//   v<n>.gdsg  in a group's directory (<group>@group/r<rank>/): a version
+//              group's version on this process, in one file: a head
+//              naming every member with where its segment lies, then the
+//              segments, each a member's version file as v<n>.gdsv.
+//   v<n>.done  in a group's directory: the group commit record, one per
+//              process for every member of a version group: each
+//              member's name and commit record. Format 2 says the members'
+//              files are the segments of v<n>.gdsg beside it; format 1
+//              (before) that they are v<n>.gdsv in the members' directories.
 // docs/file-formats.md shows an annotated example of each.
 #pragma once
 
@@ -86,10 +92,32 @@ Result parse_record(std::span<const std::byte> bytes, Record *out);
 struct GroupRecord {
   std::uint64_t number = 0;
   std::vector<std::pair<std::string, Record>> members;  // name, record
+  bool in_group_file = true;  // the members' files are segments of v<n>.gdsg (format 2); else v<n>.gdsv (format 1)
 };
 inline constexpr std::size_t kMaxGroupMembers = 1024;
 std::vector<std::byte> encode_group_record(const GroupRecord &g);
 Result parse_group_record(std::span<const std::byte> bytes, GroupRecord *out);
+
+// A version group's version on one process (v<n>.gdsg): per member its
+// name and its segment, a version file whose header has CRC version_crc.
+struct GroupSegment {
+  std::string name;
+  std::uint64_t at = 0, bytes = 0;
+  std::uint32_t version_crc = 0;
+};
+struct GroupVersion {
+  std::uint32_t rank = 0, nprocs = 0;
+  std::uint64_t number = 0;
+  std::vector<GroupSegment> members;
+  std::uint64_t head_bytes = 0;  // the first segment's offset
+};
+// The head of a group version file; sets each member's `at` (the segments
+// follow the head in member order) and g->head_bytes.
+std::vector<std::byte> encode_group_version_head(GroupVersion *g);
+// Parses a whole group version file: its head, and that the segments tile
+// the rest of the file. With check_data every segment is parsed as a
+// version file of the same number and process, every block's CRC checked.
+Result parse_group_version(std::span<const std::byte> file, GroupVersion *out, bool check_data);
 
 struct ParityHeader {
   std::uint32_t set_size = 0, member = 0, rank = 0;

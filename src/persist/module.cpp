@@ -200,7 +200,10 @@ class Persist final : public core::Module {
                 s.name.c_str());
     prune_wait(a);
     if (s.cacher && s.cacher->scheme) s.cacher->scheme->release();
-    if (s.cacher) s.cacher->spares->clear();
+    if (s.cacher) {
+      s.cacher->spares->clear();
+      for (auto &[dir, spares] : s.cacher->group_spares) spares->clear();
+    }
     return GDS_STATUS_OK;
   }
 

@@ -39,11 +39,12 @@ CacheName parse_cache_name(const std::string &name) {
   std::uint64_t n = kNone;
   if (base.rfind("p", 0) == 0) {
     const std::size_t at = base.find(".v");
-    if (at != std::string::npos && ends_with(base, ".gdsv")) {
+    if (at != std::string::npos && (ends_with(base, ".gdsv") || ends_with(base, ".gdsg"))) {
       kind = CacheName::partner;
       n = number_at(base, at + 2);
     }
-  } else if (base.rfind("v", 0) == 0 && (ends_with(base, ".gdsv") || ends_with(base, ".done"))) {
+  } else if (base.rfind("v", 0) == 0 &&
+             (ends_with(base, ".gdsv") || ends_with(base, ".gdsg") || ends_with(base, ".done"))) {
     kind = ends_with(base, ".done") ? CacheName::record : CacheName::version;
     n = number_at(base, 1);
   } else if (base.rfind("x", 0) == 0 && ends_with(base, ".gdsx")) {

@@ -11,7 +11,12 @@
 //     spare<k>         a dropped version's file, written over by a later one
 //     <name>.tmp       a file being written
 //   <base>/gds.<job>/node<group>/<group name>@group/r<rank>/
+//     v<n>.gdsg        process <rank>'s file of the group's version n: every
+//                      member's version file in one (format.hpp)
 //     v<n>.done        the version group's commit record of version n (format.hpp)
+//     p<r>.v<n>.gdsg   process r's group file of version n, kept as its partner (PARTNER)
+//     x<n>.gdsx        the XOR parity of the group files of version n (XOR)
+//     spare<k>, <name>.tmp  as in an array's directory
 //   <prefix>/gds.<job>/scavenged@cache/<node>/node<group>/...
 //                    a node's cache as gds-index scavenge copied it (gds-run, when a
 //                    job is given up); a restart whose cache is empty fetches from it
@@ -46,8 +51,13 @@ inline std::string version_path(const std::string &dir, std::uint64_t n) {
 inline std::string record_path(const std::string &dir, std::uint64_t n) {
   return dir + "/v" + std::to_string(n) + ".done";
 }
-inline std::string partner_path(const std::string &dir, int of, std::uint64_t n) {
-  return dir + "/p" + std::to_string(of) + ".v" + std::to_string(n) + ".gdsv";
+// A version group's file of version n on this process.
+inline std::string group_version_path(const std::string &dir, std::uint64_t n) {
+  return dir + "/v" + std::to_string(n) + ".gdsg";
+}
+// Process `of`'s file of version n kept as its partner: a version file, or (`group`) a group's.
+inline std::string partner_path(const std::string &dir, int of, std::uint64_t n, bool group = false) {
+  return dir + "/p" + std::to_string(of) + ".v" + std::to_string(n) + (group ? ".gdsg" : ".gdsv");
 }
 inline std::string parity_path(const std::string &dir, std::uint64_t n) {
   return dir + "/x" + std::to_string(n) + ".gdsx";

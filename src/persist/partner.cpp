@@ -45,17 +45,17 @@ class Partner final : public Scheme {
 
   // The file goes to the partner from where its pieces are; each holder's
   // file arrives into the buffer prepare() reserved, which x takes.
-  Result start(std::uint64_t n, int tag, const FileView &file, Exchange *x) override {
+  Result start(std::uint64_t n, int tag, const FileView &file, const Files &where, Exchange *x) override {
     std::vector<std::string> paths;
     x->in = std::move(inbox_);
     inbox_.clear();
     for (std::size_t i = 0; i < holders_.size(); ++i) {
-      paths.push_back(partner_path(p_.dir, holders_[i], n));
-      p_.spares->claim(paths.back(), sizes_[i]);
+      paths.push_back(partner_path(where.dir, holders_[i], n, where.group));
+      where.spares->claim(paths.back(), sizes_[i]);
       x->inflows.push_back(Inflow{x->in[i].data(), sizes_[i], 0, holders_[i], tag, p_.comm});
     }
     post_range(&x->reqs, file, 0, length_, nullptr, to_, tag, p_.comm);
-    x->store = [paths = std::move(paths), dir = p_.dir](Exchange &e) -> Result {
+    x->store = [paths = std::move(paths), dir = where.dir](Exchange &e) -> Result {
       for (std::size_t i = 0; i < paths.size(); ++i) PERSIST_TRY(write_file(paths[i], {{e.in[i].data(), e.in[i].size()}}));
       return sync_dir(dir);
     };
@@ -72,7 +72,7 @@ class Partner final : public Scheme {
   // says whether it has memory for the pieces, the holder answers with the
   // copy's size (kNone: no good copy, or nobody to take it), then the pieces.
   Result rebuild(std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte>,
-                 const std::string &path) override {
+                 const std::string &path, const Files &where) override {
     Result status;
     for (int r = 0; r < p_.nprocs; ++r) {
       if (!lost[static_cast<std::size_t>(r)]) continue;
@@ -81,10 +81,9 @@ class Partner final : public Scheme {
         int ready = 0;
         int rc = MPI_Recv(&ready, 1, MPI_INT, r, kTagRebuild, p_.comm, MPI_STATUS_IGNORE);
         Mapped copy;
-        VersionFile v;
         std::uint64_t size = kNone;
-        if (ready != 0 && copy.open(partner_path(p_.dir, r, n)).ok() && parse_version(copy.bytes(), &v, true).ok() &&
-            v.h.number == n && v.h.rank == static_cast<std::uint32_t>(r))
+        if (ready != 0 && copy.open(partner_path(where.dir, r, n, where.group)).ok() &&
+            check_file(where, copy.bytes(), n, r, p_.nprocs).ok())
           size = copy.bytes().size();
         if (rc == MPI_SUCCESS) rc = MPI_Send(&size, 1, MPI_UINT64_T, r, kTagRebuild, p_.comm);
         for (std::uint64_t at = 0; rc == MPI_SUCCESS && size != kNone && at < size; at += kRebuildPiece)
@@ -128,8 +127,8 @@ class Partner final : public Scheme {
     return status;
   }
 
-  void remove(std::uint64_t n) override {
-    for (const int q : holders_) p_.spares->keep(partner_path(p_.dir, q, n));
+  void remove(std::uint64_t n, const Files &where) override {
+    for (const int q : holders_) where.spares->keep(partner_path(where.dir, q, n, where.group));
   }
   [[nodiscard]] int tolerance() const override { return 1; }
 

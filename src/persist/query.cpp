@@ -46,12 +46,19 @@ void keep(Findings *all, const std::string &name, const Found &f) {
     it->second = f;
 }
 
-// Version n's successor and its label, from process dir's version file.
-Result read_successor(const std::string &dir, std::uint64_t n, Found *f) {
+// Version n's successor and its label, from process dir's version file
+// (`group`: from the first member's in the group's file in dir).
+Result read_successor(const std::string &dir, std::uint64_t n, Found *f, bool group = false) {
   Mapped file;
   VersionFile v;
-  PERSIST_TRY(file.open(version_path(dir, n)));
-  PERSIST_TRY(parse_version(file.bytes(), &v, false));
+  PERSIST_TRY(file.open(group ? group_version_path(dir, n) : version_path(dir, n)));
+  std::span<const std::byte> bytes = file.bytes();
+  if (group) {
+    GroupVersion g;
+    PERSIST_TRY(parse_group_version(bytes, &g, false));
+    bytes = bytes.subspan(g.members.front().at, g.members.front().bytes);
+  }
+  PERSIST_TRY(parse_version(bytes, &v, false));
   f->current = v.h.next;
   f->holds = v.next_label;
   return {};
@@ -72,7 +79,10 @@ void scan_cache(const Settings &g, int rank, Findings *out) {
       if (group) {
         GroupRecord r;
         if (!parse_group_record(bytes, &r).ok() || r.number != c.number) continue;
-        if (!read_successor(rank_dir(node + "/" + r.members.front().first, rank), r.number, &f).ok()) continue;
+        const Result read = r.in_group_file ? read_successor(dir, r.number, &f, true)
+                                            : read_successor(rank_dir(node + "/" + r.members.front().first, rank),
+                                                             r.number, &f);
+        if (!read.ok()) continue;
         keep(out, *group, f);
         for (const auto &[member, rec] : r.members) keep(out, member, f);
       } else {

@@ -29,6 +29,20 @@ Result read_own_version(const Places &p, std::uint64_t n, Mapped *file) {
   return {};
 }
 
+Result check_file(const Files &f, std::span<const std::byte> bytes, std::uint64_t n, int rank, int nprocs) {
+  const auto r = static_cast<std::uint32_t>(rank), np = static_cast<std::uint32_t>(nprocs);
+  if (f.group) {
+    GroupVersion g;
+    PERSIST_TRY(parse_group_version(bytes, &g, true));
+    if (g.number != n || g.rank != r || g.nprocs != np) return Result::corrupt("written for another version or process");
+    return {};
+  }
+  VersionFile v;
+  PERSIST_TRY(parse_version(bytes, &v, true));
+  if (v.h.number != n || v.h.rank != r || v.h.nprocs != np) return Result::corrupt("written for another version or process");
+  return {};
+}
+
 void post_bytes(std::vector<MPI_Request> *reqs, const std::byte *data, std::uint64_t n, int peer, int tag,
                 MPI_Comm comm) {
   core::add_bytes(core::Work::redundancy, n);

@@ -35,6 +35,18 @@ struct Places {
 // Maps and checks this process's own version file of version n (every block's CRC).
 Result read_own_version(const Places &p, std::uint64_t n, Mapped *file);
 
+// The files a scheme protects, and where it keeps what protects them: an
+// array's version files in its directory, or a version group's files (one
+// per process per group version, v<n>.gdsg) in the group's directory.
+struct Files {
+  std::string dir;
+  std::shared_ptr<Spares> spares;  // in dir
+  bool group = false;
+};
+// Whether `bytes` are a whole, good file of version n of process `rank` of
+// `nprocs` of this kind (every block's CRC checked).
+Result check_file(const Files &f, std::span<const std::byte> bytes, std::uint64_t n, int rank, int nprocs);
+
 // A version file as the pieces it is written from (its header, then runs
 // of blocks in the memory version, or one copy of it all), so that schemes
 // send it from where it is.
@@ -100,7 +112,7 @@ class Scheme {
   // posts the protection of version n's file, which stays unchanged until
   // the requests complete, in messages of tag `tag` (one of its own for
   // every version in flight); `x` takes the buffers prepare() reserved.
-  virtual Result start(std::uint64_t n, int tag, const FileView &file, Exchange *x) = 0;
+  virtual Result start(std::uint64_t n, int tag, const FileView &file, const Files &where, Exchange *x) = 0;
   // The buffers of an exchange completed and stored, for the next prepare().
   virtual void give_back(std::vector<std::vector<std::byte>> && /*in*/) {}
   // Collective: lost[r] says whether process r lacks a good file of version
@@ -110,9 +122,9 @@ class Scheme {
   // caller checks it). GDS_STATUS_UNRECOVERABLE where the scheme cannot (the
   // caller agrees).
   virtual Result rebuild(std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte> own,
-                         const std::string &path) = 0;
+                         const std::string &path, const Files &where) = 0;
   // Removes what this process holds for version n.
-  virtual void remove(std::uint64_t n) = 0;
+  virtual void remove(std::uint64_t n, const Files &where) = 0;
   // Collective: frees the scheme's communicators.
   virtual void release() {}
   // How many lost processes of one set it rebuilds (0: none).

@@ -65,6 +65,7 @@ std::vector<std::string> scr_notes(const std::map<std::string, std::string> &con
 struct Cached {
   std::uint64_t number = 0, base = 0, prev = kNone, oldest = 0;
   std::uint64_t held_bytes = 0;  // of this process's file
+  bool grouped = false;          // the file is a segment of a version group's (in the group's directory)
 };
 
 class Cacher;   // cache.hpp: the cache level's work for an array

@@ -75,7 +75,7 @@ class Xor final : public Scheme {
   // to m (from where the file's pieces are, zeros past its end), every
   // other member's chunk of this member's parity comes here; store XORs
   // them and writes the parity.
-  Result start(std::uint64_t n, int tag, const FileView &file, Exchange *x) override {
+  Result start(std::uint64_t n, int tag, const FileView &file, const Files &where, Exchange *x) override {
     const std::uint64_t c = chunk_;
     x->in = std::move(ins_);
     ins_.clear();
@@ -84,9 +84,9 @@ class Xor final : public Scheme {
     for (int m = 0; m < k_; ++m)
       if (m != me_) post_range(&x->reqs, file, std::uint64_t(idx(me_, m)) * c, c, padding_, m, tag, set_.get());
     ParityHeader h = parity_head(n);
-    const std::string path = parity_path(p_.dir, n);
-    p_.spares->claim(path, c);
-    x->store = [h, path, c, dir = p_.dir](Exchange &e) mutable -> Result {
+    const std::string path = parity_path(where.dir, n);
+    where.spares->claim(path, c);
+    x->store = [h, path, c, dir = where.dir](Exchange &e) mutable -> Result {
       for (std::size_t i = 1; i < e.in.size(); ++i) xor_into(e.in[0].data(), e.in[i].data(), c);
       h.parity_crc = core::crc32c(e.in[0].data(), c);
       std::vector<std::byte> head = encode_parity_head(h);
@@ -103,7 +103,7 @@ class Xor final : public Scheme {
   }
 
   Result rebuild(std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte> own,
-                 const std::string &path) override {
+                 const std::string &path, const Files &where) override {
     int nlost = 0, who = -1;
     for (int j = 0; j < k_; ++j)
       if (lost[static_cast<std::size_t>(members_[static_cast<std::size_t>(j)])]) {
@@ -116,11 +116,11 @@ class Xor final : public Scheme {
                                                            std::to_string(nlost) + " processes of one XOR set (of " +
                                                            std::to_string(k_) + "); XOR rebuilds one");
     Plan plan;
-    PERSIST_TRY(plan_rebuild(n, who, own, &plan));
+    PERSIST_TRY(plan_rebuild(n, who, own, where, &plan));
     return stream(who, own, path, plan);
   }
 
-  void remove(std::uint64_t n) override { p_.spares->keep(parity_path(p_.dir, n)); }
+  void remove(std::uint64_t n, const Files &where) override { where.spares->keep(parity_path(where.dir, n)); }
   void release() override { set_.reset(); }
   [[nodiscard]] int tolerance() const override { return 1; }
 
@@ -141,12 +141,12 @@ class Xor final : public Scheme {
   // survivor's sends are read at its own chunk size). Maxima of (value,
   // ~value) give the largest and the smallest. Every member says the same
   // of a failure.
-  Result plan_rebuild(std::uint64_t n, int who, std::span<const std::byte> own, Plan *p) {
+  Result plan_rebuild(std::uint64_t n, int who, std::span<const std::byte> own, const Files &where, Plan *p) {
     ParityHeader h;
     int ok = 1;
     const bool survivor = me_ != who;
     if (survivor)
-      ok = p->parity.open(parity_path(p_.dir, n)).ok() && parse_parity(p->parity.bytes(), &h, &p->at).ok() &&
+      ok = p->parity.open(parity_path(where.dir, n)).ok() && parse_parity(p->parity.bytes(), &h, &p->at).ok() &&
            h.number == n && h.member == static_cast<std::uint32_t>(me_) &&
            h.set_size == static_cast<std::uint32_t>(k_) && h.lengths[static_cast<std::size_t>(me_)] == own.size();
     // At most kRebuildPiece bytes each (the chunk size is not known before the agreement).
