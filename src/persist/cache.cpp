@@ -23,6 +23,7 @@
 #include <bit>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "core/bits.hpp"
@@ -287,7 +288,17 @@ Unit unit_of(std::span<Array *const> members, std::span<const versions::Frozen> 
       for (std::uint32_t b = first; b < first + count; ++b) core::set_bit(c.changed, b);
     if (c.since_cached + 1 < state(*members[i]).every) continue;
     due.push_back(i);
-    group_full = group_full || (group != nullptr && (c.force_full || c.cached.empty() || c.full_wished));
+  }
+  // A group's unit holds every member or none: due when one is (members
+  // that joined with different counts since their last cached versions
+  // line up here), so that they share one chain in the group's files.
+  if (group != nullptr && !due.empty()) {
+    due.resize(members.size());
+    std::iota(due.begin(), due.end(), std::size_t{0});
+    for (const std::size_t i : due) {
+      const Cacher &c = cacher(*members[i]);
+      group_full = group_full || c.force_full || c.cached.empty() || c.full_wished;
+    }
   }
   for (const std::size_t i : due) {
     Result r;
@@ -402,8 +413,9 @@ class CacheLevel final : public PersistentLevel {
   // earlier run's, or all of them on a fresh start).
   GDS_status_t open_group(const char *, const std::string &name, std::span<Array *const> members) override {
     say_restarts(&name, members);
-    std::set<std::uint64_t> keep;
-    for (const Cached &c : cacher(*members.front()).cached) keep.insert(c.number);
+    std::set<std::uint64_t> keep;  // every member's versions (members may have taken different chains)
+    for (Array *m : members)
+      for (const Cached &c : cacher(*m).cached) keep.insert(c.number);
     const Files g = group_files(cacher(*members.front()), group_record_dir(*members.front(), name));
     remove_group_versions(g, [&](std::uint64_t n) { return keep.count(n) == 0; });
     return GDS_STATUS_OK;

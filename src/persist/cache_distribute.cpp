@@ -199,6 +199,19 @@ Result receive_holding(MPI_Comm comm, Array &a, int from, std::uint64_t *files, 
   return r;
 }
 
+// The newest record of process `rank` of array `name` in a failure group's
+// directory: in the array's directory, or in a version group's (a member
+// of a group has its records there).
+std::uint64_t newest_in(const std::string &node_dir, const std::string &name, int rank) {
+  std::uint64_t newest = newest_record(rank_dir(node_dir + "/" + name, rank));
+  for (const std::string &entry : list_dir(node_dir))
+    if (group_of_dir(entry)) {
+      const std::uint64_t n = newest_record(rank_dir(node_dir + "/" + entry, rank));
+      if (n != kNone && (newest == kNone || n > newest)) newest = n;
+    }
+  return newest;
+}
+
 // Whether process r sees `node_dir` of this process's cache where it
 // expects its own directory: it runs on this host (so the base's path is
 // the same file system here and there), its base is this one (one without
@@ -229,7 +242,7 @@ std::vector<std::pair<int, Holding>> holdings(Array &a) {
       if (!rank || *rank >= static_cast<std::uint64_t>(a.nprocs) ||
           sees_it(a, c, static_cast<int>(*rank), jd, jd + "/" + node))
         continue;
-      const Holding h{jd + "/" + node, newest_record(rank_dir(jd + "/" + node + "/" + s.name, static_cast<int>(*rank)))};
+      const Holding h{jd + "/" + node, newest_in(jd + "/" + node, s.name, static_cast<int>(*rank))};
       if (h.newest != kNone) out.emplace_back(static_cast<int>(*rank), h);
     }
   }
@@ -319,7 +332,7 @@ void fetch_scavenged(const char *func, Array &a, std::uint64_t *files) {
     for (const std::string &group : list_dir(scav + "/" + node)) {
       if (!is_node_dir(group)) continue;
       const std::string at = scav + "/" + node + "/" + group;
-      const std::uint64_t n = newest_record(rank_dir(at + "/" + s.name, a.rank));
+      const std::uint64_t n = newest_in(at, s.name, a.rank);
       if (n != kNone && (newest == kNone || n > newest)) newest = n, best = at;
     }
   if (best.empty()) return;

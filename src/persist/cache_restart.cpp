@@ -378,11 +378,12 @@ GDS_status_t rebuild_lost(const char *func, Array &a, const Records &found, cons
     const Files where = files_of(a, f);
     const std::string tmp = path_of(a, f) + ".tmp";
     const bool lost_here = lost[i][static_cast<std::size_t>(a.rank)] != 0;
-    Result here = lost_here && where.group ? make_dirs(where.dir) : Result();
+    // (Where the group's directory cannot be made, the rebuild's file cannot
+    // be opened: the scheme still takes part in every message, and says so.)
+    if (lost_here && where.group) (void)make_dirs(where.dir);
     // The whole file this process has (a group's: every member's) is what the scheme protected.
-    if (here.ok())
-      here = c.scheme->rebuild(chain[i], lost[i], lost_here ? std::span<const std::byte>() : (*files)[i].file.bytes(),
-                               tmp, where);
+    Result here = c.scheme->rebuild(chain[i], lost[i], lost_here ? std::span<const std::byte>() : (*files)[i].file.bytes(),
+                                    tmp, where);
     if (lost_here && here.ok()) here = take_rebuilt(a, f, tmp, &(*files)[i]);
     if (lost_here && !here.ok()) remove_file(tmp);
     // Beyond the redundancy (or damaged further): an older candidate; any other failure fails the restart.
