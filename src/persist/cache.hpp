@@ -244,7 +244,7 @@ GDS_status_t distribute(const char *func, core::Array &a);
 GDS_status_t fetch(const char *func, core::Array &a);
 // Whether this process's directories hold a commit record of the array (its own or its groups').
 bool has_records(const char *func, core::Array &a);
-// The newest commit record's version in a process's directory (kNone: none).
+// The newest commit record's version in a process's directory (kNone: none; cache_distribute.cpp).
 std::uint64_t newest_record(const std::string &dir);
 // The process count that wrote this process's newest commit record of the
 // array (0: none), read quietly (local; the cache's directory is set).

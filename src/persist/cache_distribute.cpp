@@ -35,6 +35,15 @@ using gds::core::Array;
 
 namespace gds::persist {
 
+std::uint64_t newest_record(const std::string &dir) {
+  std::uint64_t newest = kNone;
+  for (const std::string &name : list_dir(dir)) {
+    const CacheName c = parse_cache_name(name);
+    if (c.kind == CacheName::record && !c.tmp && (newest == kNone || c.number > newest)) newest = c.number;
+  }
+  return newest;
+}
+
 namespace {
 
 using gds::core::ull;

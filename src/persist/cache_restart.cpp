@@ -121,15 +121,6 @@ bool has_records(const char *func, Array &a) {
   return !recorded.empty();
 }
 
-std::uint64_t newest_record(const std::string &dir) {
-  std::uint64_t newest = kNone;
-  for (const std::string &name : list_dir(dir)) {
-    const CacheName c = parse_cache_name(name);
-    if (c.kind == CacheName::record && !c.tmp && (newest == kNone || c.number > newest)) newest = c.number;
-  }
-  return newest;
-}
-
 namespace {
 
 // Phase records: what the processes' commit records say, learnt a version
