@@ -452,6 +452,33 @@ TEST_F(Group, RestoreNewestAndLabel) {
 // Members the program did not name are named after their group in the
 // cache (<group>.<i>), and restart under that name at GDS_group_create; a
 // named member keeps its name. Each process writes its own part.
+// Three arrays of n elements with a SINGLE cache in `dir` (restart "0" or
+// "1"), named names[k] (nullptr: unnamed).
+void alloc_cached(const char *dir, const char *restart, Index n, const char *const names[3], GDS_gds_t out[3]) {
+  for (int k = 0; k < 3; ++k) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, GDS_COPY_TYPE_KEY, "SINGLE");
+    MPI_Info_set(info, GDS_CACHE_BASE_KEY, dir);
+    MPI_Info_set(info, GDS_RESTART_KEY, restart);
+    if (names[k] != nullptr) MPI_Info_set(info, GDS_NAME_KEY, names[k]);
+    ASSERT_ALL_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_LONG_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &out[k]));
+    MPI_Info_free(&info);
+  }
+}
+
+// This process's part of array a set to value(i), then a fence.
+template <class F>
+void put_own(GDS_gds_t a, int rank, F value) {
+  Index lo = 0, hi = 0;
+  int owns = 0;
+  ASSERT_GDS_OK(GDS_distribution(a, rank, &lo, &hi, &owns));
+  std::vector<Value> part;
+  for (Index i = lo; owns && i <= hi; ++i) part.push_back(value(i));
+  if (owns) ASSERT_GDS_OK(GDS_put(part.data(), nullptr, &lo, &hi, a));
+  EXPECT_GDS_OK(GDS_fence(a));
+}
+
 TEST_F(Group, UnnamedMembersAreNamedAfterTheGroupAndRestart) {
   char dir[] = "/tmp/gds_group_names_XXXXXX";
   if (rank == 0 && mkdtemp(dir) == nullptr) dir[0] = 0;
@@ -461,33 +488,15 @@ TEST_F(Group, UnnamedMembersAreNamedAfterTheGroupAndRestart) {
   ASSERT_GDS_OK(GDS_failure_group(rank, &node, &nodes));
   const std::string cache = std::string(dir) + "/gds.default/node" + std::to_string(node) + "/";
   const Index n = 10 * static_cast<Index>(nprocs) + 1;
-  const auto make = [&](const char *restart, GDS_gds_t out[3]) {
-    for (int k = 0; k < 3; ++k) {
-      MPI_Info info;
-      MPI_Info_create(&info);
-      MPI_Info_set(info, GDS_COPY_TYPE_KEY, "SINGLE");
-      MPI_Info_set(info, GDS_CACHE_BASE_KEY, dir);
-      MPI_Info_set(info, GDS_RESTART_KEY, restart);
-      if (k == 1) MPI_Info_set(info, GDS_NAME_KEY, "named");
-      ASSERT_ALL_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_LONG_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &out[k]));
-      MPI_Info_free(&info);
-    }
-  };
+  const char *const names[3] = {nullptr, "named", nullptr};
+  const auto make = [&](const char *restart, GDS_gds_t out[3]) { alloc_cached(dir, restart, n, names, out); };
   const auto value = [](int k, Index i, int step) { return static_cast<Value>(k * 100000 + i * 10 + step); };
   GDS_gds_t m[3];
   make("0", m);
   GDS_group_t g = GDS_GROUP_NULL;
   ASSERT_ALL_GDS_OK(GDS_group_create("st", 3, m, &g));
   for (int step = 1; step <= 2; ++step) {
-    for (int k = 0; k < 3; ++k) {
-      Index lo = 0, hi = 0;
-      int owns = 0;
-      ASSERT_GDS_OK(GDS_distribution(m[k], rank, &lo, &hi, &owns));
-      std::vector<Value> part;
-      for (Index i = lo; owns && i <= hi; ++i) part.push_back(value(k, i, step));
-      if (owns) ASSERT_GDS_OK(GDS_put(part.data(), nullptr, &lo, &hi, m[k]));
-      EXPECT_GDS_OK(GDS_fence(m[k]));
-    }
+    for (int k = 0; k < 3; ++k) put_own(m[k], rank, [&](Index i) { return value(k, i, step); });
     const std::string label = "step=" + std::to_string(step);
     ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, label.data(), label.size()));
   }
@@ -577,35 +586,17 @@ TEST_F(Group, RestartsFromACacheOfTheFormerLayout) {
   const std::string cache = std::string(dir) + "/gds.default/node" + std::to_string(node) + "/";
   const std::string r = "/r" + std::to_string(rank);
   const Index n = 7 * static_cast<Index>(nprocs) + 3;
-  const char *names[3] = {"fa", "fb", "fc"};
-  const auto make = [&](const char *restart, GDS_gds_t out[3]) {
-    for (int k = 0; k < 3; ++k) {
-      MPI_Info info;
-      MPI_Info_create(&info);
-      MPI_Info_set(info, GDS_COPY_TYPE_KEY, "SINGLE");
-      MPI_Info_set(info, GDS_CACHE_BASE_KEY, dir);
-      MPI_Info_set(info, GDS_RESTART_KEY, restart);
-      MPI_Info_set(info, GDS_NAME_KEY, names[k]);
-      ASSERT_ALL_GDS_OK(GDS_alloc(1, &n, nullptr, MPI_LONG_LONG, GDS_PRIORITY_HIGH, GDS_COMM_WORLD, info, &out[k]));
-      MPI_Info_free(&info);
-    }
-  };
+  const char *const names[3] = {"fa", "fb", "fc"};
+  const auto make = [&](const char *restart, GDS_gds_t out[3]) { alloc_cached(dir, restart, n, names, out); };
   const auto value = [](int k, Index i, int step) { return static_cast<Value>(k * 100000 + i * 10 + step); };
   GDS_gds_t m[3];
   make("0", m);
   GDS_group_t g = GDS_GROUP_NULL;
   ASSERT_ALL_GDS_OK(GDS_group_create("former", 3, m, &g));
   for (int step = 1; step <= 3; ++step) {
-    for (int k = 0; k < 3; ++k) {
-      Index lo = 0, hi = 0;
-      int owns = 0;
-      ASSERT_GDS_OK(GDS_distribution(m[k], rank, &lo, &hi, &owns));
-      std::vector<Value> part;
-      // Member 2 changes at step 1 only; the others at every step, member 1 in part.
-      for (Index i = lo; owns && i <= hi; ++i) part.push_back(value(k, i, k == 2 ? 1 : k == 1 && i % 2 ? 1 : step));
-      if (owns) ASSERT_GDS_OK(GDS_put(part.data(), nullptr, &lo, &hi, m[k]));
-      EXPECT_GDS_OK(GDS_fence(m[k]));
-    }
+    // Member 2 changes at step 1 only; the others at every step, member 1 in part.
+    for (int k = 0; k < 3; ++k)
+      put_own(m[k], rank, [&](Index i) { return value(k, i, k == 2 ? 1 : k == 1 && i % 2 ? 1 : step); });
     const std::string label = "step=" + std::to_string(step);
     ASSERT_ALL_GDS_OK(GDS_group_version_inc(g, 1, label.data(), label.size()));
   }
