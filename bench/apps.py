@@ -13,7 +13,8 @@ At --np processes (default 2), in one run:
    (gds_bench_floor, --floor-bin) at the same process count times a warm memcpy of the bytes per version
    (into memory touched before but not in the caches, as the versions' memory is in steady state: a ring
    as large as the retained versions), each copy as long after the last as the application's versions are
-   apart (k plain steps, at most MAX_GAP_US; the processes busy meanwhile), then the agreement a version
+   apart (k plain steps, at most MAX_GAP_US; the program's work meanwhile: 64 MiB of other data read and
+   written, sweeping the caches, then the copy's source read), then the agreement a version
    makes (an MPI_Allreduce of 32 values), and the same copies back to back,
    and, for the cache settings, writing the cache bytes per version (cache bytes / versions: every array's
    file) to a file under --shm + fsync, exchanging them with the partner and writing its copy + fsync; the
@@ -518,8 +519,10 @@ def cost_tables(args, costs, step_time):
           "and storage (gds_bench_floor, same processes): a warm memcpy of the bytes per version (into a ring as "
           "large as the retained versions: touched, not in the caches), each copy as long after the last as the "
           "application's versions are apart (k plain steps, at most "
-          f"{MAX_GAP_US / 1000:g} ms; every process busy meanwhile: on this VM a copy, and everything a version "
-          "does, costs several times more after a few ms away than back to back), plus, for the "
+          f"{MAX_GAP_US / 1000:g} ms; every process doing the program's work meanwhile: 64 MiB of other data "
+          "read and written, which sweeps the caches, then the copy's source read; on this VM a copy, and "
+          "everything a version does, costs several times more after a few ms away than back to back), plus, "
+          "for the "
           "cache settings, writing the cache bytes per version (every array's file) to a file in "
           f"{args.shm} + fsync, the exchange with the partner and its copy written + fsync (the prefix's "
           "flushes are not in it). Every 10: the mean over the run's versions, first versions (first touch of "

@@ -7,11 +7,15 @@
  *   memcpy  a warm memcpy of B bytes: into memory touched before but not in the caches, as a version's
  *           memory is in steady state (retention reuses the dropped versions' slots): the destination
  *           cycles through a ring as large as the versions the default budget keeps (5 x B, at least
- *           8 MiB). With --gap-us, each copy comes G microseconds after the last (every process busy
- *           meanwhile, as an application computing between its versions): on this VM a copy of a small
- *           state costs several times more after 4 ms away than back to back (caches, TLB, the
- *           hypervisor), and so does everything a version does. memcpy_back: the same copies back to
- *           back (no gap); memcpy_hot: into one buffer (in the caches when B is small), for reference;
+ *           8 MiB). Before each copy, the program's work: 64 MiB of other data read and written (the
+ *           caches swept: neither the ring's slot nor anything else of the copy's is left in them),
+ *           then the source read (the program's state, just computed); with --gap-us, busy until G
+ *           microseconds have passed since the last copy (an application computing between its
+ *           versions: on this VM a copy of a small state costs several times more after 4 ms away
+ *           than back to back: caches, TLB, the hypervisor; so does everything a version does).
+ *           memcpy_back: the same copies back to back, without the work (the caches' figure: on a CPU
+ *           whose last-level cache holds the ring, no version can copy that fast); memcpy_hot: into
+ *           one buffer (in the caches when B is small), for reference;
  *   agreement  right after each gapped copy, an MPI_Allreduce (MPI_MAX) of 32 64-bit values, what one
  *           version's agreement sends (every process's status, the signature, the ballot): the part of
  *           a version no protocol that makes it everywhere or nowhere can leave out;
@@ -170,16 +174,29 @@ static double slowest_median(double *t, int n) {
 /* Called through a volatile pointer, so that the compiler cannot drop copies nobody reads. */
 static void *(*volatile copy_bytes)(void *, const void *, size_t) = memcpy;
 
-/* Busy for `us` microseconds. */
-static void busy(size_t us) {
-  const double until = MPI_Wtime() + (double)us * 1e-6;
+/* Busy until `until` (MPI_Wtime). */
+static void busy_until(double until) {
   while (MPI_Wtime() < until) {
   }
 }
 
-/* The memcpy's slowest median; with `agreement`, the agreement's after each copy into *agreement. `gap_us`:
- * busy that long before each repetition. */
-static double time_memcpy(const Options *o, double *t, int hot, size_t gap_us, double *agreement) {
+enum { kSweepBytes = 64 << 20 };
+static volatile unsigned long long g_sink;
+
+/* The program's work between two versions, as the floor sees it: every cache line of `sweep`
+ * (kSweepBytes) read and written, so that the caches hold none of the copy's memory, then the
+ * source read (the state the program just computed). */
+static void program_work(unsigned char *sweep, const unsigned char *src, size_t n) {
+  unsigned long long sum = 0;
+  for (size_t i = 0; i < kSweepBytes; i += 64) sum += sweep[i]++;
+  for (size_t i = 0; i < n; i += 64) sum += src[i];
+  g_sink += sum;
+}
+
+/* The memcpy's slowest median; with `agreement`, the agreement's after each copy into *agreement. `sweep`:
+ * the program's work before each copy (NULL: back to back), then busy until `gap_us` since the last. */
+static double time_memcpy(const Options *o, double *t, int hot, unsigned char *sweep, size_t gap_us,
+                          double *agreement) {
   const size_t ring = hot ? o->bytes : (5 * o->bytes > (8u << 20) ? 5 * o->bytes : (size_t)8 << 20);
   unsigned char *src = touched(o->bytes, 1), *dst = touched(ring, 0);
   double *a = agreement != NULL ? malloc(sizeof *a * (size_t)o->repeat) : NULL;
@@ -187,13 +204,16 @@ static double time_memcpy(const Options *o, double *t, int hot, size_t gap_us, d
   unsigned long long ballot[32] = {0}, agreed[32];
   size_t at = 0;
   copy_bytes(dst, src, o->bytes);
+  double last = MPI_Wtime();
   for (int i = 0; i < o->repeat; ++i) {
     at = at + 2 * o->bytes > ring ? 0 : at + o->bytes;
-    busy(gap_us);
+    if (sweep != NULL) program_work(sweep, src, o->bytes);
+    busy_until(last + (double)gap_us * 1e-6);
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     copy_bytes(dst + at, src, o->bytes);
-    t[i] = MPI_Wtime() - t0;
+    last = MPI_Wtime();
+    t[i] = last - t0;
     if (a != NULL) {
       ballot[0] = (unsigned long long)i;
       const double t1 = MPI_Wtime();
@@ -245,11 +265,13 @@ int main(int argc, char **argv) {
   double *t = malloc(sizeof *t * (size_t)o.repeat);
   if (t == NULL) fail("malloc of", "the timings");
   double agreement = 0;
-  const double copy = time_memcpy(&o, t, 0, o.gap_us, &agreement);
+  unsigned char *sweep = touched(kSweepBytes, 3);
+  const double copy = time_memcpy(&o, t, 0, sweep, o.gap_us, &agreement);
+  free(sweep);
   if (rank == 0) printf("FLOOR memcpy %.9f\nFLOOR agreement %.9f\n", copy, agreement);
-  const double back = time_memcpy(&o, t, 0, 0, NULL);
+  const double back = time_memcpy(&o, t, 0, NULL, 0, NULL);
   if (rank == 0) printf("FLOOR memcpy_back %.9f\n", back);
-  const double hot = time_memcpy(&o, t, 1, 0, NULL);
+  const double hot = time_memcpy(&o, t, 1, NULL, 0, NULL);
   if (rank == 0) printf("FLOOR memcpy_hot %.9f\n", hot);
   if (o.file_bytes > 0) {
     const double cache = time_cache(&o, t);
