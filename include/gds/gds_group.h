@@ -185,10 +185,13 @@ GDS_API GDS_status_t GDS_group_get_version_label(GDS_group_t group, char **label
 GDS_API GDS_status_t GDS_group_version_verify(GDS_group_t group, GDS_size_t version);
 
 /**
- * \brief The group's current version number (every member's). Local.
+ * \brief The version number the group's handles point at (every member's, as
+ * GDS_get_version_number() of each): the current version, or the one the
+ * group's navigation moved them to. Local.
  * \param[in] group the group
- * \param[out] version the current version number
- * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_INVALID
+ * \param[out] version the version number
+ * \return GDS_STATUS_OK, GDS_STATUS_NULL_ARGUMENT, GDS_STATUS_INVALID (the handles point at different
+ *         versions: one was moved alone), handle statuses
  */
 GDS_API GDS_status_t GDS_group_get_version_number(GDS_group_t group, GDS_size_t *version);
 

@@ -33,6 +33,8 @@ if "mpi4py.MPI" not in _sys.modules:  # MPI is not running yet: gds.init() start
 
 from . import _gds  # noqa: E402  (imports mpi4py.MPI)
 from ._errors import *  # noqa: F401,F403  (gds.Error and one subclass per status)
+from ._calls import index as _index
+from ._calls import named as _named
 from ._errors import BY_STATUS, Error, make_error
 from ._core import (FLAVOR_ALLOC, FLAVOR_CREATE, LEVEL_CACHE, LEVEL_NONE, LEVEL_PREFIX, Array, Group, Persisted,
                     RestartInfo, Runtime, costs, fence, finalize, init, initialized, inject_fault, reset_costs,
@@ -43,13 +45,37 @@ from ._resilience import (CD, Attr, ErrorDescriptor, Predicate, RaisedError, Val
 
 _gds._set_error_factory(make_error)
 
+
+def _name_the_calls() -> None:
+    """Every exported call names itself in its errors (gds._calls)."""
+    from . import _core
+    from ._calls import name_class, named
+
+    g = globals()
+    for f in ("init", "finalize", "initialized", "restart_query", "should_exit", "costs", "reset_costs",
+              "inject_fault", "fence", "wait", "world", "define_error_key", "on_local_error", "on_global_error",
+              "raise_local", "raise_global", "invoke_local_error_handler", "invoke_global_error_handler",
+              "check_all_errors", "cd"):
+        g[f] = named(f"gds.{f}")(g[f])
+    for cls in (Array, Group, CD, ErrorDescriptor, Predicate, RaisedError, Runtime):
+        name_class(cls, f"gds.{cls.__name__}")
+    name_class(_core._Get, "gds.Array.get")
+    write = lambda self: "gds.Array.acc" if self._acc else "gds.Array.put"  # noqa: E731
+    name_class(_core._Write, "gds.Array.put", {"__setitem__": write, "__call__": write, "__init__": write})
+
+
+_name_the_calls()
+
 __version__ = _gds.VERSION
 ROOT = _gds.ROOT  #: GDS_ROOT: every array, for fence/wait and the error functions
 
 
 def status_string(status: int) -> str:
     """GDS_status_string(): a one-line description of a status number."""
-    return _gds.status_string(int(status))
+    return _gds.status_string(_index(status, "status"))
+
+
+status_string = _named("gds.status_string")(status_string)
 
 
 def mpi_library_version() -> str:

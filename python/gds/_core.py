@@ -9,8 +9,9 @@ from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Se
 import numpy as np
 
 from . import _gds
+from ._calls import uint
 from ._errors import (Error, InvalidBoxError, InvalidCommError, InvalidCountError, InvalidError, InvalidTypeError,
-                      RangeError, RemoteErrorError)
+                      NoVersionError, RangeError, RemoteErrorError)
 
 Index = Sequence[int]
 Key = Union[int, slice, type(Ellipsis), Tuple[Any, ...]]
@@ -329,7 +330,8 @@ class Array:
         With a job id and persisted versions, the array restarts from them (restart_info).
         """
         try:  # refused here: the other processes are told in GDS_alloc, rather than left waiting
-            shape = (int(shape),) if np.isscalar(shape) else tuple(int(n) for n in shape)
+            shape = (uint(shape, "shape"),) if np.isscalar(shape) else tuple(uint(n, "shape") for n in shape)
+            chunks = None if min_chunks is None else [uint(c, "min_chunks") for c in min_chunks]
             dt = np.dtype(dtype)
             if priority not in PRIORITIES:
                 raise InvalidError(f"gds.Array.alloc: priority must be high, medium or low, not {priority!r}", 2)
@@ -337,8 +339,7 @@ class Array:
         except (TypeError, ValueError, Error):
             _gds.fail_collectively(comm)
             raise
-        h = _gds.alloc(list(shape), None if min_chunks is None else [int(c) for c in min_chunks], dt,
-                       PRIORITIES[priority], comm, info)
+        h = _gds.alloc(list(shape), chunks, dt, PRIORITIES[priority], comm, info)
         a = cls(h, dt, order)
         a._local_box = _gds.distribution(h, a.comm.Get_rank())
         return a
@@ -436,7 +437,7 @@ class Array:
 
     def locate(self, index: Index) -> Tuple[int, int]:
         """GDS_locate(): (owner rank, offset in its buffer) of an element."""
-        return _gds.locate(self.handle, [int(i) for i in index])
+        return _gds.locate(self.handle, [uint(i, "index") for i in index])
 
     # -- data --
 
@@ -536,7 +537,7 @@ class Array:
         """GDS_version_inc() (collective): freezes the content as a version and advances the
         current number by `increment`; `label` goes to the new current version (what it will
         hold: e.g. the step it starts). A stable point: global errors are delivered."""
-        _gds.version_inc(self.handle, str(label), int(increment))
+        _gds.version_inc(self.handle, str(label), uint(increment, "increment"))
 
     @property
     def version(self) -> int:
@@ -567,7 +568,7 @@ class Array:
 
     def version_dec(self, dec: int) -> None:
         """Moves this handle `dec` version numbers back (local)."""
-        _gds.version_dec(self.handle, int(dec))
+        _gds.version_dec(self.handle, uint(dec, "dec"))
 
     def clone(self) -> "Array":
         """GDS_descriptor_clone(): another handle at this version, moving on its own; its
@@ -579,11 +580,12 @@ class Array:
     def at_version(self, version: int) -> Iterator["Array"]:
         """A read-only handle at an older `version` for the block: `with a.at_version(3) as
         old: old.get[...]` (a clone moved back; local)."""
+        version = uint(version, "version")
         c = self.clone()
         try:
             cur = c.version
             if version > cur:
-                raise RangeError(f"gds.Array.at_version: version {version} is newer than {cur}", 1)
+                raise NoVersionError(f"gds.Array.at_version: version {version} is newer than the handle's {cur}", 29)
             if version < cur:
                 c.version_dec(cur - version)
             yield c
@@ -592,12 +594,12 @@ class Array:
 
     def restore(self, version: int) -> None:
         """GDS_version_restore() (collective): the current content becomes `version`'s."""
-        _gds.restore(self.handle, int(version))
+        _gds.restore(self.handle, uint(version, "version"))
 
     def verify(self, version: int, lo: Optional[Index] = None, hi: Optional[Index] = None) -> None:
         """GDS_version_verify() (collective): checks a version (or the blocks of [lo, hi])
         against its checksums; CorruptError on every process if a block is damaged."""
-        _gds.verify(self.handle, int(version), None if lo is None else list(lo), None if hi is None else list(hi))
+        _gds.verify(self.handle, uint(version, "version"), None if lo is None else list(lo), None if hi is None else list(hi))
 
     @property
     def restart_info(self) -> RestartInfo:
@@ -655,20 +657,31 @@ class Group:
 
     def version_inc(self, label: str = "", increment: int = 1) -> None:
         """A version of every member at once (one agreement, one commit record)."""
-        _gds.group_version_inc(self.handle, str(label), int(increment))
+        _gds.group_version_inc(self.handle, str(label), uint(increment, "increment"))
 
     def restore(self, version: int) -> None:
         """Every member back to `version` (collective)."""
-        _gds.group_restore(self.handle, int(version))
+        _gds.group_restore(self.handle, uint(version, "version"))
 
     def verify(self, version: int) -> bool:
         """Whether every member's copy of `version` matches its checksums (False: CORRUPT)."""
-        return _gds.group_verify(self.handle, int(version))
+        return _gds.group_verify(self.handle, uint(version, "version"))
 
     @property
     def version(self) -> int:
-        """The members' current version number."""
+        """The version the members' handles point at (GDS_group_get_version_number(), local):
+        the current one, or where move_to_prev/next/version_dec moved them."""
         return _gds.group_version(self.handle)
+
+    @property
+    def label(self) -> str:
+        """The label of the version the members' handles point at (GDS_group_get_version_label())."""
+        return _gds.group_label(self.handle)
+
+    def restore_newest(self) -> int:
+        """GDS_group_version_restore_newest() (collective): every member back to the newest
+        version they all retain; returns its number (NoVersionError before the first)."""
+        return _gds.group_restore_newest(self.handle)
 
     def move_to_newest(self) -> None:
         """Every member's handle to the current version."""
@@ -684,7 +697,7 @@ class Group:
 
     def version_dec(self, dec: int) -> None:
         """Every member's handle `dec` version numbers back."""
-        _gds.group_version_dec(self.handle, int(dec))
+        _gds.group_version_dec(self.handle, uint(dec, "dec"))
 
     @property
     def restart_info(self) -> RestartInfo:

@@ -317,6 +317,14 @@ class NotContainedError(Error):
     status = 48
 
 
+class ArgumentError(InvalidError, TypeError):
+    """GDS_STATUS_INVALID, raised in Python before any C call: an argument of the wrong type, or
+    one the C call's type cannot hold (a negative count or version, a number past 2**64 - 1).
+    Both `except TypeError` and `except ValueError` catch it."""
+
+    status = 2
+
+
 #: Status number -> exception class.
 BY_STATUS: Dict[int, Type[Error]] = {
     1: RangeError,

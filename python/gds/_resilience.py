@@ -16,7 +16,8 @@ import numpy as np
 
 from . import _gds
 from ._core import Array, array_of
-from ._errors import Error, InvalidAttrValueError, InvalidError, RecoveryFailedError
+from ._calls import fresh
+from ._errors import ArgumentError, Error, InvalidAttrValueError, InvalidError, RecoveryFailedError
 
 
 class ValueType(IntEnum):
@@ -238,11 +239,19 @@ class RaisedError:
 Handler = Callable[[RaisedError], Optional[int]]
 
 
+def _predicate(pred: Any) -> "Predicate":
+    if not isinstance(pred, Predicate):
+        raise ArgumentError(f"gds: pred must be a gds.Predicate, not {type(pred).__name__}")
+    return pred
+
+
 def _register(where: int, pred: Predicate, fn: Optional[Handler], is_global: bool) -> Any:
+    pred = _predicate(pred)
+
     def register(f: Handler) -> Handler:
         if not callable(f):
             raise InvalidError(f"gds: a handler must be callable, not {type(f).__name__}", 2)
-        _gds.register_handler(where, pred.handle, lambda g, e: f(RaisedError(g, e, is_global)), is_global)
+        _gds.register_handler(where, pred.handle, fresh(lambda g, e: f(RaisedError(g, e, is_global))), is_global)
         return f
 
     return register if fn is None else register(fn)
@@ -259,7 +268,7 @@ def _register_check(where: int, fn: Callable[..., Optional[int]], priority: str,
     def call(g: int, p: int) -> Optional[int]:
         return fn(array_of(g), {v: k for k, v in PRIORITIES.items()}[p])
 
-    _gds.register_check(where, call, PRIORITIES[priority], is_global)
+    _gds.register_check(where, fresh(call), PRIORITIES[priority], is_global)
 
 
 # Open Resilience on arrays: methods added to Array, and the same at GDS_ROOT as functions.
@@ -454,13 +463,15 @@ class CD:
         """Registers fn(err) for local errors raised while this CD (or a descendant) is
         current: it restores (err.cd.restore(), then err.resume()) or err.escalate()s."""
 
+        pred = _predicate(pred)
+
         def register(f: Handler) -> Handler:
             cd = self
 
             def call(c: int, g: int, e: int) -> Optional[int]:
                 return f(RaisedError(g, e, False, cd))
 
-            _gds.cd_register_handler(self._live(), pred.handle, call)
+            _gds.cd_register_handler(self._live(), pred.handle, fresh(call))
             return f
 
         return register if fn is None else register(fn)

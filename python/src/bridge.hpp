@@ -43,10 +43,46 @@ H to_handle(std::uintptr_t v) noexcept {
 void keep_pending(py::error_already_set &e);
 /// Raises the pending exception, if any.
 void raise_pending();
+/// Around a callable GDS calls: the exception pending from the calls before
+/// it (an earlier handler's), taken away so that the callable's own GDS calls
+/// do not raise it, then put back first (what the callable raised noted on
+/// it).
+std::optional<py::error_already_set> take_pending();
+void restore_pending(std::optional<py::error_already_set> outer);
+/// Adds to the pending exception, if any, a note with the C call's own
+/// failure `status` and `message` (the handler's exception is why the call
+/// failed; the call's status is kept in its __notes__).
+void note_on_pending(GDS_status_t status, const std::string &message);
 
-/// After a C call: the pending exception first (it is why the call failed),
-/// then the status as its gds.Error.
+/// Calls the Python callable held at `context` (a handler, a check, a
+/// containment domain's handler) for GDS: what it returns as a status (None is
+/// success, an int a status); what it raises kept (keep_pending) and
+/// GDS_STATUS_RECOVERY_FAILED returned, never thrown through GDS's C frames.
+template <class... Args>
+GDS_status_t call_callable(void *context, Args &&...args) noexcept {
+  py::gil_scoped_acquire gil;
+  // An earlier handler's exception waits for the delivering call's end: this
+  // callable's own GDS calls must not raise it (it would end this handler).
+  std::optional<py::error_already_set> earlier = take_pending();
+  GDS_status_t status = GDS_STATUS_RECOVERY_FAILED;
+  try {
+    py::object r = (*static_cast<py::object *>(context))(std::forward<Args>(args)...);
+    status = py::isinstance<py::int_>(r) ? static_cast<GDS_status_t>(r.cast<int>()) : GDS_STATUS_OK;
+  } catch (py::error_already_set &e) {
+    keep_pending(e);
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    py::error_already_set kept;
+    keep_pending(kept);
+  }
+  restore_pending(std::move(earlier));
+  return status;
+}
+
+/// After a C call: the pending exception first (it is why the call failed,
+/// the call's own status in its notes), then the status as its gds.Error.
 inline void check(GDS_status_t status) {
+  if (status != GDS_STATUS_OK) note_on_pending(status, GDS_last_error_message());
   raise_pending();
   if (status != GDS_STATUS_OK) raise_status(status, GDS_last_error_message());
 }

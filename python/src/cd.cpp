@@ -22,19 +22,7 @@ GDS_cd_range_t range_of(const py::array &a, int access, int scope, const char *f
 }
 
 GDS_status_t cd_trampoline(GDS_cd_t cd, GDS_gds_t gds, GDS_error_t e, void *context) noexcept {
-  py::gil_scoped_acquire gil;
-  try {
-    py::object r = (*static_cast<py::object *>(context))(to_int(cd), to_int(gds), to_int(e));
-    if (py::isinstance<py::int_>(r)) return static_cast<GDS_status_t>(r.cast<int>());
-    return GDS_STATUS_OK;
-  } catch (py::error_already_set &err) {
-    keep_pending(err);
-  } catch (const std::exception &err) {
-    PyErr_SetString(PyExc_RuntimeError, err.what());
-    py::error_already_set kept;
-    keep_pending(kept);
-  }
-  return GDS_STATUS_RECOVERY_FAILED;
+  return call_callable(context, to_int(cd), to_int(gds), to_int(e));
 }
 
 void drop(void *context) {

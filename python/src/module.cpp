@@ -38,6 +38,29 @@ void keep_pending(py::error_already_set &e) {
     first.attr("add_note")("then, in another handler or check: " + std::string(py::str(e.value())));
 }
 
+std::optional<py::error_already_set> take_pending() {
+  std::optional<py::error_already_set> p = std::move(*g_pending);
+  g_pending->reset();
+  return p;
+}
+
+void restore_pending(std::optional<py::error_already_set> outer) {
+  if (!outer.has_value()) return;
+  std::optional<py::error_already_set> inner = take_pending();
+  g_pending->emplace(std::move(*outer));
+  if (inner.has_value()) keep_pending(*inner);
+}
+
+void note_on_pending(GDS_status_t status, const std::string &message) {
+  if (!g_pending->has_value() || g_error_factory == nullptr) return;
+  py::object first = (*g_pending)->value();
+  if (!py::hasattr(first, "add_note")) return;
+  const std::string text = message.empty() ? std::string(GDS_status_string(status)) : message;
+  py::object own = (*g_error_factory)(static_cast<int>(status), text);
+  first.attr("add_note")("the GDS call then returned its own status: " +
+                         std::string(py::str(py::type::handle_of(own).attr("__name__"))) + ": " + text);
+}
+
 void raise_pending() {
   if (!g_pending->has_value()) return;
   py::error_already_set e = std::move(**g_pending);

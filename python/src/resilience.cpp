@@ -22,30 +22,11 @@ void drop(void *context) {
   delete static_cast<py::object *>(context);
 }
 
-// The status a callable's result stands for: None is success, an int a status.
-template <class... Args>
-GDS_status_t call_python(void *context, Args &&...args) noexcept {
-  py::gil_scoped_acquire gil;
-  try {
-    py::object r = (*static_cast<py::object *>(context))(std::forward<Args>(args)...);
-    if (r.is_none()) return GDS_STATUS_OK;
-    if (py::isinstance<py::int_>(r)) return static_cast<GDS_status_t>(r.cast<int>());
-    return GDS_STATUS_OK;
-  } catch (py::error_already_set &e) {
-    keep_pending(e);
-  } catch (const std::exception &e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-    py::error_already_set kept;
-    keep_pending(kept);
-  }
-  return GDS_STATUS_RECOVERY_FAILED;
-}
-
 GDS_status_t handler_trampoline(GDS_gds_t gds, GDS_error_t e, void *context) {
-  return call_python(context, to_int(gds), to_int(e));
+  return call_callable(context, to_int(gds), to_int(e));
 }
 GDS_status_t check_trampoline(GDS_gds_t gds, GDS_priority_t p, void *context) {
-  return call_python(context, to_int(gds), static_cast<int>(p));
+  return call_callable(context, to_int(gds), static_cast<int>(p));
 }
 
 void bind_descriptors(py::module_ &m) {

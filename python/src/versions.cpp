@@ -117,6 +117,17 @@ void bind_groups(py::module_ &m) {
     check(GDS_group_get_version_number(G(g), &v));
     return v;
   });
+  m.def("group_label", [](std::uintptr_t g) {
+    char *text = nullptr;
+    size_t size = 0;
+    check(GDS_group_get_version_label(G(g), &text, &size));
+    return std::string(text, size);
+  });
+  m.def("group_restore_newest", [](std::uintptr_t g) {
+    GDS_size_t v = 0;
+    check(GDS_group_version_restore_newest(G(g), &v));
+    return v;
+  });
   m.def("group_move_to_newest", [](std::uintptr_t g) { check(GDS_group_move_to_newest(G(g))); });
   m.def("group_move_to_prev", [](std::uintptr_t g) { check(GDS_group_move_to_prev(G(g))); });
   m.def("group_move_to_next", [](std::uintptr_t g) { check(GDS_group_move_to_next(G(g))); });

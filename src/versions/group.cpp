@@ -402,10 +402,10 @@ GDS_API GDS_status_t GDS_group_version_verify(GDS_group_t group, GDS_size_t vers
 
 GDS_API GDS_status_t GDS_group_get_version_number(GDS_group_t group, GDS_size_t *version) try {
   GDS_ENTER();
-  Group *g = nullptr;
-  GDS_TRY(find_group(__func__, group, &g));
+  Handles h;
+  GDS_TRY(handles_of(__func__, group, &h));
   GDS_REQUIRE(version != nullptr, GDS_STATUS_NULL_ARGUMENT, "version is NULL");
-  *version = state(*g->members.front()).current;
+  *version = h.n;
   return GDS_STATUS_OK;
 } GDS_API_CATCH
 

@@ -45,21 +45,28 @@ def test_local_handler_called_and_resumed(comm, keys):
 
 def test_handler_that_raises_is_carried_back(comm, keys):
     with gds.Array.alloc(4) as a:
+        seen = []
+
         def boom(err):
+            norm = err.get(keys["norm"])  # a GDS call inside the handler: never raises an earlier handler's error
+            seen.append(norm)
             err.resume()
-            raise ZeroDivisionError("from the handler")
+            raise ZeroDivisionError(f"from the handler of {norm}")
 
         a.on_local_error(gds.Predicate().any(keys["norm"]), boom)
         a.raise_local({keys["norm"]: 1.0})
-        with pytest.raises(ZeroDivisionError, match="from the handler"):
+        with pytest.raises(ZeroDivisionError, match="from the handler of 1.0") as e:
             a.invoke_local_error_handler()
+        # the call's own status is kept on the handler's exception
+        assert any("RecoveryFailedError" in n and "GDS_invoke_local_error_handler" in n for n in e.value.__notes__)
         a.get[:]  # nothing left pending: the next call is clean
-        # two errors, both handlers raise: the first is raised, the second is noted on it
+        # two errors, both handlers raise: both run, the first is raised, the second is noted on it
         a.raise_local({keys["norm"]: 2.0})
         a.raise_local({keys["norm"]: 3.0})
-        with pytest.raises(ZeroDivisionError) as e:
+        with pytest.raises(ZeroDivisionError, match="from the handler of 2.0") as e:
             a.invoke_local_error_handler()
-        assert any("from the handler" in n for n in getattr(e.value, "__notes__", ["from the handler"]))
+        assert seen == [1.0, 2.0, 3.0]
+        assert any("from the handler of 3.0" in n for n in e.value.__notes__), e.value.__notes__
         a.wait()
 
 

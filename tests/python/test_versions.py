@@ -87,7 +87,7 @@ def test_version_bad_arguments(comm):
         a.version_inc("1")
         with pytest.raises(gds.NoVersionError):
             a.restore(7)
-        with pytest.raises(gds.RangeError):
+        with pytest.raises(gds.NoVersionError):
             with a.at_version(5):
                 pass
         with pytest.raises(gds.NoVersionError):

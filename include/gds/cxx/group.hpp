@@ -81,7 +81,8 @@ class group {
     detail::check(s);
     return true;
   }
-  /// The members' current version number (local).
+  /// The version number the members' handles point at: the current one, or where the group's
+  /// navigation moved them (GDS_group_get_version_number(), local).
   [[nodiscard]] index_t version_number() const {
     index_t v = 0;
     detail::check(GDS_group_get_version_number(handle_, &v));
