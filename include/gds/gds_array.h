@@ -70,14 +70,19 @@ GDS_API GDS_status_t GDS_alloc(GDS_size_t ndims, const GDS_size_t count[],
  * The buffers must stay valid while any process accesses the array, up to
  * the GDS_fence() (or other collective on the array) after the last access;
  * GDS_free() itself never touches them. Access through GDS_put() and
- * friends goes through an MPI window over them. An application that stores
- * into its buffer directly does it as a DIRECT access does: between
- * GDS_access(GDS_ACCESS_BUFFER_DIRECT) and GDS_release() on the box it
- * stores to (which makes the stores visible to GDS's window), and other
- * processes read them after a GDS_fence() (or a synchronization of the
- * application's own after the GDS_release()). GDS_version_inc() compares
- * every block of a GDS_create() array with its last version, so stores made
- * behind GDS's back are versioned too.
+ * friends goes through an MPI window over them. The application goes on
+ * storing into its buffer directly, with no GDS_access()/GDS_release()
+ * bracket: GDS_version_inc() finds what changed by the kernel's write
+ * tracking or by comparing every block with its last version
+ * (docs/versions.md, which says what the kernel's tracking cannot see), so
+ * a version holds every store made before it, bracketed or not. Other
+ * processes read such stores one-sidedly after a GDS_fence() on the array
+ * (it synchronizes the window, MPI_Win_sync, on every process before and
+ * after its agreement), or after a GDS_release() of a DIRECT access over
+ * them followed by a synchronization of the application's own; likewise
+ * the application's loads see other processes' puts after a GDS_fence().
+ * A DIRECT access to a GDS_create() array gives the buffer itself and
+ * changes nothing for versions.
  *
  * Checks: the local counts must add up to at least the array's size (more
  * is allowed: elements no global index maps to are never read); with

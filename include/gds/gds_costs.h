@@ -36,8 +36,11 @@ typedef struct GDS_cost {
 /** What resilience cost this process since GDS_init() (or GDS_reset_costs()). */
 typedef struct GDS_costs {
   double elapsed;        /**< seconds since GDS_init() or GDS_reset_costs() */
-  GDS_cost_t versions;   /**< GDS_version_inc(), GDS_group_version_inc(): all of each call; bytes copied into
-                              memory versions */
+  GDS_cost_t versions;   /**< GDS_version_inc(), GDS_group_version_inc(): all of each call (calls: every
+                              call, failed ones too; a group version is one); bytes copied into memory
+                              versions: each changed block whole, the part's last one up to the part's end,
+                              and again in a round of a version made again; not checksums or block tables
+                              (docs/versions.md, "What the bytes count") */
   GDS_cost_t restores;   /**< GDS_version_restore(), GDS_group_version_restore(): bytes copied back */
   GDS_cost_t cache;      /**< the cache's part of the version calls and of its waits (calls: versions cached);
                               bytes of cache files written (on the background thread too) */

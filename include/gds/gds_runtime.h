@@ -45,9 +45,15 @@ GDS_API GDS_status_t GDS_init(int *argc, char ***argv,
 /**
  * \brief Cleans up the library.
  *
- * Arrays still allocated are freed (in creation order, so the frees match on
- * every process), with a warning at GDS_DEBUG_LEVEL >= 1. Calls MPI_Finalize()
- * if GDS_init() initialized MPI. Collective over MPI_COMM_WORLD.
+ * Nothing need be freed first. Arrays still allocated are freed (in
+ * creation order, so the frees match on every process), with a warning at
+ * GDS_DEBUG_LEVEL >= 1; their cached versions and flushes in flight end
+ * first. Version groups still alive need not be freed before: their arrays
+ * leave them as they are freed, and the groups are then freed too, without
+ * a warning (GDS_free() of a member needs its group freed first;
+ * GDS_finalize() does not). No handle of an array, clone or group is valid
+ * afterwards. Calls MPI_Finalize() if GDS_init() initialized MPI.
+ * Collective over MPI_COMM_WORLD.
  *
  * \return GDS_STATUS_OK, GDS_STATUS_NOT_INITIALIZED, GDS_STATUS_MPI_ERROR
  */
