@@ -31,6 +31,23 @@ if "mpi4py.MPI" not in _sys.modules:  # MPI is not running yet: gds.init() start
 
     _mpi4py.rc.initialize = False
 
+
+def _check_one_mpi() -> None:
+    """The module and mpi4py must run on one MPI library: refused at import, in one
+    line, when mpi4py's is of another family than the one gds was built for."""
+    from mpi4py import MPI as _MPI
+
+    from ._build import MPI_FAMILY
+
+    theirs = _MPI.Get_library_version().splitlines()[0].strip()
+    family = "Open MPI" if "Open MPI" in theirs else "MPICH" if "MPICH" in theirs else theirs
+    if family != MPI_FAMILY:
+        raise ImportError(f"gds: this module was built for {MPI_FAMILY}, but mpi4py here runs on {theirs}: "
+                          f"use an mpi4py built for {MPI_FAMILY} (Debian: python3-mpi4py is Open MPI's), or "
+                          f"build gds for {family} (docs/python.md)")
+
+
+_check_one_mpi()
 from . import _gds  # noqa: E402  (imports mpi4py.MPI)
 from ._errors import *  # noqa: F401,F403  (gds.Error and one subclass per status)
 from ._calls import index as _index
