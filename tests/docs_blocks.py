@@ -18,6 +18,8 @@ before it (docs/testing.md#the-readmes-code-blocks):
   <!-- test: cmake-project -->       a CMakeLists.txt, configured and built beside prog.c
   <!-- test: python cwd=flush -->    (docs/ too) run in a directory holding the flush that
                                       tests/docs_flush_example.c writes
+  <!-- test: python-build -->,        docs/python.md's build of the module alone and its quick
+  <!-- test: python-run -->           start: run by tests/python/docs_python.py on a clean clone
   <!-- test: skip (reason) -->       not run; the reason is required
 
 A README block without a marker fails the test, so nothing drifts silently.
@@ -246,6 +248,8 @@ def run_blocks(args, top, readme, found, scratch):
         if marker is None or marker.startswith('skip') or marker == 'c-program':
             continue
         if re.match(r'(c|cpp)-(fragment|file)\b', marker):  # docs/: compiled by docs_code.py
+            continue
+        if marker in ('python-build', 'python-run'):  # docs/python.md: run by tests/python/docs_python.py
             continue
         where = f'{path.relative_to(top)}:{line}'
         kind, _, rest = marker.partition(' ')

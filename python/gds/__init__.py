@@ -26,6 +26,21 @@ built for one MPI library: use it with an mpi4py built for the same one.
 """
 import sys as _sys
 
+
+def _check_interpreter() -> None:
+    """The extension loads only into the Python it was built for: another one is told which."""
+    from ._build import PYTHON, PYTHON_VERSION
+
+    here = f"{_sys.version_info[0]}.{_sys.version_info[1]}"
+    if here != PYTHON_VERSION:
+        raise ImportError(f"gds: this module was built for {PYTHON} (Python {PYTHON_VERSION}), and this is "
+                          f"{_sys.executable} (Python {here}): run the program with {PYTHON}, or configure GDS "
+                          f"with -DPython3_EXECUTABLE={_sys.executable}")
+
+
+_check_interpreter()
+
+
 if "mpi4py.MPI" not in _sys.modules:  # MPI is not running yet: gds.init() starts it (GDS_init)
     import mpi4py as _mpi4py
 

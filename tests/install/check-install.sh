@@ -23,6 +23,8 @@ test -f "$prefix/include/gds/gds.hpp"
 test -f "$prefix/lib/cmake/GDS/GDSConfig.cmake"
 test -f "$prefix/lib/pkgconfig/gds.pc"
 grep -qx 'License: BSD-3-Clause' "$prefix/lib/pkgconfig/gds.pc"
+# The MPI it was built with is named (an empty name once said "built with ()").
+grep -Eq "^# The MPI GDS was built with \((Open MPI|MPICH|openmpi|mpich)[^)]" "$prefix/lib/pkgconfig/gds.pc"
 grep -q 'BSD 3-Clause License' "$prefix/share/doc/GDS/LICENSE"
 ls "$prefix"/lib/libgds.so* > /dev/null
 test -x "$prefix/bin/gds-run"
