@@ -136,6 +136,16 @@ def lose(what, cache, job, victim, how):
         print(f"  flipped byte {at} of {path}", flush=True)
 
 
+# A group's members with PARTNER on one node (one failure group): PARTNER is
+# SINGLE there, and rank 0 says so once for the run, not once per member.
+one_node = dict(settings("one-node", "PARTNER", "1"), GDS_RANKS_PER_NODE=str(args.np))
+p = run("PARTNER on one node", one_node)
+if p is not None:
+    said = (p.stdout + p.stderr).count("copy type PARTNER needs processes in 2 or more failure groups")
+    print(f"PARTNER on one node: {said} warning(s) for the group's 3 members", flush=True)
+    if said != 1:
+        failures.append(f"PARTNER on one node: {said} warnings where one is due:\n{p.stderr}")
+
 killed = restarts = 0
 for rnd in range(args.rounds):
     sync = "0" if rnd % 4 >= 2 else "1"  # cache writes synchronous (the default), or asynchronous

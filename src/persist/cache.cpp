@@ -234,6 +234,8 @@ void drop_before(Cacher &c, std::uint64_t n) {
 
 namespace {
 
+std::set<std::string> g_fallbacks_said;  // the copy type fallbacks warned about in this run
+
 // The redundancy the failure groups allow, as SCR decides it: PARTNER and
 // XOR need two groups or more (SINGLE otherwise, with a warning when the
 // copy type was asked for); an XOR set has at most as many members as there
@@ -250,8 +252,16 @@ void fit_to_groups(const char *func, Array &a, const std::vector<int> &group_of,
       const std::string cause = writers != 0 && writers != static_cast<std::uint64_t>(a.nprocs)
                                     ? " (" + other_count(writers, a.nprocs) + ")"
                                     : "";
-      core::log(core::Level::warning, func, "array %s: copy type %s %s; using %s%s", s.name.c_str(),
-                copy_name(s.copy), what, copy_name(instead), cause.c_str());
+      // Once per fallback and run: a program of many arrays (a group's members) reads it once.
+      const bool first = g_fallbacks_said.insert(std::string(copy_name(s.copy)) + what + cause).second;
+      if (first)
+        core::log(core::Level::warning, func,
+                  "array %s: copy type %s %s; using %s%s (and for every later array where the same holds: "
+                  "GDS_DEBUG_LEVEL=1 names each)",
+                  s.name.c_str(), copy_name(s.copy), what, copy_name(instead), cause.c_str());
+      else
+        GDS_DEBUG("array %s: copy type %s %s; using %s%s", s.name.c_str(), copy_name(s.copy), what,
+                  copy_name(instead), cause.c_str());
     }
     s.copy = instead;
   };
@@ -454,6 +464,8 @@ bool persistent(const Array &a) { return a.state<ArrayState>().persistent(); }
 }  // namespace
 
 PersistentLevel &cache_level() { return g_cache; }
+
+void forget_fallback_warnings() { g_fallbacks_said.clear(); }
 
 GDS_status_t cache_wait(const char *func, Array &a) {
   const core::Timed timed(core::Work::cache, false);

@@ -251,5 +251,8 @@ std::uint64_t newest_record(const std::string &dir);
 std::uint64_t cache_writers(core::Array &a);
 // Why a cache written by `writers` processes cannot restart a run of `nprocs`.
 std::string other_count(std::uint64_t writers, int nprocs);
+// GDS_finalize: the next run warns again of the copy types it falls back from
+// (each fallback is warned about once per run).
+void forget_fallback_warnings();
 
 }  // namespace gds::persist

@@ -95,6 +95,7 @@ class Persist final : public core::Module {
     g_prefix_jobs.clear();
     g_found_finished.clear();
     g_halted = false;
+    forget_fallback_warnings();
   }
 
   void show_info() const override {
