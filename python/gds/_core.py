@@ -429,9 +429,10 @@ class Array:
     def distribution(self, rank: Optional[int] = None) -> Optional[Tuple[List[int], List[int]]]:
         """GDS_distribution(): the inclusive box (lo, hi) `rank` owns (default: this process),
         or None if it owns none."""
+        flavor = _gds.flavor(self.handle)  # (a freed array fails here, as every call on it does)
         if rank is None and self._local_box is not None:
             return self._local_box
-        if _gds.flavor(self.handle) == FLAVOR_CREATE:
+        if flavor == FLAVOR_CREATE:
             raise InvalidError("gds.Array.distribution: a create() array knows only this process's box", 2)
         return _gds.distribution(self.handle, self.comm.Get_rank() if rank is None else rank)
 

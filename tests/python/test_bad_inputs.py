@@ -161,3 +161,39 @@ def test_group_label_restore_newest_and_navigation(comm):
         x.fence()
         assert g.restore_newest() == 2  # the newest stored version: the state at the last version_inc
         assert (x.get[:] == 3.0).all() and (y.get[:] == -3.0).all()
+
+
+def test_every_call_on_a_freed_array_names_itself(comm):
+    """Every method and property of Array that takes no argument, on a freed array:
+    FreedHandleError whose message starts with gds.Array.<name>."""
+    import inspect
+
+    freed = gds.Array.alloc(4)
+    freed.free()
+    wrong, tried = [], []
+    for name, member in inspect.getmembers(gds.Array):
+        if name.startswith("_") or name in ("alloc", "create"):
+            continue
+        if isinstance(member, property):
+            call = lambda name=name: getattr(freed, name)  # noqa: E731
+        elif inspect.isfunction(member):
+            params = list(inspect.signature(member).parameters.values())[1:]
+            if any(p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                   for p in params):
+                continue  # takes arguments: the table above
+            call = lambda name=name: (lambda r: _enter(r) if hasattr(r, "__enter__") else r)(getattr(freed, name)())  # noqa: E731
+        else:
+            continue
+        tried.append(name)
+        try:
+            value = call()
+        except gds.FreedHandleError as e:
+            if not str(e).startswith(f"gds.Array.{name}:"):
+                wrong.append(f"{name}: {e}")
+        except Exception as e:  # noqa: BLE001
+            wrong.append(f"{name}: {type(e).__name__}: {e}")
+        else:
+            if name not in ("shape", "dtype", "order", "ndim", "size", "get", "put", "acc", "handle"):
+                wrong.append(f"{name}: returned {value!r} on a freed array")
+    assert len(tried) >= 25, tried
+    assert wrong == [], "\n".join(wrong)
