@@ -12,6 +12,7 @@ line which to use.
   docs_python.py --source TOP --mpiexec "MPIEXEC FLAGS" [--keep DIR]
 """
 import argparse
+import ast
 import glob
 import os
 import re
@@ -39,11 +40,27 @@ for i, line in enumerate(doc):
         while not doc[j].startswith("```"):
             j += 1
         blocks.append((m.group(1), i + 1, "\n".join(doc[i + 2:j])))
+# Every other Python block of the page parses as Python (as docs_code.py compiles the C ones),
+# unless it is marked <!-- test: skip (reason) --> (an excerpt).
+syntax = []
+for i, line in enumerate(doc):
+    if line.startswith("```python"):
+        j = i + 1
+        while not doc[j].startswith("```"):
+            j += 1
+        marker = doc[i - 1] if i > 0 else ""
+        if "test: skip (" in marker:
+            continue
+        try:
+            ast.parse("\n".join(doc[i + 1:j]))
+        except SyntaxError as e:
+            syntax.append(f"docs/python.md:{i + 1}: a Python block that does not parse ({e.msg}, its line "
+                          f"{e.lineno}); mark an excerpt <!-- test: skip (reason) -->")
 builds = [b for b in blocks if b[0] == "python-build"]
 runs = [b for b in blocks if b[0] == "python-run"]
 if len(builds) != 1 or not runs:
     sys.exit(f"docs_python: docs/python.md needs one python-build block and a python-run block, has {blocks}")
-failures = []
+failures = list(syntax)
 
 with tempfile.TemporaryDirectory(prefix="gds-docs-python-") as tmp:
     clone = Path(tmp, "gds")
