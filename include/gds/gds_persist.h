@@ -33,8 +33,10 @@ extern "C" {
 /**@{*/
 #define GDS_NAME_KEY "gds_name"               /**< the array's name in the cache (letters, digits, '-', '_', '.'; 1-64);
                                                    default: "array<k>", k its creation order */
-#define GDS_COPY_TYPE_KEY "gds_copy_type"     /**< NONE (memory only), SINGLE (or LOCAL), PARTNER, XOR; GDS_COPY_TYPE */
-#define GDS_SET_SIZE_KEY "gds_set_size"       /**< the largest XOR set (>= 2; sets are as large as the failure groups allow); GDS_SET_SIZE; default 8 */
+#define GDS_COPY_TYPE_KEY "gds_copy_type"     /**< NONE (memory only), SINGLE (or LOCAL), PARTNER, XOR, RS; GDS_COPY_TYPE */
+#define GDS_SET_SIZE_KEY "gds_set_size"       /**< the largest XOR or RS set (>= 2; sets are as large as the failure groups allow); GDS_SET_SIZE; default 8 */
+#define GDS_SET_FAILURES_KEY "gds_set_failures" /**< RS: lost nodes (failure groups) each set survives (1-254; at most
+                                                   its members - 1); GDS_SET_FAILURES (SCR_SET_FAILURES); default 2 */
 #define GDS_CACHE_BASE_KEY "gds_cache_base"   /**< the node-local cache directory; GDS_CACHE_BASE; default /dev/shm */
 #define GDS_CACHE_SIZE_KEY "gds_cache_size"   /**< versions the cache keeps (>= 1); GDS_CACHE_SIZE; default 2 */
 #define GDS_CACHE_EVERY_KEY "gds_cache_every" /**< every n-th version goes to the cache (>= 1); GDS_CACHE_EVERY; default 1 */

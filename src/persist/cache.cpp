@@ -234,7 +234,10 @@ void drop_before(Cacher &c, std::uint64_t n) {
 
 namespace {
 
-std::set<std::string> g_fallbacks_said;  // the copy type fallbacks warned about in this run
+std::set<std::string> g_fallbacks_said;
+// RS's largest set: a rest joining the last set of GDS_SET_SIZE makes it
+// at most twice as large, and a GF(2^8) code has 255 positions.
+constexpr std::uint64_t kRsLargestSet = 127;  // the copy type fallbacks warned about in this run
 
 // The redundancy the failure groups allow, as SCR decides it: PARTNER and
 // XOR need two groups or more (SINGLE otherwise, with a warning when the
@@ -265,18 +268,30 @@ void fit_to_groups(const char *func, Array &a, const std::vector<int> &group_of,
     }
     s.copy = instead;
   };
-  if ((s.copy == Copy::partner || s.copy == Copy::xor_) && ngroups < 2)
+  if ((s.copy == Copy::partner || s.copy == Copy::xor_ || s.copy == Copy::rs) && ngroups < 2)
     warn("needs processes in 2 or more failure groups and this array's are all in one (GDS_NODE_ID or "
          "GDS_RANKS_PER_NODE make one host act as several); no redundancy",
          Copy::single);
-  if (s.copy != Copy::xor_) return;
+  if (s.copy != Copy::xor_ && s.copy != Copy::rs) return;
   if (s.set_size > ngroups) {
     if (s.set_size_given)
-      GDS_DEBUG("array %s: XOR sets of at most %llu (the failure groups) instead of %llu", s.name.c_str(),
-                ull(ngroups), ull(s.set_size));
+      GDS_DEBUG("array %s: %s sets of at most %llu (the failure groups) instead of %llu", s.name.c_str(),
+                copy_name(s.copy), ull(ngroups), ull(s.set_size));
     s.set_size = ngroups;
   }
+  if (s.copy == Copy::rs && s.set_size > kRsLargestSet) s.set_size = kRsLargestSet;  // GF(2^8): 255 at most
   *sets = xor_sets(group_of, static_cast<int>(s.set_size));
+  if (s.copy == Copy::rs && !sets->empty()) {
+    std::size_t smallest = sets->front().size();
+    for (const std::vector<int> &set : *sets) smallest = std::min(smallest, set.size());
+    if (s.set_failures + 1 > smallest && a.rank == 0 &&
+        g_fallbacks_said.insert("RS failures " + std::to_string(smallest)).second)
+      core::log(core::Level::warning, func,
+                "array %s: copy type RS with %s=%llu, but a set has %zu members (the failure groups allow no "
+                "more); its sets survive %zu lost node(s) each",
+                s.name.c_str(), s.set_failures_given ? "GDS_SET_FAILURES" : "the default GDS_SET_FAILURES",
+                ull(s.set_failures), smallest, smallest - 1);
+  }
   if (sets->empty())
     warn("cannot put every process in a set with processes of other failure groups (one group holds more than "
          "half of them)",
@@ -517,6 +532,7 @@ GDS_status_t open_cache(const char *func, Array &a) {
     case Copy::single: c.scheme = make_single(p); break;
     case Copy::partner: c.scheme = make_partner(p); break;
     case Copy::xor_: scheme = make_xor(p, sets, &c.scheme); break;
+    case Copy::rs: scheme = make_rs(p, sets, static_cast<int>(s.set_failures), &c.scheme); break;
     case Copy::none: break;
   }
   GDS_TRY(scheme.report(func));

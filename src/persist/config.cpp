@@ -1,8 +1,9 @@
 // Settings of the cache level for every array. GVR 1.0 programs configured
 // persistence through SCR (manual 1.4.3), so SCR's variables are honoured:
-//   GDS_COPY_TYPE  SCR_COPY_TYPE   SINGLE (SCR's LOCAL), PARTNER, XOR; NONE: memory only
+//   GDS_COPY_TYPE  SCR_COPY_TYPE   SINGLE (SCR's LOCAL), PARTNER, XOR, RS; NONE: memory only
 //   GDS_CACHE_BASE SCR_CACHE_BASE  the node-local directory
-//   GDS_SET_SIZE   SCR_SET_SIZE    XOR set size
+//   GDS_SET_SIZE   SCR_SET_SIZE    XOR and RS set size
+//   GDS_SET_FAILURES SCR_SET_FAILURES lost nodes an RS set survives
 //   GDS_CACHE_SIZE SCR_CACHE_SIZE  versions the cache keeps
 //   GDS_JOB_ID     SCR_JOB_ID      the job, which restart looks for
 //   GDS_CACHE_EVERY FLUSH_to_SCR   every n-th version goes to the cache (GVR's
@@ -126,6 +127,7 @@ const char *copy_name(Copy c) {
     case Copy::single: return "SINGLE";
     case Copy::partner: return "PARTNER";
     case Copy::xor_: return "XOR";
+    case Copy::rs: return "RS";
   }
   return "?";
 }
@@ -136,6 +138,7 @@ std::optional<Copy> parse_copy(const std::string &text) {
   if (t == "SINGLE" || t == "LOCAL") return Copy::single;
   if (t == "PARTNER") return Copy::partner;
   if (t == "XOR") return Copy::xor_;
+  if (t == "RS") return Copy::rs;
   return std::nullopt;
 }
 
@@ -228,10 +231,13 @@ void descriptors(Reader &r) {
   for (const auto &[k, v] : *every) {
     if (k == "TYPE") {
       if (const std::optional<Copy> c = parse_copy(v)) s.copy = *c;
-      else r.bad("SCR_CONF_FILE: CKPT ... TYPE=" + v + " is not SINGLE (or LOCAL), PARTNER or XOR");
+      else r.bad("SCR_CONF_FILE: CKPT ... TYPE=" + v + " is not SINGLE (or LOCAL), PARTNER, XOR or RS");
     } else if (k == "SET_SIZE") {
       if (const std::optional<std::uint64_t> n = Reader::whole(v, 2)) s.set_size = *n, s.set_size_given = true;
       else r.bad("SCR_CONF_FILE: CKPT ... SET_SIZE=" + v + " is not a whole number from 2 to 2^30");
+    } else if (k == "SET_FAILURES") {
+      if (const std::optional<std::uint64_t> n = Reader::whole(v, 1)) s.set_failures = *n, s.set_failures_given = true;
+      else r.bad("SCR_CONF_FILE: CKPT ... SET_FAILURES=" + v + " is not a whole number from 1 to 2^30");
     } else if (k == "STORE") {
       s.base = v;
     } else if (k != "CKPT" && k != "INTERVAL" && k != "GROUP" && k != "OUTPUT") {
@@ -250,7 +256,7 @@ void read_cache(Reader &r) {
     } else if (upper(*v) == "FILE" && r.from().rfind("SCR_", 0) == 0) {
       s.copy_file = s.copy_given = true;  // SCR_CONF_FILE's checkpoint descriptor says (descriptors())
     } else {
-      r.bad(r.from() + "=" + *v + " is not SINGLE (or LOCAL), PARTNER, XOR or NONE" +
+      r.bad(r.from() + "=" + *v + " is not SINGLE (or LOCAL), PARTNER, XOR, RS or NONE" +
             (r.from().rfind("SCR_", 0) == 0 ? " (or FILE: SCR_CONF_FILE's checkpoint descriptors)" : ""));
     }
   }
@@ -262,6 +268,7 @@ void read_cache(Reader &r) {
     s.base = directory("/dev/shm") ? "/dev/shm" : tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
   }
   r.number("SET_SIZE", true, 2, &s.set_size, &s.set_size_given);
+  r.number("SET_FAILURES", true, 1, &s.set_failures, &s.set_failures_given);
   r.number("CACHE_SIZE", true, 1, &s.cache_size);
   r.number("CACHE_EVERY", false, 1, &s.every);
   if (!r.given("GDS_CACHE_EVERY")) {

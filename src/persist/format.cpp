@@ -326,6 +326,7 @@ std::vector<std::byte> encode_parity_head(const ParityHeader &h) {
   put32(p + 40, h.parity_crc);
   put32(p + 44, h.rank);
   put64(p + 48, h.set_id);
+  put32(p + 56, h.parts);
   for (std::size_t i = 0; i < h.lengths.size(); ++i) put64(p + kParityHeaderBytes + 8 * i, h.lengths[i]);
   put32(p + n - 8, crc(p, n - 8));
   return out;
@@ -347,7 +348,10 @@ Result parse_parity(std::span<const std::byte> file, ParityHeader *out, std::uin
   out->parity_crc = get32(p + 40);
   out->rank = get32(p + 44);
   out->set_id = get64(p + 48);
+  out->parts = get32(p + 56);
   if (out->member >= out->set_size) return Result::corrupt("member out of range");
+  if (out->parts != 0 && (out->parts >= out->set_size || out->set_size > 255))
+    return Result::corrupt("RS encoding parts out of range");
   out->lengths.resize(out->set_size);
   std::uint64_t longest = 0;
   for (std::uint32_t i = 0; i < out->set_size; ++i) {
@@ -355,9 +359,12 @@ Result parse_parity(std::span<const std::byte> file, ParityHeader *out, std::uin
     if (out->lengths[i] > kMaxFileBytes) return Result::corrupt("member file length out of range");
     longest = std::max(longest, out->lengths[i]);
   }
-  if (out->chunk != parity_chunk(longest, out->set_size)) return Result::corrupt("chunk size does not fit the lengths");
-  if (file.size() - n != out->chunk) return Result::corrupt("parity length is not its chunk size");
-  if (crc(p + n, out->chunk) != out->parity_crc) return Result::corrupt("parity checksum mismatch");
+  const std::uint64_t chunk =
+      out->parts == 0 ? parity_chunk(longest, out->set_size) : rs_chunk(longest, out->set_size, out->parts);
+  if (out->chunk != chunk) return Result::corrupt("chunk size does not fit the lengths");
+  const std::uint64_t chunks = std::max<std::uint32_t>(out->parts, 1);
+  if ((file.size() - n) % chunks != 0 || (file.size() - n) / chunks != out->chunk) return Result::corrupt("parity length is not its chunks' size");
+  if (crc(p + n, chunks * out->chunk) != out->parity_crc) return Result::corrupt("parity checksum mismatch");
   *parity_offset = n;
   return {};
 }

@@ -11,7 +11,9 @@
 //   v<n>.done  the commit record (64 bytes), written last, after every
 //              process has made version n durable.
 //   x<n>.gdsx  XOR parity of this process's set for version n: header,
-//              the set members' file lengths, the parity chunk.
+//              the set members' file lengths, the parity chunk; or (RS)
+//              this process's k encoding chunks of its set, one after
+//              another (the header's `parts` is k).
 //   v<n>.gdsg  in a group's directory (<group>@group/r<rank>/): a version
 //              group's version on this process, in one file: a head
 //              naming every member with where its segment lies, then the
@@ -121,6 +123,7 @@ Result parse_group_version(std::span<const std::byte> file, GroupVersion *out, b
 
 struct ParityHeader {
   std::uint32_t set_size = 0, member = 0, rank = 0;
+  std::uint32_t parts = 0;  // 0: an XOR parity chunk; k >= 1: k RS encoding chunks (k < set_size <= 255)
   std::uint64_t number = 0, set_id = 0, chunk = 0;
   std::uint32_t parity_crc = 0;
   std::vector<std::uint64_t> lengths;  // of every member's version file
@@ -132,8 +135,16 @@ inline std::uint64_t parity_chunk(std::uint64_t longest, std::uint32_t set_size)
   const std::uint64_t c = (longest + set_size - 2) / (set_size - 1);
   return (c + 7) / 8 * 8;
 }
+// The RS encoding chunk of a set of `set_size` members, k of them encoding
+// parts: each file is cut into set_size - k chunks of this size.
+inline std::uint64_t rs_chunk(std::uint64_t longest, std::uint32_t set_size, std::uint32_t k) {
+  const std::uint64_t d = set_size - k;
+  const std::uint64_t c = (longest + d - 1) / d;
+  return (c + 7) / 8 * 8;
+}
 std::vector<std::byte> encode_parity_head(const ParityHeader &h);
-// Parses a whole parity file; *parity_offset tells where the chunk starts.
+// Parses a whole parity file (XOR's or RS's); *parity_offset tells where
+// the chunk (the first chunk) starts; parity_crc covers every chunk.
 Result parse_parity(std::span<const std::byte> file, ParityHeader *out, std::uint64_t *parity_offset);
 
 }  // namespace gds::persist

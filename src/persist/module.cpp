@@ -27,7 +27,8 @@ namespace {
 constexpr const char *kInfoKeys[] = {GDS_NAME_KEY,        GDS_COPY_TYPE_KEY,   GDS_SET_SIZE_KEY,
                                      GDS_CACHE_BASE_KEY,  GDS_CACHE_SIZE_KEY,  GDS_CACHE_EVERY_KEY,
                                      GDS_RESTART_KEY,     GDS_PREFIX_KEY,      GDS_FLUSH_KEY,
-                                     GDS_PREFIX_SIZE_KEY, GDS_FLUSH_INFLIGHT_KEY, GDS_CACHE_SYNC_KEY};
+                                     GDS_PREFIX_SIZE_KEY, GDS_FLUSH_INFLIGHT_KEY, GDS_CACHE_SYNC_KEY,
+                                     GDS_SET_FAILURES_KEY};
 
 // In protocol order: a cached version's, then a flush's.
 constexpr const core::Step *kSteps[] = {
@@ -101,10 +102,10 @@ class Persist final : public core::Module {
   void show_info() const override {
     const Settings &s = g_settings;
     core::log(core::Level::info, "GDS_init",
-              "GDS_COPY_TYPE=%s GDS_CACHE_BASE=%s GDS_SET_SIZE=%llu GDS_CACHE_SIZE=%llu GDS_CACHE_EVERY=%llu "
+              "GDS_COPY_TYPE=%s GDS_CACHE_BASE=%s GDS_SET_SIZE=%llu GDS_SET_FAILURES=%llu GDS_CACHE_SIZE=%llu GDS_CACHE_EVERY=%llu "
               "GDS_JOB_ID=%s GDS_RESTART=%s GDS_PREFIX=%s GDS_FLUSH=%llu GDS_PREFIX_SIZE=%llu "
               "GDS_FLUSH_INFLIGHT=%llu GDS_CACHE_SYNC=%d%s%s",
-              copy_name(s.copy), s.base.c_str(), ull(s.set_size), ull(s.cache_size), ull(s.every), s.job.c_str(),
+              copy_name(s.copy), s.base.c_str(), ull(s.set_size), ull(s.set_failures), ull(s.cache_size), ull(s.every), s.job.c_str(),
               s.restart < 0 ? "auto" : s.restart ? "1" : "0", s.prefix.empty() ? "(none)" : s.prefix.c_str(),
               ull(s.flush), ull(s.prefix_size), ull(s.inflight), s.sync ? 1 : 0, s.error.ok() ? "" : "; refused: ",
               s.error.what().c_str());
@@ -119,13 +120,14 @@ class Persist final : public core::Module {
     s->copy_given = g.copy_given;
     if (auto v = core::info_value(info, GDS_COPY_TYPE_KEY)) {
       const std::optional<Copy> c = parse_copy(*v);
-      GDS_CHECK(c.has_value(), GDS_STATUS_INVALID_INFO, "info: %s=%s is not NONE, SINGLE (or LOCAL), PARTNER or XOR",
+      GDS_CHECK(c.has_value(), GDS_STATUS_INVALID_INFO, "info: %s=%s is not NONE, SINGLE (or LOCAL), PARTNER, XOR or RS",
                 GDS_COPY_TYPE_KEY, v->c_str());
       s->copy = *c;
       s->copy_given = true;
     }
-    std::optional<std::uint64_t> set_size, cache_size, every, restart, flush, prefix_size, inflight, sync;
+    std::optional<std::uint64_t> set_failures, set_size, cache_size, every, restart, flush, prefix_size, inflight, sync;
     GDS_TRY(core::info_unsigned(func, info, GDS_SET_SIZE_KEY, 1u << 30, &set_size));
+    GDS_TRY(core::info_unsigned(func, info, GDS_SET_FAILURES_KEY, 254, &set_failures));
     GDS_TRY(core::info_unsigned(func, info, GDS_CACHE_SIZE_KEY, 1u << 30, &cache_size));
     GDS_TRY(core::info_unsigned(func, info, GDS_CACHE_EVERY_KEY, 1u << 30, &every));
     GDS_TRY(core::info_unsigned(func, info, GDS_RESTART_KEY, 1, &restart));
@@ -137,13 +139,17 @@ class Persist final : public core::Module {
               GDS_PREFIX_SIZE_KEY);
     GDS_CHECK(!inflight || *inflight >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; it must be 1 or more",
               GDS_FLUSH_INFLIGHT_KEY);
-    GDS_CHECK(!set_size || *set_size >= 2, GDS_STATUS_INVALID_INFO, "info: %s=%llu; an XOR set has 2 or more members",
+    GDS_CHECK(!set_size || *set_size >= 2, GDS_STATUS_INVALID_INFO, "info: %s=%llu; an XOR or RS set has 2 or more members",
               GDS_SET_SIZE_KEY, ull(*set_size));
+    GDS_CHECK(!set_failures || *set_failures >= 1, GDS_STATUS_INVALID_INFO,
+              "info: %s=0; an RS set survives 1 or more lost nodes", GDS_SET_FAILURES_KEY);
     GDS_CHECK(!cache_size || *cache_size >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; the cache keeps 1 or more",
               GDS_CACHE_SIZE_KEY);
     GDS_CHECK(!every || *every >= 1, GDS_STATUS_INVALID_INFO, "info: %s=0; it must be 1 or more", GDS_CACHE_EVERY_KEY);
     s->set_size = set_size.value_or(g.set_size);
     s->set_size_given = set_size.has_value() || g.set_size_given;
+    s->set_failures = set_failures.value_or(g.set_failures);
+    s->set_failures_given = set_failures.has_value() || g.set_failures_given;
     s->cache_size = cache_size.value_or(g.cache_size);
     s->every = every.value_or(g.every);
     s->restart = restart ? *restart == 1 : g.restart >= 0 ? g.restart == 1 : g.job_given;
@@ -168,7 +174,7 @@ class Persist final : public core::Module {
     shape.add(spec.flavor).add(static_cast<int>(spec.order)).add(spec.type->extent).add(spec.count->size());
     for (const core::Index c : *spec.count) shape.add(c);
     s->signature = shape.value();
-    sig.add(static_cast<int>(s->copy)).add(s->set_size).add(s->cache_size).add(s->every).add(s->restart);
+    sig.add(static_cast<int>(s->copy)).add(s->set_size).add(s->set_failures).add(s->cache_size).add(s->every).add(s->restart);
     sig.add(s->flush).add(s->prefix_size).add(s->inflight).add(static_cast<int>(s->sync)).add(s->prefix.data(), s->prefix.size());
     sig.add(s->name.data(), s->name.size());
     *out = std::move(s);

@@ -1,5 +1,5 @@
 // Redundancy schemes of the cache level, one file each (as redset does):
-// single.cpp, partner.cpp, xor.cpp. A scheme protects each process's
+// single.cpp, partner.cpp, xor.cpp, rs.cpp. A scheme protects each process's
 // version file across failure groups, and rebuilds the file of a process
 // whose copy was lost or corrupted from what the others hold.
 #pragma once
@@ -138,8 +138,16 @@ std::unique_ptr<Scheme> make_partner(const Places &p);
 // `set_size` where the groups allow; members in group order. Empty if there
 // are none such (one group holds more than half of the processes).
 std::vector<std::vector<int>> xor_sets(const std::vector<int> &group_of, int set_size);
+// Collective: splits the array's communicator into `sets` (from xor_sets,
+// not empty): this process's set, its members (ranks of the array's
+// communicator, in set order) and the set's index.
+Result split_sets(const Places &p, const std::vector<std::vector<int>> &sets, core::Comm *set,
+                  std::vector<int> *members, std::uint64_t *id);
 // Collective (splits the array's communicator into the sets from xor_sets, not empty).
 Result make_xor(const Places &p, const std::vector<std::vector<int>> &sets, std::unique_ptr<Scheme> *out);
+// Collective: RS over the same sets, k encoding parts per set (fewer in a
+// set of k or fewer members: its size - 1), k lost members of a set rebuilt (rs.cpp).
+Result make_rs(const Places &p, const std::vector<std::vector<int>> &sets, int k, std::unique_ptr<Scheme> *out);
 
 // Each rank's position among the ranks of its failure group (0 for the lowest).
 std::vector<int> positions_in_groups(const std::vector<int> &group_of);

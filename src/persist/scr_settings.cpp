@@ -130,7 +130,7 @@ constexpr ScrSetting kScr[] = {
     {"PRESERVE_USER_DIRECTORIES", Meaning::note, nullptr, "GDS versions arrays, not files"},
     {"RESOURCE_MANAGER", Meaning::note, "SLURM|NONE", "gds-run knows Slurm (SLURM_JOB_ID), else runs on this host"},
     {"RUNS", Meaning::launcher, nullptr, nullptr},
-    {"SET_FAILURES", Meaning::note, "1", "GDS's PARTNER and XOR rebuild one lost failure group per set"},
+    {"SET_FAILURES", Meaning::taken, nullptr, nullptr},
     {"SET_SIZE", Meaning::taken, nullptr, nullptr},
     {"TRANSFER_SECS", Meaning::note, nullptr, "GDS flushes from a background thread of the job, no transfer daemon"},
     {"USER_NAME", Meaning::note, nullptr, kLogs},

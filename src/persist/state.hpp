@@ -19,7 +19,7 @@
 
 namespace gds::persist {
 
-enum class Copy { none, single, partner, xor_ };
+enum class Copy { none, single, partner, xor_, rs };
 const char *copy_name(Copy c);
 std::optional<Copy> parse_copy(const std::string &text);
 
@@ -29,8 +29,10 @@ struct Settings {
   Copy copy = Copy::none;        // GDS_COPY_TYPE / SCR_COPY_TYPE; none: memory only
   bool copy_given = false;       // a copy type was asked for (else the default when a cache base is given)
   std::string base;              // GDS_CACHE_BASE / SCR_CACHE_BASE
-  std::uint64_t set_size = 8;    // GDS_SET_SIZE / SCR_SET_SIZE (XOR)
+  std::uint64_t set_size = 8;    // GDS_SET_SIZE / SCR_SET_SIZE (XOR, RS)
   bool set_size_given = false;
+  std::uint64_t set_failures = 2;  // GDS_SET_FAILURES / SCR_SET_FAILURES: lost nodes per RS set
+  bool set_failures_given = false;
   std::uint64_t cache_size = 2;  // GDS_CACHE_SIZE / SCR_CACHE_SIZE: versions the cache keeps
   std::uint64_t every = 1;       // GDS_CACHE_EVERY: every n-th version goes to the cache
   std::string job = "default";   // GDS_JOB_ID / SCR_JOB_ID
@@ -79,6 +81,8 @@ struct ArrayState final : core::ArrayState {
   bool copy_given = false;  // by an info key or a variable (not SCR's default for a cache base alone)
   std::uint64_t set_size = 0, cache_size = 0, every = 1;
   bool set_size_given = false;
+  std::uint64_t set_failures = 2;  // RS: encoding parts per set (fewer in sets of k or fewer members)
+  bool set_failures_given = false;
   bool restart = false;
   std::string name, base;
   bool base_per_node = false;  // the base names {node}: each node's expands to a path of its own

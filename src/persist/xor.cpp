@@ -147,7 +147,7 @@ class Xor final : public Scheme {
     const bool survivor = me_ != who;
     if (survivor)
       ok = p->parity.open(parity_path(where.dir, n)).ok() && parse_parity(p->parity.bytes(), &h, &p->at).ok() &&
-           h.number == n && h.member == static_cast<std::uint32_t>(me_) &&
+           h.number == n && h.parts == 0 && h.member == static_cast<std::uint32_t>(me_) &&
            h.set_size == static_cast<std::uint32_t>(k_) && h.lengths[static_cast<std::size_t>(me_)] == own.size();
     // At most kRebuildPiece bytes each (the chunk size is not known before the agreement).
     try {
@@ -303,18 +303,29 @@ std::vector<std::vector<int>> xor_sets(const std::vector<int> &group_of, int set
   return sets;
 }
 
-Result make_xor(const Places &p, const std::vector<std::vector<int>> &sets, std::unique_ptr<Scheme> *out) {
+Result split_sets(const Places &p, const std::vector<std::vector<int>> &sets, core::Comm *set,
+                  std::vector<int> *members, std::uint64_t *id) {
   int color = 0;
   while (std::find(sets[static_cast<std::size_t>(color)].begin(), sets[static_cast<std::size_t>(color)].end(),
                    p.rank) == sets[static_cast<std::size_t>(color)].end())
     ++color;
-  const std::vector<int> &members = sets[static_cast<std::size_t>(color)];
-  const int at = static_cast<int>(std::find(members.begin(), members.end(), p.rank) - members.begin());
+  *members = sets[static_cast<std::size_t>(color)];
+  const int at = static_cast<int>(std::find(members->begin(), members->end(), p.rank) - members->begin());
   MPI_Comm c = MPI_COMM_NULL;
   const int rc = MPI_Comm_split(p.comm, color, at, &c);
   if (rc != MPI_SUCCESS) return Result::mpi("MPI_Comm_split", rc);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-  *out = std::make_unique<Xor>(p, core::Comm(c), members, static_cast<std::uint64_t>(color));
+  *set = core::Comm(c);
+  *id = static_cast<std::uint64_t>(color);
+  return {};
+}
+
+Result make_xor(const Places &p, const std::vector<std::vector<int>> &sets, std::unique_ptr<Scheme> *out) {
+  core::Comm c;
+  std::vector<int> members;
+  std::uint64_t id = 0;
+  PERSIST_TRY(split_sets(p, sets, &c, &members, &id));
+  *out = std::make_unique<Xor>(p, std::move(c), std::move(members), id);
   return {};
 }
 
