@@ -121,7 +121,7 @@ def shapes():
 
 
 def copies():
-    return ["SINGLE"] + (["PARTNER", "XOR"] if NP >= 2 else [])
+    return ["SINGLE"] + (["PARTNER", "XOR", "RS"] if NP >= 2 else [])
 
 
 def fresh_base(tag):
@@ -178,16 +178,21 @@ def restore(base, pristine):
 def lost():
     if NP < 2:
         return
-    schemes = [("SINGLE", {}), ("PARTNER", {}), ("XOR", {})]
+    schemes = [("SINGLE", {}), ("PARTNER", {}), ("XOR", {}), ("RS", {})]
     if NP == 4:
         schemes.append(("XOR", {"GDS_SET_SIZE": "2"}))
+        schemes.append(("RS", {"SCR_SET_FAILURES": "3"}))
     if NP >= 3:
         schemes = schemes[1:]  # SINGLE rebuilds nothing whatever the count (1-2 processes show it)
     for copy, extra in schemes:
         base, pristine, env = snapshot(copy, extra)
         set_size = int(extra.get("GDS_SET_SIZE", min(8, NP)))
         losses = [gone for k in range(1, NP + 1) for gone in itertools.combinations(range(NP), k)]
-        if NP >= 4:
+        if NP >= 4 and copy == "RS":
+            # RS's own: the k lost nodes of every combination are test_rs's;
+            # here a single, a pair and a triple (drawn) and every group.
+            losses = [SAMPLE.choice([g for g in losses if len(g) == n]) for n in (1, 2, 3)] + [tuple(range(NP))]
+        elif NP >= 4:
             # One group lost (drawn), every group lost, and 3 of the pairs and triples.
             singles = [g for g in losses if len(g) == 1]
             others = [g for g in losses if 1 < len(g) < NP]
@@ -201,6 +206,8 @@ def lost():
                 ok = False
             elif copy == "PARTNER":
                 ok = all((g + 1) % NP not in gone for g in gone)
+            elif copy == "RS":  # one set of every process (at most 8); k = SET_FAILURES, 2 by default, < NP
+                ok = k <= min(int(extra.get("SCR_SET_FAILURES", 2)), NP - 1)
             else:
                 sets = [list(range(s, min(s + set_size, NP))) for s in range(0, NP, set_size)]
                 if len(sets) > 1 and len(sets[-1]) < 2:
@@ -232,7 +239,7 @@ def corrupt():
     (a flipped bit, truncation, garbage). At 3-4 processes only XOR (the
     others are covered at 1-2, and jobs are slow when oversubscribed)."""
     rng = random.Random(1234 if NP <= 2 else SEED)
-    for copy in copies() if NP <= 2 else ["XOR"]:
+    for copy in copies() if NP <= 2 else ["XOR", "RS"]:
         base, pristine, env = snapshot(copy)
         d0 = os.path.join(node_dir(base, 0), "model", "r0")
         names = os.listdir(os.path.join(pristine, "gds.t", "node0", "model", "r0"))
@@ -281,6 +288,30 @@ def kill():
     end = time.monotonic() + args.kill_seconds
     rounds = killed = 0
     started = {}
+    if NP >= 2:
+        # RS killed while it encodes: one process dies in the durable phase of
+        # the third cached version (its encoding sent, written or not), and the
+        # node of another process is lost too; the restart rebuilds the
+        # version before it and takes that (asynchronous: that one may still
+        # have been in flight too, so any complete version, exact).
+        victim = rng.randrange(NP)
+        gone = rng.choice([g for g in range(NP) if g != victim])
+        for sync in ("1", "0"):
+            base = fresh_base("kill")
+            env = env_for(base, "RS", {"GDS_CACHE_SYNC": sync, "GDS_CACHE_SIZE": "4"})
+            what = (f"RS killed while encoding ({'sync' if sync == '1' else 'async'}): rank {victim} at "
+                    f"cache.durable:3, node {gone} lost")
+            p = run(what + " (write)", ["write", "2", "row", "alloc", str(V)], env, expect_ok=False,
+                    kill_env="cache.durable:3", victim=victim)
+            if p is None:
+                continue
+            if p.returncode == 0:
+                failures.append(what + ": the job was not killed")
+                continue
+            shutil.rmtree(node_dir(base, gone))
+            expect = "1" if sync == "1" else "any"
+            run(what + f" (restart: expect {expect})", ["check", "2", "row", "alloc", str(V), expect, "1"],
+                dict(env, GDS_RESTART="1"))
     while time.monotonic() < end or rounds < 3 or (killed == 0 and rounds < 12):  # a kill seen, bounded
         rounds += 1
         copy = rng.choice(copies())
@@ -544,11 +575,13 @@ def model():
         rng.shuffle(node_of)
         node_of = [n * 7 + 3 for n in node_of]  # node ids need not be dense
         groups = dense_groups(node_of)
-        copy = rng.choice(["SINGLE", "PARTNER", "XOR"])
+        copy = rng.choice(["SINGLE", "PARTNER", "XOR", "RS"])
         extra = {"GDS_CACHE_SIZE": str(rng.randint(1, 4)), "GDS_CACHE_EVERY": str(rng.choice([1, 1, 2])),
                  "GDS_CACHE_SYNC": rng.choice(["0", "0", "1"])}
-        if copy == "XOR" and rng.random() < 0.7:
+        if copy in ("XOR", "RS") and rng.random() < 0.7:
             extra[rng.choice(["GDS_SET_SIZE", "SCR_SET_SIZE"])] = str(rng.choice([2, 3, ngroups + 1, 8]))
+        if copy == "RS" and rng.random() < 0.7:
+            extra[rng.choice(["GDS_SET_FAILURES", "SCR_SET_FAILURES"])] = str(rng.choice([1, 2, 3]))
         base = fresh_base("model")
         env = env_for(base, copy, extra)
         del env["GDS_RANKS_PER_NODE"]
