@@ -786,6 +786,30 @@ def config():
     app = ["check", "1", "row", "alloc", str(V)]
     base = fresh_base("cfg")
     run("config: unknown copy type", app + ["GDS_STATUS_INVALID"], env_for(base, "RAID6"))
+    run("config: RS surviving no lost node", app + ["GDS_STATUS_INVALID"], env_for(base, "RS", {"GDS_SET_FAILURES": "0"}))
+    if NP >= 2:
+        # More lost nodes than a set has members but one: each set survives its size - 1, said once.
+        p = run("config: RS failures beyond the set", app + ["fresh"], env_for(base, "RS", {"SCR_SET_FAILURES": str(NP)}))
+        if p is not None and f"its sets survive {NP - 1} lost node(s) each" not in p.stderr:
+            failures.append(f"config: RS with SCR_SET_FAILURES={NP} on {NP} nodes: not said: {p.stderr}")
+    if NP >= 3:
+        # The encoding parts per set: 2 by default, else as GDS_SET_FAILURES,
+        # SCR_SET_FAILURES or SCR_CONF_FILE's descriptor says (at most NP - 1).
+        conf = os.path.join(root, "rs.conf")
+        cases = [({}, 2), ({"SCR_SET_FAILURES": "1"}, 1), ({"GDS_SET_FAILURES": "1", "SCR_SET_FAILURES": "2"}, 1),
+                 ({"SCR_COPY_TYPE": "FILE", "SCR_CONF_FILE": conf}, min(3, NP - 1))]
+        for extra, want in cases:
+            rs = fresh_base("rs")
+            with open(conf, "w") as f:
+                f.write(f"CKPT=0 INTERVAL=1 STORE={rs} TYPE=RS SET_FAILURES=3\n")
+            env = env_for(rs, "RS", extra)
+            if "SCR_CONF_FILE" in extra:
+                del env["GDS_COPY_TYPE"]
+            run(f"config: RS {extra}", ["write", "1", "row", "alloc", str(V)], env)
+            parts = {int.from_bytes(open(f, "rb").read()[56:60], "little")
+                     for f in glob.glob(os.path.join(rs, "gds.t", "node*", "*", "r*", "x*.gdsx"))}
+            if parts != {want}:
+                failures.append(f"config: RS {extra}: encoding files of {parts or 'no'} part(s), not {want}")
     run("config: cache base not a directory", app + ["GDS_STATUS_IO_ERROR"],
         env_for("/proc/gds-no-such-dir", "SINGLE"))
     # What the failure groups cannot have is what they allow, as in SCR:
@@ -943,6 +967,9 @@ SCR_TABLE = [
     ({"SCR_GROUP": "NODE"}, None, "SCR_GROUP", None),
     ({"SCR_GROUP": "SWITCH"}, "SCR_GROUP=SWITCH: not applied: GDS's failure groups are the nodes", None, None),
     ({"SCR_SET_SIZE": "4", "SCR_COPY_TYPE": "XOR"}, None, "SCR_SET_SIZE", None),
+    ({"SCR_COPY_TYPE": "RS", "SCR_SET_FAILURES": "1"}, None, "SCR_SET_FAILURES", "rs 1"),
+    ({"SCR_COPY_TYPE": "FILE", "conf": "CKPT=0 INTERVAL=1 STORE={base} TYPE=RS SET_SIZE=8 SET_FAILURES=1\n"},
+     None, "SET_FAILURES", "rs 1"),
     ({"SCR_CRC_ON_FLUSH": "1", "SCR_CRC_ON_COPY": "1"}, None, "SCR_CRC", None),
     ({"SCR_CRC_ON_COPY": "0"}, "SCR_CRC_ON_COPY=0: not applied: GDS checksums every block", None, None),
     ({"SCR_MPI_BUF_SIZE": "131072", "SCR_FILE_BUF_SIZE": "1048576"},
@@ -1015,6 +1042,12 @@ def scrtable():
         elif check == "descriptor" and not glob.glob(os.path.join(base, "gds.scrjob", "node*", "*", "r*", "p*.gdsv")) \
                 and NP > 1:
             problem = "the descriptor's TYPE=PARTNER made no partner copies"
+        elif check and check.startswith("rs ") and NP > 1:
+            # Each encoding file says its parts (the header's word at byte 56).
+            parts = {int.from_bytes(open(f, "rb").read()[56:60], "little")
+                     for f in glob.glob(os.path.join(base, "gds.scrjob", "node*", "*", "r*", "x*.gdsx"))}
+            if parts != {int(check.split()[1])}:
+                problem = f"RS encoding files with {parts or 'no'} part(s), not {check.split()[1]}"
         if problem:
             failures.append(f"{tag}: {problem}")
             print(f"FAIL {tag}: {problem}\n{out}", flush=True)
