@@ -119,8 +119,10 @@ Bytes parity_file(std::mt19937_64 &rng) {
     h.lengths.push_back(128 + rng() % 5000);
     longest = std::max(longest, h.lengths.back());
   }
-  h.chunk = parity_chunk(longest, h.set_size);
-  Bytes chunk(h.chunk);
+  // XOR's parity (parts 0) or RS's k encoding chunks (parts k < set size).
+  h.parts = rng() % 2 == 0 ? 0 : 1 + static_cast<std::uint32_t>(rng() % (h.set_size - 1));
+  h.chunk = h.parts == 0 ? parity_chunk(longest, h.set_size) : rs_chunk(longest, h.set_size, h.parts);
+  Bytes chunk(h.chunk * std::max<std::uint32_t>(h.parts, 1));
   for (auto &x : chunk) x = static_cast<std::byte>(rng());
   h.parity_crc = gds::core::crc32c(chunk.data(), chunk.size());
   Bytes f = encode_parity_head(h);
@@ -252,7 +254,10 @@ bool consistent(const Bytes &f, int kind, std::string *why) {
   std::uint64_t offset = 0;
   if (!parse_parity(std::span<const std::byte>(f), &h, &offset).ok()) return true;
   if (h.lengths.size() != h.set_size || h.member >= h.set_size) return *why = "parity fields", false;
-  if (offset > f.size() || f.size() - offset != h.chunk) return *why = "parity chunk outside the file", false;
+  if (h.parts != 0 && (h.parts >= h.set_size || h.set_size > 255)) return *why = "RS parts out of range", false;
+  if (offset > f.size() || (f.size() - offset) / std::max<std::uint32_t>(h.parts, 1) != h.chunk ||
+      (f.size() - offset) % std::max<std::uint32_t>(h.parts, 1) != 0)
+    return *why = "parity chunks outside the file", false;
   std::uint64_t longest = 0;
   for (std::uint64_t l : h.lengths) longest = std::max(longest, l);
   if (h.chunk * (h.set_size - 1) < longest) return *why = "chunk too small for the lengths", false;
