@@ -20,8 +20,9 @@ Scenarios (default all):
            place, the job restarts from the cache with the lost files rebuilt, and ends with the
            answer; PARTNER and XOR, srun and mpiexec (the processes after the lost node move: their
            files follow them, `distribute`)
-  two      two nodes of one XOR set lost (5 nodes: 3 and 2 spares): the cache cannot rebuild; the
-           restart comes from the prefix, and the answer is the same
+  two      two nodes of one set lost (5 nodes: 3 and 2 spares): XOR's cache cannot rebuild, the
+           restart comes from the prefix; RS's (SCR_SET_FAILURES=2) rebuilds both from the third
+           node; the answer is the same
   halt     `gds-run --halt` while the job runs: it leaves through GDS_should_exit right after a
            version on the cache and the prefix, status 0, no relaunch; a new allocation, every cache
            gone, resumes from the prefix at exactly that step
@@ -216,9 +217,16 @@ def node(c):
 
 
 def two(c):
-    # 5 nodes: 3 run the job (one XOR set of 3), 2 spares; two of the set lost once a flush exists:
-    # the relaunch has the same processes, but the set cannot rebuild two.
-    job = Job(c, "two-xor", "XOR", {"GDS_SET_SIZE": "3", "GDS_FLUSH": "2", "GDS_SPARES": "2"})
+    # 5 nodes: 3 run the job (one set of 3), 2 spares; two of the set lost once a flush exists:
+    # the relaunch has the same processes on the spares. XOR cannot rebuild two (the restart
+    # comes from the prefix); RS with SCR_SET_FAILURES=2 rebuilds both from the third node.
+    two_lost(c, "XOR")
+    two_lost(c, "RS")
+
+
+def two_lost(c, copy):
+    job = Job(c, f"two-{copy.lower()}", copy, {"GDS_SET_SIZE": "3", "GDS_FLUSH": "2", "GDS_SPARES": "2",
+                                               "SCR_SET_FAILURES": "2"})
     jid, out = job.submit("srun", ["--nodes=5"])
     prefix = os.path.join(job.dir, "prefix", f"gds.{job.name}", "state")
     if jid and job.wait_for(jid, lambda: job.cached("n1", 3) and glob.glob(os.path.join(prefix, "*.h5")), "a flush"):
@@ -228,12 +236,16 @@ def two(c):
         text = job.wait(jid, out)
         for n in lost:
             c.revive_node(n)
-        show(f"two: nodes {lost} lost", text)
-        check(re.search(r"restarted array state from the prefix", text) is not None and "this run has" not in text,
-              f"two: nodes {lost} of one XOR set lost: not restarted from the prefix at the same count:\n{text}")
-        check("the cache could not restore it: files lost beyond what copy type XOR rebuilds" in text,
-              f"two: the restart does not say why the cache could not serve:\n{text}")
-        expect_answer(job, text, f"nodes {lost} lost")
+        show(f"two: {copy}, nodes {lost} lost", text)
+        if copy == "RS":
+            check(re.search(r"restarted array state from the cache: .*rebuilt \d+ file", text) is not None,
+                  f"two: nodes {lost} of one RS set (k = 2) lost: not restarted from the cache, rebuilt:\n{text}")
+        else:
+            check(re.search(r"restarted array state from the prefix", text) is not None and "this run has" not in text,
+                  f"two: nodes {lost} of one XOR set lost: not restarted from the prefix at the same count:\n{text}")
+            check("the cache could not restore it: files lost beyond what copy type XOR rebuilds" in text,
+                  f"two: the restart does not say why the cache could not serve:\n{text}")
+        expect_answer(job, text, f"{copy}, nodes {lost} lost")
 
 
 def halt(c):
