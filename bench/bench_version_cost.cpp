@@ -138,8 +138,11 @@ GDS_status_t to_global(GDS_size_t off, GDS_size_t idx[]) {
 Group make_group(const Env &e, const char *name, const char *copy_type, std::vector<std::vector<double>> *buffers) {
   MPI_Info info;
   MPI_Info_create(&info);
-  if (copy_type != nullptr) {
-    MPI_Info_set(info, GDS_COPY_TYPE_KEY, copy_type);
+  if (copy_type != nullptr) {  // "RS:<k>": RS with k encoding parts per set
+    const std::string copy = copy_type;
+    MPI_Info_set(info, GDS_COPY_TYPE_KEY, copy.substr(0, copy.find(':')).c_str());
+    if (copy.find(':') != std::string::npos)
+      MPI_Info_set(info, GDS_SET_FAILURES_KEY, copy.substr(copy.find(':') + 1).c_str());
     MPI_Info_set(info, GDS_CACHE_BASE_KEY, e.cache_base.c_str());
   }
   Group g;
@@ -295,8 +298,8 @@ int main(int argc, char **argv) {
   g_env = &e;
   MPI_Comm_rank(MPI_COMM_WORLD, &e.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &e.nprocs);
-  if (e.nprocs != 2) {
-    if (e.rank == 0) std::fprintf(stderr, "gds_bench_version_cost: run on exactly 2 processes\n");
+  if (e.nprocs != 2 && e.nprocs != 4) {
+    if (e.rank == 0) std::fprintf(stderr, "gds_bench_version_cost: run on 2 processes (or 4: the cached rows only)\n");
     MPI_Finalize();
     return 2;
   }
@@ -368,11 +371,16 @@ int main(int argc, char **argv) {
       {"create-100", nullptr, true, 1.0, 2.0, "memory, create, 100% changed; floor: memcpy of all"},
       {"create-10", nullptr, true, 0.1, 2.0, "memory, create, 10% changed; floor: memcpy of all"},
       {"partner-100", "PARTNER", false, 1.0, 1.3, "PARTNER, alloc, 100%; floor: copy + file + exchange"},
-      {"xor-100", "XOR", false, 1.0, 1.3, "XOR (set of 2), alloc, 100%; floor: the same"}};
+      {"xor-100", "XOR", false, 1.0, 1.3, "XOR (one set), alloc, 100%; floor: the same"},
+      {"rs1-100", "RS:1", false, 1.0, 1.3, "RS k=1 (one set), alloc, 100%; floor: the same"},
+      {"rs2-100", "RS:2", false, 1.0, 2.6, "RS k=2 (set of 4 only), alloc, 100%; floor: the same"},
+      {"rs3-100", "RS:3", false, 1.0, 2.6, "RS k=3 (set of 4 only), alloc, 100%; floor: the same"}};
   std::vector<Result> results;
   std::vector<const char *> what;
   for (const Config &c : configs) {
     if (!only.empty() && only != c.name) continue;
+    // 4 processes (4 nodes: one set of 4, sharing this machine's cores): the cached rows.
+    if (e.nprocs == 4 ? c.copy_type == nullptr : c.name[0] == 'r' && c.name[2] != '1') continue;
     what.push_back(c.what);
     if (c.copy_type != nullptr)
       results.push_back(measure(e, c.name, c.copy_type, c.create, c.fraction, c.target, cached_floor, hot_copy));
@@ -381,9 +389,9 @@ int main(int argc, char **argv) {
   }
 
   if (e.rank == 0) {
-    std::printf("GDS group version against its floor: 2 processes, a group of %d members of %llu KiB per process, "
+    std::printf("GDS group version against its floor: %d processes, a group of %d members of %llu KiB per process, "
                 "default configuration\n",
-                kMembers, static_cast<unsigned long long>(kMemberBytes >> 10));
+                e.nprocs, kMembers, static_cast<unsigned long long>(kMemberBytes >> 10));
     std::printf("(versions until retention drops one, %d more, then %d repeats of %d versions, each followed by "
                 "its floor; slower process; ratio: per repeat, median version / median floor)\n",
                 kWarm, kRepeats, kPerRepeat);
@@ -407,6 +415,17 @@ int main(int argc, char **argv) {
                   r.bytes_per_version / 1048576.0, r.file_bytes_per_version / 1048576.0, r.version_ms, r.floor_ms,
                   r.hot_ms, ratio, *lo, *hi, r.target, ok ? "ok" : "MISSED", r.agreement_ms, median(r.agreed_ratios));
     }
+    // RS against XOR, the same state in the same run (issue 46's target: RS k=2 at most 2x XOR).
+    const auto version_ms = [&](const char *name) {
+      for (const Result &r : results)
+        if (r.name == name) return r.version_ms;
+      return 0.0;
+    };
+    if (version_ms("xor-100") > 0)
+      for (const char *rs : {"rs1-100", "rs2-100", "rs3-100"})
+        if (version_ms(rs) > 0)
+          std::printf("  %s / xor-100: %.2f%s\n", rs, version_ms(rs) / version_ms("xor-100"),
+                      std::strcmp(rs, "rs2-100") == 0 ? " (target <= 2)" : "");
     std::printf("%d target(s) missed\n", missed);
   }
   check(GDS_finalize(), "GDS_finalize");

@@ -968,6 +968,8 @@ SCR_TABLE = [
     ({"SCR_GROUP": "SWITCH"}, "SCR_GROUP=SWITCH: not applied: GDS's failure groups are the nodes", None, None),
     ({"SCR_SET_SIZE": "4", "SCR_COPY_TYPE": "XOR"}, None, "SCR_SET_SIZE", None),
     ({"SCR_COPY_TYPE": "RS", "SCR_SET_FAILURES": "1"}, None, "SCR_SET_FAILURES", "rs 1"),
+    ({"SCR_SET_FAILURES": "2"}, "SCR_SET_FAILURES=2: not applied: copy type PARTNER rebuilds one lost node per set"
+     if NP > 1 else "SCR_SET_FAILURES=2: not applied: copy type SINGLE rebuilds no lost node per set", None, None),
     ({"SCR_COPY_TYPE": "FILE", "conf": "CKPT=0 INTERVAL=1 STORE={base} TYPE=RS SET_SIZE=8 SET_FAILURES=1\n"},
      None, "SET_FAILURES", "rs 1"),
     ({"SCR_CRC_ON_FLUSH": "1", "SCR_CRC_ON_COPY": "1"}, None, "SCR_CRC", None),

@@ -134,6 +134,9 @@ void gfni(std::byte *d, const std::byte *s, std::uint8_t c, std::size_t n) { por
 #endif
 
 Path fastest() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();  // (a static initializer may run before the library's own)
+#endif
   for (const Path p : {Path::gfni, Path::avx512, Path::avx2})
     if (cpu_has(p)) return p;
   return Path::portable;

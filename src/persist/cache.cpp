@@ -234,10 +234,11 @@ void drop_before(Cacher &c, std::uint64_t n) {
 
 namespace {
 
-std::set<std::string> g_fallbacks_said;
 // RS's largest set: a rest joining the last set of GDS_SET_SIZE makes it
 // at most twice as large, and a GF(2^8) code has 255 positions.
-constexpr std::uint64_t kRsLargestSet = 127;  // the copy type fallbacks warned about in this run
+constexpr std::uint64_t kRsLargestSet = 127;
+
+std::set<std::string> g_fallbacks_said;  // the copy type fallbacks warned about in this run
 
 // The redundancy the failure groups allow, as SCR decides it: PARTNER and
 // XOR need two groups or more (SINGLE otherwise, with a warning when the
@@ -279,7 +280,11 @@ void fit_to_groups(const char *func, Array &a, const std::vector<int> &group_of,
                 copy_name(s.copy), ull(ngroups), ull(s.set_size));
     s.set_size = ngroups;
   }
-  if (s.copy == Copy::rs && s.set_size > kRsLargestSet) s.set_size = kRsLargestSet;  // GF(2^8): 255 at most
+  if (s.copy == Copy::rs && s.set_size > kRsLargestSet) {
+    GDS_DEBUG("array %s: RS sets of at most %llu (a code over GF(2^8)) instead of %llu", s.name.c_str(),
+              ull(kRsLargestSet), ull(s.set_size));
+    s.set_size = kRsLargestSet;
+  }
   *sets = xor_sets(group_of, static_cast<int>(s.set_size));
   if (s.copy == Copy::rs && !sets->empty()) {
     std::size_t smallest = sets->front().size();
@@ -287,10 +292,11 @@ void fit_to_groups(const char *func, Array &a, const std::vector<int> &group_of,
     if (s.set_failures + 1 > smallest && a.rank == 0 &&
         g_fallbacks_said.insert("RS failures " + std::to_string(smallest)).second)
       core::log(core::Level::warning, func,
-                "array %s: copy type RS with %s=%llu, but a set has %zu members (the failure groups allow no "
-                "more); its sets survive %zu lost node(s) each",
+                "array %s: copy type RS with %s=%llu, but a set has %zu members (as the failure groups and "
+                "GDS_SET_SIZE allow): a set of s members survives min(%llu, s - 1) lost nodes, so its sets survive "
+                "%zu lost node(s) each",
                 s.name.c_str(), s.set_failures_given ? "GDS_SET_FAILURES" : "the default GDS_SET_FAILURES",
-                ull(s.set_failures), smallest, smallest - 1);
+                ull(s.set_failures), smallest, ull(s.set_failures), smallest - 1);
   }
   if (sets->empty())
     warn("cannot put every process in a set with processes of other failure groups (one group holds more than "
@@ -430,6 +436,9 @@ class CacheLevel final : public PersistentLevel {
     if (x.copy != y.copy) return std::string("copy types ") + copy_name(x.copy) + " and " + copy_name(y.copy);
     if (x.base != y.base) return "cache bases " + x.base + " and " + y.base;
     if (x.every != y.every || x.cache_size != y.cache_size) return "cache every or cache size";
+    // (One scheme protects the group's files: its members' sets must be alike.)
+    if ((x.copy == Copy::xor_ || x.copy == Copy::rs) && x.set_size != y.set_size) return "set sizes";
+    if (x.copy == Copy::rs && x.set_failures != y.set_failures) return "RS set failures (GDS_SET_FAILURES)";
     if (x.sync != y.sync) return "synchronous and asynchronous cache writes";
     return "";
   }

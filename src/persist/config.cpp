@@ -269,6 +269,12 @@ void read_cache(Reader &r) {
   }
   r.number("SET_SIZE", true, 2, &s.set_size, &s.set_size_given);
   r.number("SET_FAILURES", true, 1, &s.set_failures, &s.set_failures_given);
+  if (s.set_failures > 254)
+    r.bad(r.from() + "=" + std::to_string(s.set_failures) + ": an RS set survives at most 254 lost nodes");
+  else if (s.set_failures_given && s.copy_given && !s.copy_file && s.copy != Copy::rs)
+    s.notes.push_back(r.from() + "=" + std::to_string(s.set_failures) + ": not applied: copy type " +
+                      copy_name(s.copy) + " rebuilds " + (s.copy == Copy::partner || s.copy == Copy::xor_ ? "one" : "no") +
+                      " lost node per set (GDS_COPY_TYPE=RS survives SET_FAILURES)");
   r.number("CACHE_SIZE", true, 1, &s.cache_size);
   r.number("CACHE_EVERY", false, 1, &s.every);
   if (!r.given("GDS_CACHE_EVERY")) {

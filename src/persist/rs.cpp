@@ -21,6 +21,8 @@
 // file of each lost member) as the sum of those d chunks times the
 // inverse's coefficients.
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -28,6 +30,7 @@
 #include "core/collective.hpp"
 #include "core/crc32c.hpp"
 #include "core/gf256.hpp"
+#include "core/log.hpp"
 #include "core/util.hpp"
 #include "persist/files.hpp"
 #include "persist/scheme.hpp"
@@ -242,7 +245,9 @@ class Rs final : public Scheme {
     const bool enc = survivor && p->enc.open(parity_path(where.dir, n)).ok() &&
                      parse_parity(p->enc.bytes(), &h, &p->at).ok() && h.number == n &&
                      h.parts == static_cast<std::uint32_t>(k_) && h.member == static_cast<std::uint32_t>(me_) &&
-                     h.set_size == static_cast<std::uint32_t>(s_) && h.lengths[static_cast<std::size_t>(me_)] == own.size();
+                     h.set_size == static_cast<std::uint32_t>(s_) && h.set_id == set_id_ &&
+                     h.rank == static_cast<std::uint32_t>(p_.rank) &&
+                     h.lengths[static_cast<std::size_t>(me_)] == own.size();
     bool mem = true;
     try {
       p->piece = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
@@ -339,8 +344,10 @@ class Rs final : public Scheme {
     h.lengths = p.lengths;
     const std::uint64_t head_bytes = encode_parity_head(h).size();
     const std::string enc_path = parity_path(where.dir, n);
+    // The version file's writes (io) and the encoding file's (enc_io): a
+    // failure of the second costs the version its redundancy, not its file.
     Result io = lost_here ? out.open(path) : Result();
-    if (lost_here && io.ok()) io = enc_out.open(enc_path + ".tmp");
+    Result enc_io = lost_here ? enc_out.open(enc_path + ".tmp") : Result();
     std::vector<std::uint32_t> part_crc(static_cast<std::size_t>(k_), 0);
     const std::uint64_t length = p.lengths[static_cast<std::size_t>(me_)];
     for (int t = 0; t < s_; ++t) {
@@ -374,21 +381,37 @@ class Rs final : public Scheme {
           } else {
             const auto part = static_cast<std::size_t>(qj - d);
             part_crc[part] = core::crc32c(p.sum.get(), len, part_crc[part]);
-            io = enc_out.write_at(head_bytes + part * c + off, p.sum.get(), len);
+            if (enc_io.ok()) enc_io = enc_out.write_at(head_bytes + part * c + off, p.sum.get(), len);
           }
         }
       }
     }
-    if (!lost_here || !io.ok()) return io;
-    PERSIST_TRY(out.finish());
+    if (!lost_here) return io;
+    if (io.ok()) io = out.finish();
+    if (io.ok() && enc_io.ok()) enc_io = finish_encoding(h, part_crc, enc_out, enc_path);
+    if (!enc_io.ok()) {
+      remove_file(enc_path + ".tmp");
+      if (io.ok())
+        core::log(core::Level::warning, "restart",
+                  "version %llu of process %d is rebuilt, but not its RS encoding file (%s): that version survives "
+                  "fewer lost nodes until a newer one is cached",
+                  static_cast<unsigned long long>(n), p_.rank, enc_io.what().c_str());
+    }
+    return io;
+  }
+
+  // The rebuilt encoding file's header (its CRC joined from its parts'), then durable under its name.
+  Result finish_encoding(ParityHeader &h, const std::vector<std::uint32_t> &part_crc, Writer &enc_out,
+                         const std::string &enc_path) const {
     h.parity_crc = part_crc[0];
-    for (int part = 1; part < k_; ++part) h.parity_crc = core::crc32c_combine(h.parity_crc, part_crc[static_cast<std::size_t>(part)], c);
-    const std::vector<std::byte> head_bytes_now = encode_parity_head(h);
-    PERSIST_TRY(enc_out.write_at(0, head_bytes_now.data(), head_bytes_now.size()));
+    for (int part = 1; part < k_; ++part)
+      h.parity_crc = core::crc32c_combine(h.parity_crc, part_crc[static_cast<std::size_t>(part)], h.chunk);
+    const std::vector<std::byte> head = encode_parity_head(h);
+    PERSIST_TRY(enc_out.write_at(0, head.data(), head.size()));
     PERSIST_TRY(enc_out.finish());
     if (::rename((enc_path + ".tmp").c_str(), enc_path.c_str()) != 0)
       return Result::io(enc_path, "cannot rename the rebuilt encoding file to it", errno);
-    return sync_dir(where.dir);
+    return sync_dir(enc_path.substr(0, enc_path.rfind('/')));
   }
 
   // Bytes [off, off + len) of chunk i of a file, zero-padded to c bytes.
