@@ -117,9 +117,8 @@ class Rs final : public Scheme {
                       static_cast<std::uint32_t>(k_));
     try {
       if (ins_.empty()) ins_ = std::move(spare_);
-      ins_.resize(static_cast<std::size_t>(s_ + k_));  // one per member (this one's empty), then the parts
-      for (int j = 0; j < s_ + k_; ++j)
-        ins_[static_cast<std::size_t>(j)].resize(j < s_ ? from_[static_cast<std::size_t>(j)].size() * chunk_ : chunk_);
+      ins_.resize(static_cast<std::size_t>(s_));  // one per member (this one's empty)
+      for (int j = 0; j < s_; ++j) ins_[static_cast<std::size_t>(j)].resize(from_[static_cast<std::size_t>(j)].size() * chunk_);
       padding_ = zeros(chunk_);
     } catch (const std::bad_alloc &) {
       return Result::nomem("no memory for the RS chunks of " + std::to_string(k_) + " encoding parts of " +
@@ -157,15 +156,16 @@ class Rs final : public Scheme {
     ParityHeader h = head(n);
     const std::string path = parity_path(where.dir, n);
     where.spares->claim(path, std::uint64_t(k_) * c);
-    x->store = [code = code_, s = s_, k = k_, h, path, c, src = std::move(src),
+    x->store = [code = code_, k = k_, h, path, c, src = std::move(src),
                 dir = where.dir](Exchange &e) mutable -> Result {
-      encode(*code, s, k, e.in, src, c);
+      encode(*code, k, e.in, src, c);
       std::vector<iovec> pieces{{nullptr, 0}};
       h.parity_crc = 0;
-      for (int part = 0; part < k; ++part) {
-        std::vector<std::byte> &out = e.in[static_cast<std::size_t>(s + part)];
-        h.parity_crc = core::crc32c(out.data(), c, h.parity_crc);
-        pieces.push_back({out.data(), c});
+      for (int part = 0; part < k; ++part) {  // each part where its stripe's first chunk came
+        const auto &[b, off] = src[static_cast<std::size_t>(part * code->d())];
+        std::byte *out = e.in[b].data() + off;
+        h.parity_crc = core::crc32c(out, c, h.parity_crc);
+        pieces.push_back({out, c});
       }
       std::vector<std::byte> first = encode_parity_head(h);
       pieces[0] = iovec{first.data(), first.size()};
@@ -176,7 +176,7 @@ class Rs final : public Scheme {
   }
 
   void give_back(std::vector<std::vector<std::byte>> &&in) override {
-    if (in.size() == static_cast<std::size_t>(s_ + k_)) spare_ = std::move(in);
+    if (in.size() == static_cast<std::size_t>(s_)) spare_ = std::move(in);
   }
 
   Result rebuild(std::uint64_t n, const std::vector<char> &lost, std::span<const std::byte> own,
@@ -201,20 +201,20 @@ class Rs final : public Scheme {
   [[nodiscard]] int tolerance() const override { return k_; }
 
  private:
-  // Part p (in[s + p]) = sum over its stripe's d chunks of G[p][i] * chunk
-  // i (src: where each lies in `in`), a block at a time.
-  static void encode(const Code &code, int s, int k, std::vector<std::vector<std::byte>> &in,
+  // Part p = sum over its stripe's d chunks of G[p][i] * chunk i (src:
+  // where each lies in `in`), a block at a time, in place of its first
+  // chunk (G[p][0] = 1; every chunk received serves one part only).
+  static void encode(const Code &code, int k, std::vector<std::vector<std::byte>> &in,
                      const std::vector<std::pair<std::size_t, std::uint64_t>> &src, std::uint64_t c) {
     const int d = code.d();
     for (std::uint64_t at = 0; at < c; at += kEncodeBlock) {
       const std::uint64_t len = std::min(kEncodeBlock, c - at);
       for (int part = 0; part < k; ++part) {
-        std::byte *out = in[static_cast<std::size_t>(s + part)].data() + at;
-        for (int i = 0; i < d; ++i) {
+        const auto &[first, first_off] = src[static_cast<std::size_t>(part * d)];
+        std::byte *out = in[first].data() + first_off + at;
+        for (int i = 1; i < d; ++i) {
           const auto &[b, off] = src[static_cast<std::size_t>(part * d + i)];
-          const std::byte *from = in[b].data() + off + at;
-          if (i == 0) std::memcpy(out, from, len);  // G[p][0] = 1
-          else gf::mul_add(out, from, code.coef(part, i), len);
+          gf::mul_add(out, in[b].data() + off + at, code.coef(part, i), len);
         }
       }
     }
