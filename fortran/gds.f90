@@ -19,7 +19,7 @@ MODULE GDS_C_INTERFACES
     INTEGER(C_INT) :: level              ! GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX when restarted, else GDS_LEVEL_NONE
     INTEGER(C_INT64_T) :: version        ! the newest complete version: the current content equals it
     INTEGER(C_INT64_T) :: versions       ! persisted versions made navigable again
-    INTEGER(C_INT) :: rebuilt_processes  ! processes whose files were rebuilt from PARTNER or XOR
+    INTEGER(C_INT) :: rebuilt_processes  ! processes whose files were rebuilt from PARTNER, XOR or RS
     INTEGER(C_INT64_T) :: rebuilt_files  ! version files rebuilt
   END TYPE
   ! GDS_persisted_t (gds_group.h), re-exported by MODULE GDS: what GDS_RESTART_QUERY found.
@@ -43,7 +43,7 @@ MODULE GDS_C_INTERFACES
     TYPE(GDS_COST_T) :: versions         ! GDS_VERSION_INC, GDS_GROUP_VERSION_INC
     TYPE(GDS_COST_T) :: restores         ! GDS_VERSION_RESTORE, GDS_GROUP_VERSION_RESTORE
     TYPE(GDS_COST_T) :: cache            ! the cache's part of them; cache file bytes
-    TYPE(GDS_COST_T) :: redundancy       ! PARTNER copies and XOR chunks
+    TYPE(GDS_COST_T) :: redundancy       ! PARTNER copies, XOR and RS chunks
     TYPE(GDS_COST_T) :: flushes          ! flushes to the prefix
     TYPE(GDS_COST_T) :: restarts         ! arrays restarted from persisted versions
     TYPE(GDS_COST_T) :: tracking         ! GDS_CREATE arrays' changes found by the kernel

@@ -219,6 +219,20 @@ def lost():
             if p is not None and ok and "rebuilt" in p.stdout and f"{k} process(es) rebuilt" not in p.stdout:
                 failures.append(tag + ": wrong rebuilt count")
                 print(f"FAIL {tag}: {p.stdout}", flush=True)
+    if NP >= 3:
+        # Beyond what RS rebuilds (k = 1, two nodes lost) with a prefix: the
+        # restart comes from the prefix, and says why the cache could not serve.
+        base = fresh_base("rsprefix")
+        env = env_for(base, "RS", {"SCR_SET_FAILURES": "1", "GDS_PREFIX": os.path.join(base, "prefix"), "GDS_FLUSH": "1"})
+        if run("lost RS k=1 with a prefix: write", ["write", "2", "row", "alloc", str(V)], env) is not None:
+            for g in (0, NP - 1):
+                shutil.rmtree(node_dir(base, g))
+            tag = f"lost RS k=1 with a prefix, groups (0, {NP - 1}): expect {V - 1} from the prefix"
+            p = run(tag, ["check", "2", "row", "alloc", str(V), str(V - 1), "1"], dict(env, GDS_RESTART="1"))
+            said = "" if p is None else p.stdout + p.stderr
+            if p is not None and "files lost beyond what copy type RS rebuilds" not in said:
+                failures.append(tag + ": the restart does not say why the cache could not serve")
+                print(f"FAIL {tag}:\n{said}", flush=True)
 
 
 def mutate(path, how, rng):

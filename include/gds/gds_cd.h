@@ -151,7 +151,7 @@ typedef GDS_status_t (*GDS_cd_handler_func_t)(GDS_cd_t cd, GDS_gds_t gds, GDS_er
  *            (root CDs only): `level=memory` (the default), `level=cache`
  *            (persisted; needs a name), `level=prefix` (persisted and every
  *            point flushed to the prefix: needs GDS_PREFIX or `prefix=<dir>`);
- *            with a level, `copy_type=SINGLE|PARTNER|XOR` and `prefix=<dir>`
+ *            with a level, `copy_type=SINGLE|PARTNER|XOR|RS` and `prefix=<dir>`
  *            override the environment's
  * \param[in] logging the message logging mode
  * \param[out] cd the new CD

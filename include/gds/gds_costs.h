@@ -44,7 +44,7 @@ typedef struct GDS_costs {
   GDS_cost_t restores;   /**< GDS_version_restore(), GDS_group_version_restore(): bytes copied back */
   GDS_cost_t cache;      /**< the cache's part of the version calls and of its waits (calls: versions cached);
                               bytes of cache files written (on the background thread too) */
-  GDS_cost_t redundancy; /**< PARTNER copies and XOR chunks (calls: files protected): seconds waiting for them;
+  GDS_cost_t redundancy; /**< PARTNER copies, XOR and RS chunks (calls: files protected): seconds waiting for them;
                               bytes sent */
   GDS_cost_t flushes;    /**< flushes to the prefix (calls: flushes started): the calls' part; bytes written by
                               the flush threads */

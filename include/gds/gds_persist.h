@@ -5,7 +5,7 @@
  *
  * An array (or a version group) whose info or environment names a copy type
  * keeps its versions in a node-local cache too, protected across failure
- * groups (SINGLE, PARTNER or XOR, as SCR's copy types), and with a prefix it
+ * groups (SINGLE, PARTNER, XOR or RS, as SCR's copy types), and with a prefix it
  * flushes them as HDF5 files to a global directory. A job run again with the
  * same job id restarts its arrays inside GDS_alloc()/GDS_create() (a version
  * group's members without a name of their own inside GDS_group_create()) from
@@ -67,7 +67,7 @@ typedef struct GDS_restart_info {
   int level;                /**< GDS_LEVEL_CACHE or GDS_LEVEL_PREFIX when restarted, else GDS_LEVEL_NONE */
   GDS_size_t version;       /**< the newest complete version: the current content equals it */
   GDS_size_t versions;      /**< persisted versions made navigable again, this one included */
-  int rebuilt_processes;    /**< processes whose lost or corrupt files were rebuilt from PARTNER or XOR */
+  int rebuilt_processes;    /**< processes whose lost or corrupt files were rebuilt from PARTNER, XOR or RS */
   GDS_size_t rebuilt_files; /**< version files rebuilt */
 } GDS_restart_info_t;
 
@@ -105,7 +105,7 @@ GDS_API GDS_status_t GDS_flush_wait(GDS_gds_t gds);
  * \brief Completes the array's cached versions in flight (GDS extension).
  *
  * By default (synchronous cache writes) GDS_version_inc() returns only once
- * its cached version is written, protected (PARTNER copy, XOR parity) and
+ * its cached version is written, protected (PARTNER copy, XOR parity, RS encoding) and
  * recorded on every process, and this call has nothing to do. With
  * asynchronous writes (GDS_CACHE_SYNC=0, info key GDS_CACHE_SYNC_KEY 0: for
  * nodes with cores left free for the library) GDS_version_inc() returns
