@@ -235,6 +235,30 @@ def lost():
                 print(f"FAIL {tag}:\n{said}", flush=True)
 
 
+def rslost():
+    """RS end to end in one set of every process (NP nodes): with k = 2 every
+    combination of 1-2 lost nodes restarts at the newest version, rebuilt; a
+    sample of 3 lost (drawn) is refused, every node lost starts afresh; with
+    k = 3 (NP >= 4) a sample of 3 lost restarts, 4 is refused."""
+    for k in (2, 3) if NP >= 4 else (2,):
+        base, pristine, env = snapshot("RS", {"GDS_SET_FAILURES": str(k)})
+        combos = [g for n in range(1, k + 1) for g in itertools.combinations(range(NP), n)]
+        if k == 3:  # k = 2 ran every pair and single
+            combos = SAMPLE.sample([g for g in combos if len(g) == 3], 2)
+        beyond = [g for g in itertools.combinations(range(NP), k + 1)]
+        cases = [(g, True) for g in combos] + [(g, False) for g in SAMPLE.sample(beyond, min(2, len(beyond)))]
+        for gone, ok in cases:
+            restore(base, pristine)
+            for g in gone:
+                shutil.rmtree(node_dir(base, g))
+            expect = str(V - 1) if ok else ("fresh" if len(gone) == NP else "GDS_STATUS_UNRECOVERABLE")
+            tag = f"rslost k={k} groups {gone}: expect {expect}"
+            p = run(tag, ["check", "2", "row", "alloc", str(V), expect, "1"], dict(env, GDS_RESTART="1"))
+            if p is not None and ok and f"{len(gone)} process(es) rebuilt" not in p.stdout:
+                failures.append(tag + ": wrong rebuilt count")
+                print(f"FAIL {tag}: {p.stdout}", flush=True)
+
+
 def mutate(path, how, rng):
     data = bytearray(open(path, "rb").read())
     if how == "flip":
