@@ -5,7 +5,8 @@
 // flushed), the flush's wait, restore, navigation, version groups (create,
 // version, restore, free), GDS_should_exit, GDS_restart_query, restart from
 // the cache (nothing lost; the last process's directory lost: a rebuild)
-// and from the prefix (every cache lost), GDS_free and GDS_finalize. Every
+// and from the prefix (every cache lost), RS over 3 processes (allocation, a
+// cached version, two lost nodes rebuilt), GDS_free and GDS_finalize. Every
 // process writes into its own part and into the next process's (a stencil's
 // halo, one-sided), so the paths are the same at every count.
 //
@@ -230,6 +231,66 @@ void persistent_paths(const std::string &dir) {
   restart("restart.prefix", -1);
 }
 
+// RS over the first 3 processes (an array on their communicator, a set of 3
+// nodes, k = 2), so that its paths are the same at every count from 3 on:
+// allocation, a cached version, and the restart that rebuilds two lost
+// nodes. The other processes count nothing (and every process reports).
+void rs_paths(const std::string &dir) {
+  if (g_size < 3) return;
+  const bool in = g_rank < 3;
+  MPI_Comm three = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, g_rank, &three);
+  const GDS_size_t n = kPart * 3, lo = kPart * static_cast<GDS_size_t>(g_rank), hi = lo + kPart - 1;
+  const auto make = [&](const char *restart, GDS_gds_t *g) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, GDS_NAME_KEY, "counted_rs");
+    MPI_Info_set(info, GDS_COPY_TYPE_KEY, "RS");
+    MPI_Info_set(info, GDS_SET_FAILURES_KEY, "2");
+    MPI_Info_set(info, GDS_CACHE_BASE_KEY, (dir + "/rscache").c_str());
+    MPI_Info_set(info, GDS_FLUSH_KEY, "0");
+    MPI_Info_set(info, GDS_RESTART_KEY, restart);
+    check_ok(GDS_alloc(1, &n, nullptr, MPI_LONG, GDS_PRIORITY_HIGH, three, info, g), "GDS_alloc (RS)");
+    MPI_Info_free(&info);
+  };
+  GDS_gds_t g = GDS_NULL;
+  counted("alloc.rs", [&] {
+    if (in) make("0", &g);
+  });
+  for (int v = 0; in && v < 6; ++v) {
+    std::vector<long> data(kPart);
+    for (GDS_size_t i = 0; i < kPart; ++i) data[i] = value(v, lo + i);
+    check_ok(GDS_put(data.data(), nullptr, &lo, &hi, g), "GDS_put (RS)");
+    if (v < 5) check_ok(GDS_version_inc(g, 1, nullptr, 0), "GDS_version_inc (RS)");
+  }
+  counted("version.rs", [&] {
+    if (in) check_ok(GDS_version_inc(g, 1, nullptr, 0), "GDS_version_inc (RS)");
+  });
+  if (in) check_ok(GDS_free(&g), "GDS_free (RS)");
+  // Nodes 1 and 2 lost: both rebuilt from node 0.
+  if (g_rank == 1 || g_rank == 2)
+    std::filesystem::remove_all(dir + "/rscache/gds.default/node" + std::to_string(g_rank));
+  MPI_Barrier(MPI_COMM_WORLD);
+  counted("restart.rs", [&] {
+    if (in) make("1", &g);
+  });
+  if (in) {
+    GDS_restart_info_t ri{};
+    check_ok(GDS_get_restart_info(g, &ri), "GDS_get_restart_info (RS)");
+    check(ri.restarted == 1 && ri.version == 5 && ri.rebuilt_processes == 2,
+          "RS restart: not version 5 with 2 processes rebuilt (restarted " + std::to_string(ri.restarted) +
+              ", version " + std::to_string(ri.version) + ", rebuilt " + std::to_string(ri.rebuilt_processes) + ")");
+    std::vector<long> got(kPart, -1);
+    check_ok(GDS_get(got.data(), nullptr, &lo, &hi, g), "GDS_get (RS)");
+    check_ok(GDS_wait(g), "GDS_wait (RS)");
+    GDS_size_t wrong = 0;
+    for (GDS_size_t i = 0; i < kPart; ++i) wrong += got[i] != value(5, lo + i);
+    check(wrong == 0, "RS restart: " + std::to_string(wrong) + " element(s) are not version 5's");
+    check_ok(GDS_free(&g), "GDS_free (RS)");
+    MPI_Comm_free(&three);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -250,6 +311,7 @@ int main(int argc, char **argv) {
   counted("init", [&] { check_ok(GDS_init(&argc, &argv, GDS_THREAD_SINGLE, &provided), "GDS_init"); });
   memory_paths();
   persistent_paths(dir);
+  rs_paths(dir);
   counted("finalize", [&] { check_ok(GDS_finalize(), "GDS_finalize"); });
   int failed = g_failed, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
