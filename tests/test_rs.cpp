@@ -217,6 +217,9 @@ TEST_P(RsLosses, EveryCombinationUpToKRebuildsAndBeyondRefuses) {
               EXPECT_EQ(read_all(out), own) << what << ": the version file rebuilt differs";
               EXPECT_EQ(read_all(set.enc(n)), enc) << what << ": the encoding file rebuilt differs";
             }
+            if (me == flip && r.ok()) {  // repaired while its set rebuilt
+              EXPECT_EQ(read_all(set.enc(n)), enc) << what << ": the damaged encoding file is not repaired";
+            }
           } else {
             EXPECT_EQ(r.status(), GDS_STATUS_UNRECOVERABLE) << what << ": " << r.what();
           }

@@ -251,7 +251,7 @@ class Rs final : public Scheme {
     bool mem = true;
     try {
       p->piece = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
-      if (!survivor) p->sum = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
+      if (!survivor || !enc) p->sum = std::make_unique_for_overwrite<std::byte[]>(kRebuildPiece);
     } catch (const std::bad_alloc &) {
       mem = false;  // said below: the set agrees first
     }
@@ -290,9 +290,17 @@ class Rs final : public Scheme {
     return {};
   }
 
-  // Per stripe: the first d positions that survive, and for every lost
-  // member's position the coefficients that give it from them (its row of
-  // the code times the inverse of theirs).
+  // Whether member j rebuilds its position in stripe t: it is lost, or its
+  // encoding file is damaged and it holds one of the stripe's parts there
+  // (repaired while the set rebuilds anyway).
+  [[nodiscard]] bool rebuilds(const Plan &p, const std::vector<char> &gone, int j, int t) const {
+    return gone[static_cast<std::size_t>(j)] != 0 ||
+           (p.enc_ok[static_cast<std::size_t>(j)] == 0 && code.position(j, t) >= code.d());
+  }
+
+  // Per stripe: the first d positions that survive, and for every position
+  // rebuilt the coefficients that give it from them (its row of the code
+  // times the inverse of theirs).
   Result solve(std::uint64_t n, const std::vector<char> &gone, Plan *p) const {
     const int d = code.d();
     p->from.assign(static_cast<std::size_t>(s_), {});
@@ -316,7 +324,7 @@ class Rs final : public Scheme {
       if (!gf::invert(m, d))
         return Result::failure(GDS_STATUS_UNRECOVERABLE, "RS: a stripe's surviving rows are singular");
       for (int j = 0; j < s_; ++j) {
-        if (!gone[static_cast<std::size_t>(j)]) continue;
+        if (!rebuilds(*p, gone, j, t)) continue;
         const std::vector<std::uint8_t> r = code.row(code.position(j, t));
         std::vector<std::uint8_t> &w = p->coef[static_cast<std::size_t>(t)][static_cast<std::size_t>(j)];
         w.assign(static_cast<std::size_t>(d), 0);
@@ -338,6 +346,7 @@ class Rs final : public Scheme {
     const std::uint64_t c = p.chunk, piece_bytes = std::min<std::uint64_t>(c, kRebuildPiece);
     const int d = code.d();
     const bool lost_here = gone[static_cast<std::size_t>(me_)] != 0;
+    const bool repairing = !lost_here && !p.enc_ok[static_cast<std::size_t>(me_)];  // its encoding file only
     Writer out, enc_out;
     ParityHeader h = head(n);
     h.chunk = c;
@@ -347,12 +356,12 @@ class Rs final : public Scheme {
     // The version file's writes (io) and the encoding file's (enc_io): a
     // failure of the second costs the version its redundancy, not its file.
     Result io = lost_here ? out.open(path) : Result();
-    Result enc_io = lost_here ? enc_out.open(enc_path + ".tmp") : Result();
+    Result enc_io = lost_here || repairing ? enc_out.open(enc_path + ".tmp") : Result();
     std::vector<std::uint32_t> part_crc(static_cast<std::size_t>(k_), 0);
     const std::uint64_t length = p.lengths[static_cast<std::size_t>(me_)];
     for (int t = 0; t < s_; ++t) {
       for (int j = 0; j < s_; ++j) {
-        if (!gone[static_cast<std::size_t>(j)]) continue;
+        if (!rebuilds(p, gone, j, t)) continue;
         const int qj = code.position(j, t);
         const std::vector<std::uint8_t> &w = p.coef[static_cast<std::size_t>(t)][static_cast<std::size_t>(j)];
         for (std::uint64_t off = 0; off < c; off += piece_bytes) {
@@ -386,14 +395,14 @@ class Rs final : public Scheme {
         }
       }
     }
-    if (!lost_here) return io;
-    if (io.ok()) io = out.finish();
+    if (!lost_here && !repairing) return io;
+    if (lost_here && io.ok()) io = out.finish();
     if (io.ok() && enc_io.ok()) enc_io = finish_encoding(h, part_crc, enc_out, enc_path);
     if (!enc_io.ok()) {
       remove_file(enc_path + ".tmp");
       if (io.ok())
         core::log(core::Level::warning, "restart",
-                  "version %llu of process %d is rebuilt, but not its RS encoding file (%s): that version survives "
+                  "version %llu of process %d: its RS encoding file is not rebuilt (%s): that version survives "
                   "fewer lost nodes until a newer one is cached",
                   static_cast<unsigned long long>(n), p_.rank, enc_io.what().c_str());
     }
