@@ -22,5 +22,7 @@ for b in versions version_cost sparse errors persist prefix cd; do
   "${launcher[@]}" -n 2 "$build/bench/gds_bench_$b"
 done
 echo
+"$build/bench/gds_bench_gf256"  # one core: the RS copy type's arithmetic
+echo
 # The application plain beside resilient (issue 44): the modes interleaved.
 python3 "$(dirname "$0")/cg27.py" --program "$build/bench/gds_bench_cg27" --mpiexec "${launcher[*]}" --rounds 3
