@@ -148,7 +148,9 @@ class Job:
             if not self.running(jid):
                 break
             time.sleep(0.1)
-        fail(f"{self.name}: no {what} (after {timeout} s or the job's end)")
+        p = subprocess.run(["squeue", "-h", "-j", jid, "-o", "%T %R"], env=self.c.env, capture_output=True, text=True)
+        fail(f"{self.name}: no {what} (after {timeout} s or the job's end; the job: {p.stdout.strip() or 'ended'})")
+        subprocess.run(["scancel", jid], env=self.c.env)  # not left to hold the nodes of what comes next
         return False
 
     def lose(self, node):
@@ -225,8 +227,13 @@ def two(c):
 
 
 def two_lost(c, copy):
-    job = Job(c, f"two-{copy.lower()}", copy, {"GDS_SET_SIZE": "3", "GDS_FLUSH": "2", "GDS_SPARES": "2",
-                                               "SCR_SET_FAILURES": "2"})
+    waited = c.settle()  # 5 nodes: every one free, the job before's too
+    if waited:
+        print(f"  (the cluster was not idle before two, {copy}; its jobs cancelled: {waited})", flush=True)
+    extra = {"GDS_SET_SIZE": "3", "GDS_FLUSH": "2", "GDS_SPARES": "2"}
+    if copy == "RS":
+        extra["SCR_SET_FAILURES"] = "2"
+    job = Job(c, f"two-{copy.lower()}", copy, extra)
     jid, out = job.submit("srun", ["--nodes=5"])
     prefix = os.path.join(job.dir, "prefix", f"gds.{job.name}", "state")
     if jid and job.wait_for(jid, lambda: job.cached("n1", 3) and glob.glob(os.path.join(prefix, "*.h5")), "a flush"):
@@ -333,6 +340,9 @@ if __name__ == "__main__":
             t = time.monotonic()
             print(f"--- {name}", flush=True)
             try:
+                waited = cluster.settle()
+                if waited:
+                    print(f"  (the cluster was not idle before {name}; its jobs cancelled: {waited})", flush=True)
                 globals()[name](cluster)
             except Exception as e:  # a scenario that breaks fails, the others run
                 fail(f"{name}: {type(e).__name__}: {e}")

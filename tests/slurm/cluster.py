@@ -212,6 +212,23 @@ PartitionName=debug Nodes={",".join(self.names)} Default=YES MaxTime=INFINITE St
         self._wait(lambda: all(self.states().get(n) in ("idle", "mix", "alloc") for n in nodes), timeout,
                    f"node(s) {','.join(nodes)} up")
 
+    def settle(self, timeout=120):
+        """Every node idle and no job queued, as a scenario's first job needs (a job of the
+        scenario before may still be completing on a node, a step on a lost one cancelled):
+        waits, then cancels what is left and waits again. Returns what it saw, if it waited."""
+        def quiet():
+            rc, out = self._run(["squeue", "-h", "-o", "%i %T"])
+            return rc == 0 and not out.strip() and all(s == "idle" for s in self.states().values())
+        end = time.monotonic() + timeout / 2
+        while time.monotonic() < end:
+            if quiet():
+                return ""
+            time.sleep(0.3)
+        seen = f"queue: {self._run(['squeue', '-h', '-o', '%i %T %N'])[1].strip()!r}, nodes: {self.states()}"
+        self._run(["scancel", "--full", "--user=root"], 10)
+        self._wait(quiet, timeout / 2, "every node idle and no job queued")
+        return seen
+
     def logs(self, lines=15):
         out = []
         for f in sorted(os.listdir(self._path("log"))) if os.path.isdir(self._path("log")) else []:
