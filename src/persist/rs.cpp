@@ -107,12 +107,10 @@ class Rs final : public Scheme {
   [[nodiscard]] std::vector<int> tells() const override { return others_; }
   [[nodiscard]] std::vector<int> hears() const override { return others_; }
 
-  // Every member's length, the chunk size from the longest, room for the
-  // chunks every other member sends and for this member's k parts.
+  // Every member's length, the chunk size from the longest, and room for the
+  // chunks every other member sends (the parts are encoded in place of them).
   Result prepare(std::uint64_t, std::uint64_t length, std::span<const std::uint64_t> heard) override {
-    lengths_.assign(static_cast<std::size_t>(s_), 0);
-    for (int j = 0, i = 0; j < s_; ++j)
-      lengths_[static_cast<std::size_t>(j)] = j == me_ ? length : heard[static_cast<std::size_t>(i++)];
+    lengths_ = set_lengths(s_, me_, length, heard);
     chunk_ = rs_chunk(*std::max_element(lengths_.begin(), lengths_.end()), static_cast<std::uint32_t>(s_),
                       static_cast<std::uint32_t>(k_));
     try {
@@ -372,7 +370,7 @@ class Rs final : public Scheme {
             const int holder = code.member(t, q);
             if (holder == me_) {
               const std::byte *send = p.piece.get();
-              if (q < d) slice(own, q, c, off, len, p.piece.get());
+              if (q < d) chunk_slice(own, q, c, off, len, p.piece.get());
               else send = p.enc.bytes().data() + p.at + std::uint64_t(q - d) * c + off;
               const int rc = MPI_Send(send, static_cast<int>(len), MPI_BYTE, j, kTagRebuild, set_.get());
               if (rc != MPI_SUCCESS) return Result::mpi("MPI_Send", rc);
@@ -423,14 +421,6 @@ class Rs final : public Scheme {
     return sync_dir(enc_path.substr(0, enc_path.rfind('/')));
   }
 
-  // Bytes [off, off + len) of chunk i of a file, zero-padded to c bytes.
-  static void slice(std::span<const std::byte> file, int i, std::uint64_t c, std::uint64_t off, std::uint64_t len,
-                    std::byte *out) {
-    const std::uint64_t start = std::uint64_t(i) * c + off;
-    const std::uint64_t have = start < file.size() ? std::min(len, file.size() - start) : 0;
-    if (have > 0) std::memcpy(out, file.data() + start, have);
-    std::memset(out + have, 0, len - have);
-  }
 
   // The header of this member's encoding file of version n (its CRC once the parts are complete).
   [[nodiscard]] ParityHeader head(std::uint64_t n) const {

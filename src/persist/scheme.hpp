@@ -143,6 +143,12 @@ std::vector<std::vector<int>> xor_sets(const std::vector<int> &group_of, int set
 // communicator, in set order) and the set's index.
 Result split_sets(const Places &p, const std::vector<std::vector<int>> &sets, core::Comm *set,
                   std::vector<int> *members, std::uint64_t *id);
+// Every member's file length in set order, from this member's (`me`) and
+// those heard from the others (in set order, without it): XOR and RS.
+std::vector<std::uint64_t> set_lengths(int members, int me, std::uint64_t length, std::span<const std::uint64_t> heard);
+// Bytes [off, off + len) of chunk i (of c bytes) of a file into out, zero-padded past its end.
+void chunk_slice(std::span<const std::byte> file, int i, std::uint64_t c, std::uint64_t off, std::uint64_t len,
+                 std::byte *out);
 // Collective (splits the array's communicator into the sets from xor_sets, not empty).
 Result make_xor(const Places &p, const std::vector<std::vector<int>> &sets, std::unique_ptr<Scheme> *out);
 // Collective: RS over the same sets, k encoding parts per set (fewer in a

@@ -55,9 +55,7 @@ class Xor final : public Scheme {
   // Every member's length, the chunk size from the longest, and a chunk
   // from every other member (buffers given back are reused).
   Result prepare(std::uint64_t, std::uint64_t length, std::span<const std::uint64_t> heard) override {
-    lengths_.assign(static_cast<std::size_t>(k_), 0);
-    for (int j = 0, i = 0; j < k_; ++j)
-      lengths_[static_cast<std::size_t>(j)] = j == me_ ? length : heard[static_cast<std::size_t>(i++)];
+    lengths_ = set_lengths(k_, me_, length, heard);
     chunk_ = parity_chunk(*std::max_element(lengths_.begin(), lengths_.end()), static_cast<std::uint32_t>(k_));
     try {
       if (ins_.empty()) ins_ = std::move(spare_);
@@ -194,7 +192,7 @@ class Xor final : public Scheme {
           if (me_ == m)
             send = p.parity.bytes().data() + p.at + off;
           else
-            slice(own, idx(me_, m), c, off, len, p.piece.get());
+            chunk_slice(own, idx(me_, m), c, off, len, p.piece.get());
           const int rc = MPI_Send(send, static_cast<int>(len), MPI_BYTE, who, kTagRebuild, set_.get());
           if (rc != MPI_SUCCESS) return Result::mpi("MPI_Send", rc);
           continue;
@@ -218,14 +216,6 @@ class Xor final : public Scheme {
 
   // Which chunk of member j goes into member m's parity.
   [[nodiscard]] int idx(int j, int m) const { return ((m - j - 1) % k_ + k_) % k_; }
-  // Bytes [off, off + len) of chunk i of a file, zero-padded to c bytes.
-  static void slice(std::span<const std::byte> file, int i, std::uint64_t c, std::uint64_t off, std::uint64_t len,
-                    std::byte *out) {
-    const std::uint64_t start = std::uint64_t(i) * c + off;
-    const std::uint64_t have = start < file.size() ? std::min(len, file.size() - start) : 0;
-    if (have > 0) std::memcpy(out, file.data() + start, have);
-    std::memset(out + have, 0, len - have);
-  }
   Places p_;
   core::Comm set_;
   std::vector<int> members_;  // ranks of the array's communicator, in set order
@@ -301,6 +291,21 @@ std::vector<std::vector<int>> xor_sets(const std::vector<int> &group_of, int set
     std::stable_sort(join->begin(), join->end(), by_group);
   }
   return sets;
+}
+
+std::vector<std::uint64_t> set_lengths(int members, int me, std::uint64_t length, std::span<const std::uint64_t> heard) {
+  std::vector<std::uint64_t> lengths(static_cast<std::size_t>(members), 0);
+  for (int j = 0, i = 0; j < members; ++j)
+    lengths[static_cast<std::size_t>(j)] = j == me ? length : heard[static_cast<std::size_t>(i++)];
+  return lengths;
+}
+
+void chunk_slice(std::span<const std::byte> file, int i, std::uint64_t c, std::uint64_t off, std::uint64_t len,
+                 std::byte *out) {
+  const std::uint64_t start = std::uint64_t(i) * c + off;
+  const std::uint64_t have = start < file.size() ? std::min(len, file.size() - start) : 0;
+  if (have > 0) std::memcpy(out, file.data() + start, have);
+  std::memset(out + have, 0, len - have);
 }
 
 Result split_sets(const Places &p, const std::vector<std::vector<int>> &sets, core::Comm *set,
