@@ -226,6 +226,12 @@ PartitionName=debug Nodes={",".join(self.names)} Default=YES MaxTime=INFINITE St
             time.sleep(0.3)
         seen = f"queue: {self._run(['squeue', '-h', '-o', '%i %T %N'])[1].strip()!r}, nodes: {self.states()}"
         self._run(["scancel", "--full", "--user=root"], 10)
+        # A node Slurm drained (a task that outlived SIGKILL: "Kill task failed") is
+        # resumed, as an administrator would, so that one scenario's trouble does not
+        # take the nodes of the ones after it.
+        for node, state in self.states().items():
+            if state.startswith(("drain", "drng", "down")):
+                self._run(["scontrol", "update", f"nodename={node}", "state=resume"])
         self._wait(quiet, timeout / 2, "every node idle and no job queued")
         return seen
 
